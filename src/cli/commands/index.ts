@@ -1,0 +1,107 @@
+/**
+ * `coderag index`: resolve the repositories and configuration, run the pipeline, and report.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import type { RepoIndex } from '../../index/types.js';
+import { runIndex } from '../../pipeline/runIndex.js';
+import { AbortedError, UsageError } from '../../shared/errors.js';
+import { createProgress } from '../progress.js';
+
+export interface IndexFlags {
+  out?: string;
+  config?: string;
+  concurrency?: number;
+  maxFileSize?: number;
+  gitignore: boolean;
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+}
+
+export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promise<void> {
+  const overrides: Record<string, Record<string, unknown>> = {};
+  const set = (section: string, key: string, value: unknown) => {
+    if (value !== undefined) (overrides[section] ??= {})[key] = value;
+  };
+  set('paths', 'output_dir', flags.out);
+  set('performance', 'max_concurrent_files', flags.concurrency);
+  set('file_analysis', 'max_file_size', flags.maxFileSize);
+  if (!flags.gitignore) set('file_analysis', 'respect_gitignore', false);
+  const { config, file } = await loadConfig({ configPath: flags.config, overrides });
+  const repos = await resolveRepos(repoArgs, config);
+
+  const progress = createProgress({ stream: process.stderr, quiet: flags.quiet });
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write('\ninterrupt: stopping after in-flight files (Ctrl+C again to quit now)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  const started = Date.now();
+  progress.sink({ type: 'info', message: 'profiles: static (tree-sitter, offline); no model is used' });
+  try {
+    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal });
+    progress.stop();
+    for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
+    if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify(runSummary(result.written, result.reports, Date.now() - started), null, 2)}\n`);
+    } else {
+      for (const { outputPath } of result.written) process.stdout.write(`${outputPath}\n`);
+    }
+  } catch (error) {
+    progress.stop();
+    if (controller.signal.aborted) throw new AbortedError('interrupted: indexes of finished repositories were kept', { cause: error });
+    throw error;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** Repositories from the command line, or DeepCode's layout: every folder directly under `paths.code_base_path`. */
+async function resolveRepos(repoArgs: string[], config: Config): Promise<string[]> {
+  let repos = repoArgs;
+  if (repos.length === 0) {
+    const base = config.paths.code_base_path;
+    if (!base) throw new UsageError('no repository given', { hint: 'coderag index <repo...>, or set paths.code_base_path in the config' });
+    const entries = await readdir(base, { withFileTypes: true }).catch((cause: unknown) => {
+      throw new UsageError(`paths.code_base_path: cannot read ${base}`, { cause });
+    });
+    repos = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => path.join(base, e.name)).sort();
+    if (repos.length === 0) throw new UsageError(`paths.code_base_path: no repository folders in ${base}`);
+  }
+  for (const repo of repos) {
+    const info = await stat(repo).catch(() => null);
+    if (!info) throw new UsageError(`repository not found: ${repo}`);
+    if (!info.isDirectory()) throw new UsageError(`not a folder: ${repo}`);
+  }
+  return repos;
+}
+
+function closingLine(index: RepoIndex): string {
+  const meta = index.analysis_metadata;
+  const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
+  const skipped = meta.files_by_status.skipped + meta.files_by_status.failed;
+  return `${index.repo_name}: ${meta.files_by_status.ok} files indexed, ${skipped} skipped${reasons.length ? ` (${reasons.join(', ')})` : ''}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
+}
+
+function runSummary(written: Array<{ index: RepoIndex; outputPath: string }>, reports: string[], durationMs: number) {
+  return {
+    status: 'success',
+    duration_ms: durationMs,
+    reports,
+    repositories: written.map(({ index, outputPath }) => ({
+      repo_name: index.repo_name,
+      output_path: outputPath,
+      total_files: index.total_files,
+      files_by_status: index.analysis_metadata.files_by_status,
+      skipped_by_reason: index.analysis_metadata.skipped_by_reason,
+      provider: index.analysis_metadata.provider,
+      duration_ms: index.analysis_metadata.duration_ms,
+    })),
+  };
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+/**
+ * The CLI: commander wiring and the one top-level error handler. The only module that exits the process.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CodeRagError, errorMessage } from '../shared/errors.js';
+import { VERSION } from '../shared/version.js';
+import { indexCommand } from './commands/index.js';
+import { overviewCommand } from './commands/overview.js';
+import { searchCommand } from './commands/search.js';
+import { ELEMENT_TYPES, SCORERS } from '../search/search.js';
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive whole number');
+  return n;
+}
+
+function buildProgram(): Command {
+  const program = new Command('coderag')
+    .description('Index code repositories into compact, queryable profiles, and search them with no model call.')
+    .version(VERSION)
+    .option('--verbose', 'print stack traces with errors', false)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('index')
+    .description('Profile repositories and write one RepoIndex JSON per repository (offline by default).')
+    .argument('[repo...]', 'repository folders (default: every folder under paths.code_base_path)')
+    .option('-o, --out <dir>', 'output folder for indexes (paths.output_dir)', undefined)
+    .option('-c, --config <file>', 'configuration file (default: ./indexer_config.yaml if present)')
+    .option('--concurrency <n>', 'files profiled at once (performance.max_concurrent_files)', positiveInt)
+    .option('--max-file-size <bytes>', 'skip files larger than this (file_analysis.max_file_size)', positiveInt)
+    .option('--no-gitignore', 'do not honour .gitignore files')
+    .option('--json', 'print a JSON run summary on stdout', false)
+    .option('-q, --quiet', 'no progress output', false)
+    .addHelpText('after', '\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nExample:\n  coderag index ./my-repo --out indexes\n')
+    .action(async (repos: string[], opts, command: Command) => {
+      await indexCommand(repos, { ...opts, verbose: command.optsWithGlobals().verbose });
+    });
+
+  program
+    .command('search')
+    .description('Rank indexed files for a target file and keywords, and list the target\'s relationships.')
+    .option('-t, --target <file>', 'the file you are about to write, e.g. src/cache.ts', '')
+    .option('-k, --keywords <list>', 'comma-separated keywords, e.g. ttl,eviction', '')
+    .option('-q, --query <text>', 'free text, tokenised into keywords')
+    .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
+    .option('-n, --max-results <n>', 'how many references to return', positiveInt, 10)
+    .addOption(new Option('--type <kind>', 'narrow the answer to one kind of element').choices([...ELEMENT_TYPES]))
+    .addOption(new Option('--scorer <name>', 'ranking method').choices([...SCORERS]).default('deepcode'))
+    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
+    .option('--json', 'print DeepCode\'s search_code_references JSON plus structured references', false)
+    .addHelpText('after', '\nExample:\n  coderag search --target cache.ts --keywords ttl,eviction\n')
+    .action(async (opts) => {
+      await searchCommand(opts);
+    });
+
+  program
+    .command('overview')
+    .description('What is indexed: repositories, file counts, languages, main concepts, relationships.')
+    .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
+    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
+    .option('--json', 'print DeepCode\'s get_indexes_overview JSON', false)
+    .action(async (opts) => {
+      await overviewCommand(opts);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  const verbose = argv.includes('--verbose');
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; every parse failure is a usage error.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof CodeRagError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
+      if (verbose && error.stack) process.stderr.write(`${error.stack}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`error: ${errorMessage(error)}\n`);
+    if (verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    else process.stderr.write('hint: run again with --verbose for details\n');
+    return 1;
+  }
+}
+
+main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`error: ${errorMessage(error)}\n`);
+    process.exitCode = 1;
+  },
+);

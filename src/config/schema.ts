@@ -1,0 +1,129 @@
+/**
+ * One schema for the configuration: it yields the types, the defaults and the validation. Section and key
+ * names follow DeepCode's `indexer_config.yaml`; our additions sit beside them. Every object is strict, so an
+ * unknown key is an error naming its path rather than silence.
+ */
+import { z } from 'zod';
+
+const DEFAULT_EXTENSIONS = [
+  '.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs',
+  '.py', '.pyi', '.go', '.rs', '.java', '.kt', '.scala', '.c', '.h', '.cc', '.cpp', '.cxx', '.hpp', '.hh', '.hxx',
+  '.cs', '.rb', '.php', '.swift', '.lua', '.sh', '.bash',
+  '.md', '.rst', '.txt', '.json', '.yaml', '.yml', '.toml', '.ini', '.cfg', '.sql', '.html', '.css', '.scss', '.vue',
+];
+
+const DEFAULT_SKIP_DIRECTORIES = [
+  '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'vendor', '__pycache__', '.venv', 'venv', 'env',
+  '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', 'dist', 'build', 'out', 'target', 'coverage', '.next',
+  '.nuxt', '.cache', '.idea', '.vscode', '.gradle', '.terraform',
+];
+
+const positiveInt = z.number().int().positive();
+const nonNegative = z.number().nonnegative();
+const probability = z.number().min(0).max(1);
+
+export const configSchema = z.strictObject({
+  paths: z
+    .strictObject({
+      /** DeepCode's layout: with no repository on the command line, index every folder directly under this one. */
+      code_base_path: z.string().min(1).nullable().default(null),
+      /** Where RepoIndex files are written and read. */
+      output_dir: z.string().min(1).default('indexes'),
+      /** Persistent profile cache; shared across clones so CI re-uses unchanged profiles. */
+      cache_dir: z.string().min(1).default('.coderag-cache'),
+    })
+    .prefault({}),
+  file_analysis: z
+    .strictObject({
+      supported_extensions: z.array(z.string().regex(/^\./, 'must start with a dot')).default(DEFAULT_EXTENSIONS),
+      skip_directories: z.array(z.string().min(1)).default(DEFAULT_SKIP_DIRECTORIES),
+      max_file_size: positiveInt.default(1_048_576),
+      max_content_length: positiveInt.default(3000),
+      enable_pre_filtering: z.boolean().default(false),
+      /** Honour .gitignore files (nested too) and .git/info/exclude. */
+      respect_gitignore: z.boolean().default(true),
+      /** Record minified or machine-generated files as skipped instead of profiling them. */
+      skip_generated: z.boolean().default(true),
+    })
+    .prefault({}),
+  llm: z
+    .strictObject({
+      /** auto: Anthropic if ANTHROPIC_API_KEY is set, else OpenAI if OPENAI_API_KEY or OPENAI_BASE_URL is set, else static. */
+      model_provider: z.enum(['auto', 'openai', 'anthropic', 'static']).default('auto'),
+      model: z.string().min(1).nullable().default(null),
+      max_tokens: positiveInt.default(4000),
+      temperature: z.number().min(0).max(2).default(0.3),
+      system_prompt: z
+        .string()
+        .default('You are a code analysis expert. Provide precise, structured analysis of code relationships and similarities.'),
+      /** Seconds between the starts of two requests. */
+      request_delay: nonNegative.default(0.1),
+      max_retries: z.number().int().min(0).max(20).default(3),
+      /** Seconds; the first backoff step, doubled each retry, with jitter. */
+      retry_delay: nonNegative.default(1.0),
+      /** Seconds; the cap on a server's Retry-After that we honour. */
+      max_retry_after: nonNegative.default(60),
+      /** Seconds; a request that takes longer is aborted and retried. */
+      request_timeout: z.number().positive().default(120),
+      /** What to do when the pre-filter fails or answers nothing usable. */
+      prefilter_failure: z.enum(['keep_all', 'abort']).default('keep_all'),
+    })
+    .prefault({}),
+  relationships: z
+    .strictObject({
+      min_confidence_score: probability.default(0.3),
+      high_confidence_threshold: probability.default(0.7),
+      relationship_types: z
+        .record(z.string().regex(/^[a-z_]+$/, 'relationship types are snake_case'), probability)
+        .default({ direct_match: 1.0, partial_match: 0.8, reference: 0.6, utility: 0.4 }),
+      /** A target structure (tree or plan text) to relate files to; `--target-structure` overrides. */
+      target_structure_file: z.string().nullable().default(null),
+    })
+    .prefault({}),
+  output: z
+    .strictObject({
+      json_indent: z.number().int().min(0).max(8).default(2),
+      /** Escape non-ASCII characters as \uXXXX in the written JSON. */
+      ensure_ascii: z.boolean().default(false),
+      summary_filename: z.string().regex(/\.json$/, 'must end in .json').default('indexing_summary.json'),
+      stats_filename: z.string().regex(/\.json$/, 'must end in .json').default('indexing_statistics.json'),
+      generate_summary: z.boolean().default(true),
+      generate_statistics: z.boolean().default(true),
+      include_metadata: z.boolean().default(true),
+      index_filename_pattern: z
+        .string()
+        .refine((s) => s.includes('{repo_name}'), 'must contain {repo_name}')
+        .default('{repo_name}_index.json'),
+    })
+    .prefault({}),
+  logging: z
+    .strictObject({
+      level: z.enum(['DEBUG', 'INFO', 'WARNING', 'ERROR']).default('INFO'),
+      log_to_file: z.boolean().default(false),
+      log_file: z.string().default('indexer.log'),
+    })
+    .prefault({}),
+  performance: z
+    .strictObject({
+      enable_concurrent_analysis: z.boolean().default(true),
+      max_concurrent_files: positiveInt.max(256).default(5),
+      enable_content_caching: z.boolean().default(true),
+      /** Entries in the in-memory path:mtime:size cache in front of the persistent store. */
+      max_cache_size: positiveInt.default(10_000),
+    })
+    .prefault({}),
+  debug: z
+    .strictObject({
+      save_raw_responses: z.boolean().default(false),
+      raw_responses_dir: z.string().default('debug_responses'),
+      verbose_output: z.boolean().default(false),
+    })
+    .prefault({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+export function defaultConfig(): Config {
+  return configSchema.parse({});
+}

@@ -1,0 +1,265 @@
+/**
+ * Import specifiers, read from the source text with per-language patterns (cheaper than a second tree walk,
+ * and it also sees `require()` and dynamic `import()` wherever they sit), then resolved to repository paths
+ * where they are local. What stays unresolved is named by its package.
+ */
+import path from 'node:path';
+
+export type ImportStyle = 'js' | 'python' | 'go' | 'rust' | 'java' | 'c' | 'csharp' | 'ruby' | 'php' | 'none';
+
+const PATTERNS: Record<Exclude<ImportStyle, 'none'>, RegExp[]> = {
+  js: [
+    /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\b(?:require|import)\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ],
+  python: [/^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?\s*([\w., \t*]+)/gm, /^[ \t]*import[ \t]+([\w., \t]+)/gm],
+  go: [/^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"/gm, /^\s*(?:[\w.]+\s+)?"([^"]+)"\s*$/gm],
+  rust: [/^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([\w:]+)/gm, /^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;/gm, /^\s*extern\s+crate\s+(\w+)/gm],
+  java: [/^\s*import\s+(?:static\s+)?([\w.]+(?:\.\*)?)\s*;/gm],
+  c: [/^\s*#\s*include\s*([<"][^>"]+[>"])/gm],
+  csharp: [/^\s*(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?([\w.]+)\s*;/gm],
+  ruby: [/^\s*(require_relative|require|load)\s*\(?\s*['"]([^'"]+)['"]/gm],
+  php: [/^\s*use\s+(?:function\s+|const\s+)?([\w\\]+)/gm, /\b(?:require|include)(?:_once)?\s*\(?\s*(?:__DIR__\s*\.\s*)?['"]([^'"]+)['"]/g],
+};
+
+export interface RawImport {
+  specifier: string;
+  /** Python's imported names (`from pkg import mod`), which may themselves be modules. */
+  names?: string[];
+  /** Ruby's require_relative, Rust's `mod x;`, C's quoted include: relative to the importing file. */
+  relative?: boolean;
+}
+
+export function importStyleOf(grammarOrLanguage: string): ImportStyle {
+  switch (grammarOrLanguage) {
+    case 'typescript': case 'tsx': case 'javascript': return 'js';
+    case 'python': return 'python';
+    case 'go': return 'go';
+    case 'rust': return 'rust';
+    case 'java': case 'Kotlin': case 'Scala': return 'java';
+    case 'c': case 'cpp': return 'c';
+    case 'c_sharp': return 'csharp';
+    case 'ruby': return 'ruby';
+    case 'php': return 'php';
+    default: return 'none';
+  }
+}
+
+export function findImports(source: string, style: ImportStyle): RawImport[] {
+  if (style === 'none') return [];
+  const found: RawImport[] = [];
+  if (style === 'go') return goImports(source);
+  for (const pattern of PATTERNS[style]) {
+    for (const match of source.matchAll(pattern)) {
+      if (style === 'python') {
+        if (match[2] !== undefined && pattern.source.includes('from')) {
+          const names = match[2].split(',').map((n) => n.trim().split(/\s+/)[0] ?? '').filter((n) => /^\w+$/.test(n));
+          found.push({ specifier: match[1] ?? '', names });
+        } else {
+          for (const part of (match[1] ?? '').split(',')) {
+            const spec = part.trim().split(/\s+/)[0];
+            if (spec) found.push({ specifier: spec });
+          }
+        }
+      } else if (style === 'ruby') {
+        found.push({ specifier: match[2] ?? '', relative: match[1] === 'require_relative' });
+      } else if (style === 'rust' && pattern.source.includes('mod')) {
+        found.push({ specifier: match[1] ?? '', relative: true });
+      } else if (style === 'c') {
+        const raw = match[1] ?? '';
+        found.push({ specifier: raw.slice(1, -1), relative: raw.startsWith('"') });
+      } else if (match[1]) {
+        found.push({ specifier: match[1] });
+      }
+    }
+  }
+  return found;
+}
+
+/** Go's imports live in `import "x"` lines and `import ( ... )` blocks; only those count. */
+function goImports(source: string): RawImport[] {
+  const found: RawImport[] = [];
+  for (const block of source.matchAll(/^\s*import\s*\(([\s\S]*?)\)/gm)) {
+    for (const line of (block[1] ?? '').matchAll(/"([^"]+)"/g)) if (line[1]) found.push({ specifier: line[1] });
+  }
+  for (const single of source.matchAll(/^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"/gm)) if (single[1]) found.push({ specifier: single[1] });
+  return found;
+}
+
+/** The repository's files, with the lookups resolution needs. Built once per run. */
+export class RepoFileSet {
+  private readonly files: ReadonlySet<string>;
+  private readonly byBasename = new Map<string, string[]>();
+  private readonly byDirectory = new Map<string, string[]>();
+  /** Go's module path from go.mod, so `module/x/y` imports resolve to `x/y`. */
+  goModule: string | null = null;
+
+  constructor(paths: Iterable<string>) {
+    this.files = new Set(paths);
+    for (const file of this.files) {
+      const base = path.posix.basename(file);
+      const list = this.byBasename.get(base);
+      if (list) list.push(file);
+      else this.byBasename.set(base, [file]);
+      const dir = path.posix.dirname(file);
+      const inDir = this.byDirectory.get(dir);
+      if (inDir) inDir.push(file);
+      else this.byDirectory.set(dir, [file]);
+    }
+  }
+
+  has(file: string): boolean {
+    return this.files.has(file);
+  }
+
+  firstExisting(candidates: string[]): string | null {
+    for (const candidate of candidates) {
+      const normal = path.posix.normalize(candidate).replace(/^\.\//, '');
+      if (!normal.startsWith('../') && this.files.has(normal)) return normal;
+    }
+    return null;
+  }
+
+  /** Files whose path ends with `/suffix` (or equals it); a unique answer only. */
+  uniqueSuffix(suffix: string): string | null {
+    const matches = (this.byBasename.get(path.posix.basename(suffix)) ?? []).filter(
+      (f) => f === suffix || f.endsWith(`/${suffix}`),
+    );
+    return matches.length === 1 ? (matches[0] ?? null) : null;
+  }
+
+  filesIn(dir: string): string[] {
+    return this.byDirectory.get(dir) ?? [];
+  }
+}
+
+const JS_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts', '.json', '.d.ts'];
+
+export interface ResolvedImports {
+  /** As DeepCode lists them: local ones as repo paths, external ones by package or module name. */
+  dependencies: string[];
+  /** The local ones alone. */
+  local: string[];
+}
+
+export function resolveImports(importer: string, imports: RawImport[], style: ImportStyle, repo: RepoFileSet): ResolvedImports {
+  const dependencies = new Set<string>();
+  const local = new Set<string>();
+  for (const raw of imports) {
+    const resolved = resolveOne(importer, raw, style, repo);
+    for (const file of resolved.local) {
+      if (file !== importer) {
+        local.add(file);
+        dependencies.add(file);
+      }
+    }
+    if (resolved.local.length === 0 && resolved.external) dependencies.add(resolved.external);
+  }
+  return { dependencies: [...dependencies], local: [...local] };
+}
+
+function resolveOne(importer: string, raw: RawImport, style: ImportStyle, repo: RepoFileSet): { local: string[]; external?: string } {
+  const dir = path.posix.dirname(importer);
+  const spec = raw.specifier;
+  switch (style) {
+    case 'js': {
+      const bases = spec.startsWith('.') ? [path.posix.join(dir, spec)]
+        : spec.startsWith('/') ? [spec.slice(1)]
+        : /^[@~#]\//.test(spec) ? [`src/${spec.slice(2)}`, spec.slice(2)]
+        : [];
+      for (const base of bases) {
+        const noJs = base.replace(/\.(m|c)?js$/, '');
+        const hit = repo.firstExisting([
+          base,
+          ...JS_EXTENSIONS.map((ext) => `${noJs}${ext}`),
+          ...JS_EXTENSIONS.map((ext) => `${base}/index${ext}`),
+        ]);
+        if (hit) return { local: [hit] };
+      }
+      if (spec.startsWith('.') || spec.startsWith('/')) return { local: [] };
+      const external = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
+      return { local: [], external: external?.replace(/^node:/, '') ?? spec };
+    }
+    case 'python': {
+      const level = /^\.*/.exec(spec)?.[0].length ?? 0;
+      const modulePath = spec.slice(level).replace(/\./g, '/');
+      const roots = level > 0
+        ? [path.posix.join(dir, ...Array<string>(Math.max(0, level - 1)).fill('..'))]
+        : ['', 'src', 'lib', dir];
+      const local: string[] = [];
+      for (const root of roots) {
+        const base = modulePath ? path.posix.join(root, modulePath) : root;
+        for (const name of raw.names ?? []) {
+          const sub = repo.firstExisting([`${base}/${name}.py`, `${base}/${name}/__init__.py`]);
+          if (sub) local.push(sub);
+        }
+        if (local.length === 0 && modulePath) {
+          const hit = repo.firstExisting([`${base}.py`, `${base}/__init__.py`, `${base}.pyi`]);
+          if (hit) local.push(hit);
+        }
+        if (local.length) return { local };
+      }
+      return { local: [], ...(level === 0 ? { external: spec.split('.')[0] ?? spec } : {}) };
+    }
+    case 'go': {
+      const module = repo.goModule;
+      if (module && (spec === module || spec.startsWith(`${module}/`))) {
+        const pkgDir = spec === module ? '.' : spec.slice(module.length + 1);
+        const files = repo.filesIn(pkgDir).filter((f) => f.endsWith('.go') && !f.endsWith('_test.go'));
+        return { local: files.slice(0, 12) };
+      }
+      return { local: [], external: spec };
+    }
+    case 'rust': {
+      if (raw.relative) {
+        const moduleDir = /(^|\/)(mod|lib|main)\.rs$/.test(importer) ? dir : path.posix.join(dir, path.posix.basename(importer, '.rs'));
+        const hit = repo.firstExisting([`${moduleDir}/${spec}.rs`, `${moduleDir}/${spec}/mod.rs`]);
+        return { local: hit ? [hit] : [] };
+      }
+      const parts = spec.split('::');
+      const head = parts[0];
+      if (head === 'crate' || head === 'super' || head === 'self') {
+        const crateRoot = importer.includes('src/') ? `${importer.slice(0, importer.lastIndexOf('src/'))}src` : dir;
+        const base = head === 'crate' ? crateRoot : head === 'super' ? path.posix.dirname(dir) : dir;
+        const rest = parts.slice(1);
+        for (let n = rest.length; n > 0; n--) {
+          const modulePath = path.posix.join(base, ...rest.slice(0, n));
+          const hit = repo.firstExisting([`${modulePath}.rs`, `${modulePath}/mod.rs`]);
+          if (hit) return { local: [hit] };
+        }
+        return { local: [] };
+      }
+      return { local: [], external: head ?? spec };
+    }
+    case 'java': {
+      const hit = spec.endsWith('.*') ? null : repo.uniqueSuffix(`${spec.replace(/\./g, '/')}.java`);
+      return hit ? { local: [hit] } : { local: [], external: spec.split('.').slice(0, 3).join('.') };
+    }
+    case 'c': {
+      const hit = (raw.relative ? repo.firstExisting([path.posix.join(dir, spec), spec]) : null) ?? repo.uniqueSuffix(spec);
+      return hit ? { local: [hit] } : { local: [], external: spec };
+    }
+    case 'csharp':
+      return { local: [], external: spec };
+    case 'ruby': {
+      const file = spec.endsWith('.rb') ? spec : `${spec}.rb`;
+      const hit = raw.relative ? repo.firstExisting([path.posix.join(dir, file)]) : repo.firstExisting([`lib/${file}`, file]) ?? repo.uniqueSuffix(`lib/${file}`);
+      return hit ? { local: [hit] } : { local: [], ...(raw.relative ? {} : { external: spec.split('/')[0] ?? spec }) };
+    }
+    case 'php': {
+      if (spec.includes('/') || spec.endsWith('.php')) {
+        const hit = repo.firstExisting([path.posix.join(dir, spec.replace(/^\//, '')), spec.replace(/^\//, '')]);
+        return { local: hit ? [hit] : [] };
+      }
+      const parts = spec.split('\\').filter(Boolean);
+      for (let start = 0; start < parts.length; start++) {
+        const hit = repo.uniqueSuffix(`${parts.slice(start).join('/')}.php`);
+        if (hit) return { local: [hit] };
+      }
+      return { local: [], external: parts.slice(0, 2).join('\\') };
+    }
+    default:
+      return { local: [] };
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * A pool of web-tree-sitter parsers, one per grammar, created per run and loaded on first use. Parsing is
+ * synchronous inside the wasm module, so one parser per grammar suffices; trees are deleted by the caller's
+ * `withTree` scope so wasm memory stays flat however many files pass through.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Language, Parser, type Tree } from 'web-tree-sitter';
+import type { GrammarId } from './languages.js';
+
+const require = createRequire(import.meta.url);
+
+let initialised: Promise<void> | null = null;
+
+/** Emscripten's runtime is process-wide; initialising it twice is wasted work, not a second state. */
+function initRuntime(): Promise<void> {
+  initialised ??= Parser.init();
+  return initialised;
+}
+
+function grammarPath(grammar: GrammarId): string {
+  const pkgDir = path.dirname(require.resolve('tree-sitter-wasms/package.json'));
+  return path.join(pkgDir, 'out', `tree-sitter-${grammar}.wasm`);
+}
+
+export class ParserPool {
+  private readonly parsers = new Map<GrammarId, Promise<Parser>>();
+
+  private parserFor(grammar: GrammarId): Promise<Parser> {
+    let parser = this.parsers.get(grammar);
+    if (!parser) {
+      parser = (async () => {
+        await initRuntime();
+        const language = await Language.load(grammarPath(grammar));
+        const p = new Parser();
+        p.setLanguage(language);
+        return p;
+      })();
+      this.parsers.set(grammar, parser);
+    }
+    return parser;
+  }
+
+  /** Parses `source` and hands the tree to `use`; the tree is freed afterwards, whatever `use` does. */
+  async withTree<T>(grammar: GrammarId, source: string, use: (tree: Tree) => T): Promise<T> {
+    const parser = await this.parserFor(grammar);
+    const tree = parser.parse(source);
+    if (!tree) throw new Error(`tree-sitter returned no tree for a ${grammar} file`);
+    try {
+      return use(tree);
+    } finally {
+      tree.delete();
+    }
+  }
+
+  async dispose(): Promise<void> {
+    for (const parser of this.parsers.values()) (await parser).delete();
+    this.parsers.clear();
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A file's role from its path alone: test, config, docs, entry point, build, example or plain source. Search
+ * uses it to keep tests and docs below source unless a query asks for them.
+ */
+import path from 'node:path';
+import type { FileRole } from '../index/types.js';
+
+const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testing', 'e2e', '__mocks__', 'fixtures', 'testdata']);
+const DOC_DIRS = new Set(['docs', 'doc', 'documentation']);
+const EXAMPLE_DIRS = new Set(['example', 'examples', 'demo', 'demos', 'samples', 'sample']);
+const ENTRY_STEMS = new Set(['main', 'index', 'cli', '__main__', 'app', 'server', 'program', 'mod', 'lib']);
+const BUILD_FILES = /^(makefile|dockerfile|cmakelists\.txt|build\.gradle(\.kts)?|setup\.py|setup\.cfg|rakefile|gemfile|justfile|build\.rs|gulpfile\.[cm]?js|gruntfile\.js|webpack\.config\.[cm]?[jt]s|rollup\.config\.[cm]?[jt]s|vite\.config\.[cm]?[jt]s)$/i;
+const CONFIG_FILES = /^(package\.json|tsconfig.*\.json|pyproject\.toml|cargo\.toml|go\.mod|composer\.json|\.?eslintrc.*|\.?prettierrc.*|\.babelrc|babel\.config\..*|jest\.config\..*|vitest\.config\..*|karma\.conf\..*|tox\.ini|pytest\.ini|\.editorconfig|.*\.config\.[cm]?[jt]s)$/i;
+const CONFIG_EXTENSIONS = new Set(['.json', '.yaml', '.yml', '.toml', '.ini', '.cfg', '.xml', '.properties']);
+const DOC_EXTENSIONS = new Set(['.md', '.rst', '.txt', '.adoc']);
+
+export function detectRole(filePath: string): FileRole {
+  const segments = filePath.toLowerCase().split('/');
+  const base = segments[segments.length - 1] ?? '';
+  const dirs = segments.slice(0, -1);
+  const ext = path.posix.extname(base);
+  const stem = base.slice(0, base.length - ext.length);
+
+  if (dirs.some((d) => TEST_DIRS.has(d)) || isTestFileName(filePath, stem, ext)) return 'test';
+  if (BUILD_FILES.test(base)) return 'build';
+  if (CONFIG_FILES.test(base) || (CONFIG_EXTENSIONS.has(ext) && !dirs.some((d) => DOC_DIRS.has(d)))) return 'config';
+  if (DOC_EXTENSIONS.has(ext) || dirs.some((d) => DOC_DIRS.has(d))) return 'docs';
+  if (dirs.some((d) => EXAMPLE_DIRS.has(d))) return 'example';
+  const shallow = dirs.length === 0 || (dirs.length === 1 && ['src', 'lib', 'bin', 'app'].includes(dirs[0] ?? ''));
+  if (dirs.includes('bin') || dirs[0] === 'cmd' && stem === 'main' || (shallow && ENTRY_STEMS.has(stem))) return 'entry_point';
+  return 'source';
+}
+
+/** `x.test.ts`, `x_test.go`, `test_x.py`, `conftest.py`, `FooTest.java`, `foo_spec.rb`. */
+function isTestFileName(filePath: string, stem: string, ext: string): boolean {
+  if (/[._-](test|spec)s?$/.test(stem) || /^test_/.test(stem) || stem === 'conftest') return true;
+  const original = path.posix.basename(filePath, path.posix.extname(filePath));
+  return ['.java', '.cs', '.kt', '.scala', '.php', '.swift'].includes(ext) && /[a-z0-9](Test|Tests|Spec)$/.test(original);
+}
+
+const ROLE_WORDS: Record<FileRole, string> = {
+  source: 'source',
+  test: 'test',
+  config: 'configuration',
+  entry_point: 'entry point',
+  docs: 'documentation',
+  build: 'build script',
+  example: 'example',
+  data: 'data',
+  generated: 'generated code',
+};
+
+/** DeepCode's free-text `file_type`, built from facts: "TypeScript source", "Python test", "YAML configuration". */
+export function describeFileType(language: string, role: FileRole): string {
+  return `${language} ${ROLE_WORDS[role]}`;
+}

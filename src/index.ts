@@ -1,0 +1,40 @@
+/**
+ * CodeRAG's library API. The CLI is a thin shell over these.
+ */
+import { validateConfig, deepMerge } from './config/load.js';
+import type { Config } from './config/schema.js';
+import type { RepoIndex } from './index/types.js';
+import type { EventSink } from './pipeline/events.js';
+import { indexRepository } from './pipeline/runIndex.js';
+import { SearchCorpus, search as searchCorpus, type SearchRequest, type SearchResponse } from './search/search.js';
+
+export type * from './index/types.js';
+export { SCHEMA_VERSION } from './index/types.js';
+export type { Config, ConfigInput } from './config/schema.js';
+export { defaultConfig } from './config/schema.js';
+export { loadConfig, validateConfig } from './config/load.js';
+export { runIndex, indexRepository } from './pipeline/runIndex.js';
+export type { IndexEvent, EventSink } from './pipeline/events.js';
+export { loadIndexes, type LoadedIndex } from './search/load.js';
+export { SearchCorpus, type SearchRequest, type SearchResponse, type Reference } from './search/search.js';
+export { formatMarkdown, searchResultJson, overviewJson } from './search/format.js';
+export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';
+
+export interface IndexRepoOptions {
+  /** A partial configuration, merged over the defaults and validated. */
+  config?: Record<string, unknown> | Config;
+  onEvent?: EventSink;
+  signal?: AbortSignal;
+}
+
+/** Profiles a repository and returns its index, writing nothing. */
+export async function indexRepo(repoPath: string, options: IndexRepoOptions = {}): Promise<RepoIndex> {
+  const config = validateConfig(deepMerge({}, (options.config ?? {}) as Record<string, unknown>));
+  return indexRepository(repoPath, { config, ...(options.onEvent ? { onEvent: options.onEvent } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+}
+
+/** Ranks the files of in-memory indexes (or a prepared corpus) for a request. */
+export function search(indexes: readonly RepoIndex[] | SearchCorpus, request: SearchRequest): SearchResponse {
+  const corpus = indexes instanceof SearchCorpus ? indexes : new SearchCorpus(indexes.map((index) => ({ key: index.repo_name, file: '', index })));
+  return searchCorpus(corpus, request);
+}

@@ -1,0 +1,130 @@
+/**
+ * The RepoIndex format: DeepCode's field names (so its `code_reference_indexer.py` reads our files), plus our
+ * additions beside them. Additions only, never renames: this file is a public contract.
+ */
+
+export const SCHEMA_VERSION = 1;
+
+/** How a file ended up in the index. Anything but `ok` carries a reason. */
+export type FileStatus = 'ok' | 'skipped' | 'failed';
+
+export type SkipReason =
+  | 'too_large'
+  | 'symlink_outside_repo'
+  | 'binary'
+  | 'not_utf8'
+  | 'generated'
+  | 'secret_file'
+  | 'unreadable'
+  | 'empty';
+
+/** Who wrote the profile's meaning: the parser alone, a model, or none (skipped files). */
+export type ProfileSource = 'static' | 'llm' | 'none';
+
+export type SymbolKind =
+  | 'function'
+  | 'class'
+  | 'method'
+  | 'interface'
+  | 'type'
+  | 'enum'
+  | 'struct'
+  | 'trait'
+  | 'module'
+  | 'namespace'
+  | 'constant'
+  | 'variable';
+
+/** One element of a file, with enough to point at lines (seed 003: ast_path joins scopes with '-'). */
+export interface CodeSymbol {
+  kind: SymbolKind;
+  name: string;
+  ast_path: string;
+  start_line: number;
+  end_line: number;
+  /** The element's doc comment or docstring, first paragraph, when it has one. */
+  doc?: string;
+}
+
+export interface FileSummary {
+  // DeepCode's fields
+  file_path: string;
+  file_type: string;
+  main_functions: string[];
+  key_concepts: string[];
+  dependencies: string[];
+  summary: string;
+  lines_of_code: number;
+  last_modified: string;
+  // CodeRAG's additions
+  language: string;
+  role: FileRole;
+  status: FileStatus;
+  reason?: string;
+  profile_source: ProfileSource;
+  content_hash: string;
+  size_bytes: number;
+  symbols: CodeSymbol[];
+  /** Repo paths this file imports (resolved local dependencies); a subset of what `dependencies` names. */
+  local_imports: string[];
+  secrets_redacted?: number;
+}
+
+export type FileRole = 'source' | 'test' | 'config' | 'entry_point' | 'docs' | 'build' | 'example' | 'data' | 'generated';
+
+export interface FileRelationship {
+  repo_file_path: string;
+  target_file_path: string;
+  relationship_type: string;
+  confidence_score: number;
+  helpful_aspects: string[];
+  potential_contributions: string[];
+  usage_suggestions: string;
+}
+
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface AnalysisMetadata {
+  // DeepCode's fields
+  analysis_date: string;
+  target_structure_analyzed: string;
+  total_relationships_found: number;
+  high_confidence_relationships: number;
+  analyzer_version: string;
+  pre_filtering_enabled: boolean;
+  files_before_filtering: number;
+  files_after_filtering: number;
+  filtering_efficiency: number;
+  config_file_used: string | null;
+  min_confidence_score: number;
+  high_confidence_threshold: number;
+  concurrent_analysis_used: boolean;
+  content_caching_enabled: boolean;
+  cache_hits: number;
+  // CodeRAG's additions
+  schema_version: number;
+  tool: 'coderag';
+  repo_path: string;
+  git_commit: string | null;
+  provider: string;
+  model: string | null;
+  prompt_version: string | null;
+  focus: string | null;
+  token_usage: TokenUsage;
+  llm_calls: number;
+  retries: number;
+  files_by_status: Record<FileStatus, number>;
+  skipped_by_reason: Record<string, number>;
+  duration_ms: number;
+}
+
+export interface RepoIndex {
+  repo_name: string;
+  total_files: number;
+  file_summaries: FileSummary[];
+  relationships: FileRelationship[];
+  analysis_metadata: AnalysisMetadata;
+}

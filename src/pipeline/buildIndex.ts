@@ -1,0 +1,112 @@
+/**
+ * Assembles a RepoIndex in a deterministic order (files by path, relationships by file, target, type), with
+ * DeepCode's metadata keys and ours beside them.
+ */
+import type { Config } from '../config/schema.js';
+import type { AnalysisMetadata, FileRelationship, FileSummary, RepoIndex, TokenUsage } from '../index/types.js';
+import { SCHEMA_VERSION } from '../index/types.js';
+import { VERSION } from '../shared/version.js';
+
+export interface RunFacts {
+  provider: string;
+  model: string | null;
+  promptVersion: string | null;
+  focus: string | null;
+  targetStructure: string | null;
+  prefilter: { enabled: boolean; before: number; after: number };
+  tokenUsage: TokenUsage;
+  llmCalls: number;
+  retries: number;
+  cacheHits: number;
+}
+
+export const STATIC_RUN: RunFacts = {
+  provider: 'static',
+  model: null,
+  promptVersion: null,
+  focus: null,
+  targetStructure: null,
+  prefilter: { enabled: false, before: 0, after: 0 },
+  tokenUsage: { prompt_tokens: 0, completion_tokens: 0 },
+  llmCalls: 0,
+  retries: 0,
+  cacheHits: 0,
+};
+
+export interface BuildIndexInput {
+  repoName: string;
+  repoPath: string;
+  summaries: FileSummary[];
+  relationships: FileRelationship[];
+  config: Config;
+  configFile: string | null;
+  gitCommit: string | null;
+  startedAt: number;
+  finishedAt: number;
+  run?: RunFacts;
+}
+
+export function buildRepoIndex(input: BuildIndexInput): RepoIndex {
+  const { config } = input;
+  const run = input.run ?? { ...STATIC_RUN, prefilter: { enabled: false, before: input.summaries.length, after: input.summaries.length } };
+  const summaries = [...input.summaries].sort((a, b) => compare(a.file_path, b.file_path));
+  const relationships = [...input.relationships].sort(
+    (a, b) => compare(a.repo_file_path, b.repo_file_path) || compare(a.target_file_path, b.target_file_path) || compare(a.relationship_type, b.relationship_type),
+  );
+  const filesByStatus = { ok: 0, skipped: 0, failed: 0 };
+  const skippedByReason: Record<string, number> = {};
+  for (const summary of summaries) {
+    filesByStatus[summary.status]++;
+    if (summary.status !== 'ok' && summary.reason) {
+      const code = summary.reason.split(':')[0] ?? summary.reason;
+      skippedByReason[code] = (skippedByReason[code] ?? 0) + 1;
+    }
+  }
+  const highThreshold = config.relationships.high_confidence_threshold;
+  const before = run.prefilter.before;
+  const after = run.prefilter.after;
+  const metadata: AnalysisMetadata = {
+    analysis_date: new Date(input.finishedAt).toISOString(),
+    target_structure_analyzed: run.targetStructure ? `${run.targetStructure.slice(0, 200)}...` : '',
+    total_relationships_found: relationships.length,
+    high_confidence_relationships: relationships.filter((r) => r.confidence_score > highThreshold).length,
+    analyzer_version: VERSION,
+    pre_filtering_enabled: run.prefilter.enabled,
+    files_before_filtering: before,
+    files_after_filtering: after,
+    filtering_efficiency: before > 0 ? Math.round((1 - after / before) * 10000) / 100 : 0,
+    config_file_used: input.configFile,
+    min_confidence_score: config.relationships.min_confidence_score,
+    high_confidence_threshold: highThreshold,
+    concurrent_analysis_used: config.performance.enable_concurrent_analysis,
+    content_caching_enabled: config.performance.enable_content_caching,
+    cache_hits: run.cacheHits,
+    schema_version: SCHEMA_VERSION,
+    tool: 'coderag',
+    repo_path: input.repoPath,
+    git_commit: input.gitCommit,
+    provider: run.provider,
+    model: run.model,
+    prompt_version: run.promptVersion,
+    focus: run.focus,
+    token_usage: run.tokenUsage,
+    llm_calls: run.llmCalls,
+    retries: run.retries,
+    files_by_status: filesByStatus,
+    skipped_by_reason: skippedByReason,
+    duration_ms: input.finishedAt - input.startedAt,
+  };
+  const index: RepoIndex = {
+    repo_name: input.repoName,
+    total_files: summaries.length,
+    file_summaries: summaries,
+    relationships,
+    analysis_metadata: metadata,
+  };
+  return index;
+}
+
+/** Code-point order, the same on every machine and locale. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,16 @@
+/**
+ * What the pipeline reports while it runs. The core only emits these; the CLI decides how to draw them (a
+ * progress bar on a TTY, plain lines in CI, nothing at all for a library caller).
+ */
+import type { FileStatus } from '../index/types.js';
+
+export type IndexEvent =
+  | { type: 'info'; message: string }
+  | { type: 'warning'; message: string }
+  | { type: 'repo_start'; repo: string; files: number }
+  | { type: 'file_done'; repo: string; path: string; status: FileStatus; cached: boolean }
+  | { type: 'repo_done'; repo: string; outputPath: string | null };
+
+export type EventSink = (event: IndexEvent) => void;
+
+export const ignoreEvents: EventSink = () => {};

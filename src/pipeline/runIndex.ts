@@ -1,0 +1,166 @@
+/**
+ * The orchestrator: the only place that knows the order of the stages.
+ *
+ *   walk -> classify -> extract -> (pre-filter) -> profile -> relate -> write
+ *
+ * Side effects (file reads, git, the clock, the event sink) come in as parameters with real defaults.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import type { Config } from '../config/schema.js';
+import { RepoFileSet } from '../extract/imports.js';
+import { ParserPool } from '../extract/parser.js';
+import { extractStaticFacts, finalizeConcepts } from '../extract/staticProfile.js';
+import type { FileStatus, FileSummary, RepoIndex } from '../index/types.js';
+import { AbortedError } from '../shared/errors.js';
+import { classifyFile, type ReadFile } from './classify.js';
+import { ignoreEvents, type EventSink } from './events.js';
+import { skippedSummary, staticSummary } from './profile.js';
+import { buildRepoIndex } from './buildIndex.js';
+import { runGit, walkRepository, type GitRunner } from './walk.js';
+import { writeRepoIndex, writeRunReports, type WrittenRepo } from './writeIndex.js';
+
+export interface IndexRepoOptions {
+  config: Config;
+  configFile?: string | null;
+  onEvent?: EventSink;
+  signal?: AbortSignal;
+  /** A parser pool shared across the repositories of one run. */
+  parsers?: ParserPool;
+  readFile?: ReadFile;
+  git?: GitRunner;
+  now?: () => number;
+}
+
+export async function indexRepository(repoPath: string, options: IndexRepoOptions): Promise<RepoIndex> {
+  const { config, signal } = options;
+  const emit = options.onEvent ?? ignoreEvents;
+  const now = options.now ?? Date.now;
+  const started = now();
+  const repoName = path.basename(path.resolve(repoPath));
+  const ownsParsers = !options.parsers;
+  const parsers = options.parsers ?? new ParserPool();
+
+  try {
+    const walked = await walkRepository(
+      repoPath,
+      {
+        supportedExtensions: config.file_analysis.supported_extensions,
+        skipDirectories: config.file_analysis.skip_directories,
+        respectGitignore: config.file_analysis.respect_gitignore,
+      },
+      options.git ?? runGit,
+    );
+    emit({ type: 'repo_start', repo: repoName, files: walked.files.length + walked.outside.length });
+
+    const repoFiles = new RepoFileSet(walked.files.map((f) => f.path));
+    repoFiles.goModule = await readGoModule(walked.files.find((f) => f.path === 'go.mod')?.absolute);
+    const limit = pLimit(config.performance.enable_concurrent_analysis ? config.performance.max_concurrent_files : 1);
+    // Concepts need the whole repository before they can be chosen: each profiled summary keeps its slot.
+    const termLists: Array<Array<[string, number]>> = [];
+    const conceptSlots = new Map<FileSummary, number>();
+    const summaries: FileSummary[] = [];
+
+    for (const file of walked.outside) {
+      summaries.push(skippedSummary(file, 'symlink_outside_repo', 'symbolic link points outside the repository; not followed'));
+      emit({ type: 'file_done', repo: repoName, path: file.path, status: 'skipped', cached: false });
+    }
+
+    await Promise.all(
+      walked.files.map((file) =>
+        limit(async () => {
+          if (signal?.aborted) return;
+          const classified = await classifyFile(
+            file,
+            { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated },
+            options.readFile,
+          );
+          let summary: FileSummary;
+          if (!classified.ok) {
+            summary = skippedSummary(file, classified.reason, classified.detail);
+          } else {
+            const facts = await extractStaticFacts(file.path, classified.content, { parsers, repoFiles });
+            summary = staticSummary(file, classified.content, facts);
+            termLists.push(facts.terms);
+            conceptSlots.set(summary, termLists.length - 1);
+          }
+          summaries.push(summary);
+          emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached: false });
+        }),
+      ),
+    );
+    if (signal?.aborted) throw new AbortedError();
+
+    const concepts = finalizeConcepts(termLists);
+    for (const [summary, slot] of conceptSlots) summary.key_concepts = concepts[slot] ?? [];
+
+    return buildRepoIndex({
+      repoName,
+      repoPath: path.resolve(repoPath),
+      summaries,
+      relationships: [],
+      config,
+      configFile: options.configFile ?? null,
+      gitCommit: walked.gitCommit,
+      startedAt: started,
+      finishedAt: now(),
+    });
+  } finally {
+    if (ownsParsers) await parsers.dispose();
+  }
+}
+
+async function readGoModule(goMod: string | undefined): Promise<string | null> {
+  if (!goMod) return null;
+  try {
+    return /^module\s+(\S+)/m.exec(await readFile(goMod, 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export function countByStatus(summaries: FileSummary[]): Record<FileStatus, number> {
+  const counts: Record<FileStatus, number> = { ok: 0, skipped: 0, failed: 0 };
+  for (const s of summaries) counts[s.status]++;
+  return counts;
+}
+
+export interface RunIndexOptions extends IndexRepoOptions {
+  outDir: string;
+}
+
+export interface RunIndexResult {
+  written: WrittenRepo[];
+  reports: string[];
+}
+
+/**
+ * Indexes each repository in turn and writes its index as soon as it is done, so an interrupted run keeps
+ * every finished repository; the run reports are written last.
+ */
+export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
+  const parsers = options.parsers ?? new ParserPool();
+  const emit = options.onEvent ?? ignoreEvents;
+  const written: WrittenRepo[] = [];
+  const names = new Set<string>();
+  try {
+    for (const repoPath of repoPaths) {
+      const index = await indexRepository(repoPath, { ...options, parsers });
+      if (names.has(index.repo_name)) {
+        emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });
+      }
+      names.add(index.repo_name);
+      if (index.analysis_metadata.files_by_status.ok === 0) {
+        emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
+      }
+      const outputPath = await writeRepoIndex(index, options.outDir, options.config);
+      written.push({ index, outputPath });
+      emit({ type: 'repo_done', repo: index.repo_name, outputPath });
+    }
+  } finally {
+    if (!options.parsers) await parsers.dispose();
+  }
+  const reports = await writeRunReports(written, options.outDir, options.config, options.configFile ?? null);
+  return { written, reports };
+}

@@ -1,0 +1,171 @@
+/**
+ * Walk: the repository's candidate files as repo-relative POSIX paths. In a git work tree, git itself lists
+ * them (`ls-files --cached --others --exclude-standard`: every .gitignore, nested ones too, and
+ * .git/info/exclude); elsewhere fast-glob lists them and the `ignore` package applies the same files.
+ * Symlinked directories are never followed (so no loops); a symlinked file is kept only when it points
+ * inside the repository.
+ */
+import { execFile } from 'node:child_process';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import fg from 'fast-glob';
+import ignore, { type Ignore } from 'ignore';
+
+const execFileAsync = promisify(execFile);
+
+export interface WalkOptions {
+  supportedExtensions: readonly string[];
+  skipDirectories: readonly string[];
+  respectGitignore: boolean;
+}
+
+export interface WalkedFile {
+  path: string;
+  absolute: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface WalkResult {
+  files: WalkedFile[];
+  /** Symlinks that point out of the repository: recorded, never read. */
+  outside: WalkedFile[];
+  /** Which source listed the files: git, or the filesystem with .gitignore rules applied by us. */
+  source: 'git' | 'filesystem';
+  gitCommit: string | null;
+}
+
+export interface GitRunner {
+  (args: string[], cwd: string): Promise<string>;
+}
+
+export const runGit: GitRunner = async (args, cwd) => {
+  const { stdout } = await execFileAsync('git', args, { cwd, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' });
+  return stdout;
+};
+
+export async function walkRepository(repoPath: string, options: WalkOptions, git: GitRunner = runGit): Promise<WalkResult> {
+  const root = await realpath(repoPath);
+  const listed = options.respectGitignore ? await listWithGit(root, git) : null;
+  const candidates = listed ?? (await listWithGlob(root, options));
+  const extensions = new Set(options.supportedExtensions.map((e) => e.toLowerCase()));
+  const skip = new Set(options.skipDirectories);
+
+  const files: WalkedFile[] = [];
+  const outside: WalkedFile[] = [];
+  for (const relative of [...new Set(candidates)].sort()) {
+    if (!extensions.has(path.posix.extname(relative).toLowerCase())) continue;
+    const segments = relative.split('/');
+    if (segments.slice(0, -1).some((segment) => skip.has(segment))) continue;
+    const absolute = path.join(root, ...segments);
+    const entry = await statCandidate(root, absolute);
+    if (!entry) continue;
+    const file = { path: relative, absolute, size: entry.size, mtimeMs: entry.mtimeMs };
+    if (entry.outside) outside.push(file);
+    else files.push(file);
+  }
+  const gitCommit = listed ? await headCommit(root, git) : null;
+  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit };
+}
+
+/** A regular file (or a symlink to one), with its size and mtime; directories and broken links are dropped. */
+async function statCandidate(root: string, absolute: string): Promise<{ size: number; mtimeMs: number; outside: boolean } | null> {
+  let info;
+  try {
+    info = await lstat(absolute);
+  } catch {
+    return null;
+  }
+  if (info.isFile()) return { size: info.size, mtimeMs: info.mtimeMs, outside: false };
+  if (!info.isSymbolicLink()) return null;
+  try {
+    const target = await realpath(absolute);
+    const targetInfo = await stat(target);
+    if (!targetInfo.isFile()) return null;
+    const inside = target === root || target.startsWith(root + path.sep);
+    return { size: targetInfo.size, mtimeMs: targetInfo.mtimeMs, outside: !inside };
+  } catch {
+    return null;
+  }
+}
+
+async function listWithGit(root: string, git: GitRunner): Promise<string[] | null> {
+  try {
+    const top = (await git(['rev-parse', '--show-toplevel'], root)).trim();
+    if (!top) return null;
+    if (await isIgnoredByGit(root, git)) return null;
+    const output = await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root);
+    return output.split('\0').filter(Boolean);
+  } catch {
+    return null;
+  }
+}
+
+/** A folder git itself ignores (a `node_modules` tree indexed as a corpus) has nothing for git to list. */
+async function isIgnoredByGit(root: string, git: GitRunner): Promise<boolean> {
+  try {
+    await git(['check-ignore', '-q', '.'], root);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function headCommit(root: string, git: GitRunner): Promise<string | null> {
+  try {
+    return (await git(['rev-parse', 'HEAD'], root)).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+async function listWithGlob(root: string, options: WalkOptions): Promise<string[]> {
+  const all = await fg('**/*', {
+    cwd: root,
+    dot: true,
+    onlyFiles: false,
+    followSymbolicLinks: false,
+    ignore: options.skipDirectories.map((dir) => `**/${dir}/**`),
+    suppressErrors: true,
+  });
+  const candidates = all.filter((p) => !p.endsWith('/'));
+  if (!options.respectGitignore) return candidates;
+  const rules = await loadIgnoreRules(root, candidates);
+  return candidates.filter((file) => !isIgnored(file, rules));
+}
+
+interface IgnoreRule {
+  /** The folder the .gitignore sits in, '' for the root. */
+  base: string;
+  matcher: Ignore;
+}
+
+async function loadIgnoreRules(root: string, candidates: string[]): Promise<IgnoreRule[]> {
+  const rules: IgnoreRule[] = [];
+  const exclude = await readOptional(path.join(root, '.git', 'info', 'exclude'));
+  if (exclude) rules.push({ base: '', matcher: ignore().add(exclude) });
+  for (const file of candidates.filter((p) => p === '.gitignore' || p.endsWith('/.gitignore')).sort()) {
+    const text = await readOptional(path.join(root, file));
+    if (text) rules.push({ base: path.posix.dirname(file) === '.' ? '' : path.posix.dirname(file), matcher: ignore().add(text) });
+  }
+  return rules;
+}
+
+function isIgnored(file: string, rules: IgnoreRule[]): boolean {
+  if (file === '.git' || file.startsWith('.git/')) return true;
+  for (const rule of rules) {
+    if (rule.base && !file.startsWith(`${rule.base}/`)) continue;
+    const relative = rule.base ? file.slice(rule.base.length + 1) : file;
+    if (rule.matcher.ignores(relative)) return true;
+  }
+  return false;
+}
+
+async function readOptional(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+}

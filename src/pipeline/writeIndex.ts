@@ -1,0 +1,152 @@
+/**
+ * Write: one RepoIndex JSON per repository, then `indexing_summary.json` and `indexing_statistics.json` as the
+ * `output` section asks, all atomically. Key order follows DeepCode's (repo_name, total_files,
+ * file_summaries, relationships, analysis_metadata).
+ */
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import type { RepoIndex } from '../index/types.js';
+import { toJson, writeFileAtomic } from '../index/serialize.js';
+import { VERSION } from '../shared/version.js';
+
+export function indexFileName(config: Config, repoName: string): string {
+  const safe = repoName.replace(/[^\w.-]+/g, '_');
+  return config.output.index_filename_pattern.replaceAll('{repo_name}', safe);
+}
+
+export async function writeRepoIndex(index: RepoIndex, outDir: string, config: Config): Promise<string> {
+  const file = path.join(outDir, indexFileName(config, index.repo_name));
+  const { analysis_metadata, ...rest } = index;
+  const body = config.output.include_metadata ? { ...rest, analysis_metadata } : rest;
+  await writeFileAtomic(file, toJson(body, jsonStyle(config)));
+  return file;
+}
+
+function jsonStyle(config: Config) {
+  return { indent: config.output.json_indent, ensureAscii: config.output.ensure_ascii };
+}
+
+export interface WrittenRepo {
+  index: RepoIndex;
+  outputPath: string;
+}
+
+export async function writeRunReports(written: WrittenRepo[], outDir: string, config: Config, configFile: string | null): Promise<string[]> {
+  const files: string[] = [];
+  const style = jsonStyle(config);
+  if (config.output.generate_summary) {
+    const file = path.join(outDir, config.output.summary_filename);
+    await writeFileAtomic(file, toJson(summaryReport(written, config, configFile), style));
+    files.push(file);
+  }
+  if (config.output.generate_statistics) {
+    const file = path.join(outDir, config.output.stats_filename);
+    await writeFileAtomic(file, toJson(statisticsReport(written, config, configFile), style));
+    files.push(file);
+  }
+  return files;
+}
+
+function summaryReport(written: WrittenRepo[], config: Config, configFile: string | null) {
+  return {
+    indexing_completion_time: new Date().toISOString(),
+    total_repositories_processed: written.length,
+    output_files: Object.fromEntries(written.map((w) => [w.index.repo_name, w.outputPath])),
+    target_structure: written[0]?.index.analysis_metadata.target_structure_analyzed ?? '',
+    code_base_path: config.paths.code_base_path ?? '',
+    configuration: {
+      config_file_used: configFile,
+      pre_filtering_enabled: config.file_analysis.enable_pre_filtering,
+      min_confidence_score: config.relationships.min_confidence_score,
+      high_confidence_threshold: config.relationships.high_confidence_threshold,
+      max_file_size: config.file_analysis.max_file_size,
+      max_content_length: config.file_analysis.max_content_length,
+      request_delay: config.llm.request_delay,
+      supported_extensions_count: config.file_analysis.supported_extensions.length,
+      skip_directories_count: config.file_analysis.skip_directories.length,
+    },
+    tool: 'coderag',
+  };
+}
+
+function countBy<T>(items: T[], key: (item: T) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
+  return out;
+}
+
+const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits;
+
+function statisticsReport(written: WrittenRepo[], config: Config, configFile: string | null) {
+  const details = written.map(({ index }) => {
+    const meta = index.analysis_metadata;
+    const analyzed = index.file_summaries.filter((s) => s.status === 'ok');
+    const lines = analyzed.reduce((n, s) => n + s.lines_of_code, 0);
+    const confidence = index.relationships.reduce((n, r) => n + r.confidence_score, 0);
+    return {
+      repo_name: index.repo_name,
+      total_files: index.total_files,
+      analyzed_files: analyzed.length,
+      total_relationships: index.relationships.length,
+      high_confidence_relationships: meta.high_confidence_relationships,
+      relationship_type_counts: countBy(index.relationships, (r) => r.relationship_type),
+      file_type_counts: countBy(index.file_summaries, (s) => s.file_type),
+      total_lines_of_code: lines,
+      average_lines_per_file: analyzed.length ? round(lines / analyzed.length, 2) : 0,
+      average_confidence_score: index.relationships.length ? round(confidence / index.relationships.length, 3) : 0,
+      filtering_efficiency: meta.filtering_efficiency,
+      concurrent_analysis_used: meta.concurrent_analysis_used,
+      cache_hits: meta.cache_hits,
+      analysis_date: meta.analysis_date,
+      files_by_status: meta.files_by_status,
+      skipped_by_reason: meta.skipped_by_reason,
+      llm_calls: meta.llm_calls,
+      token_usage: meta.token_usage,
+      duration_ms: meta.duration_ms,
+    };
+  });
+  const repos = Math.max(details.length, 1);
+  const sum = (pick: (d: (typeof details)[number]) => number) => details.reduce((n, d) => n + pick(d), 0);
+  const efficiencies = details.map((d) => d.filtering_efficiency);
+  const mergeCounts = (pick: (d: (typeof details)[number]) => Record<string, number>) => {
+    const out: Record<string, number> = {};
+    for (const d of details) for (const [k, v] of Object.entries(pick(d))) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  return {
+    report_generation_time: new Date().toISOString(),
+    analyzer_version: VERSION,
+    configuration_used: {
+      config_file: configFile,
+      concurrent_analysis_enabled: config.performance.enable_concurrent_analysis,
+      content_caching_enabled: config.performance.enable_content_caching,
+      pre_filtering_enabled: config.file_analysis.enable_pre_filtering,
+      min_confidence_score: config.relationships.min_confidence_score,
+      high_confidence_threshold: config.relationships.high_confidence_threshold,
+    },
+    aggregate_statistics: {
+      total_repositories_processed: details.length,
+      total_files_analyzed: sum((d) => d.analyzed_files),
+      total_relationships_found: sum((d) => d.total_relationships),
+      total_lines_of_code: sum((d) => d.total_lines_of_code),
+      average_files_per_repository: round(sum((d) => d.analyzed_files) / repos, 2),
+      average_relationships_per_repository: round(sum((d) => d.total_relationships) / repos, 2),
+      average_lines_per_repository: round(sum((d) => d.total_lines_of_code) / repos, 2),
+    },
+    relationship_type_distribution: mergeCounts((d) => d.relationship_type_counts),
+    file_type_distribution: mergeCounts((d) => d.file_type_counts),
+    repository_details: details,
+    performance_metrics: {
+      concurrent_processing_repos: details.filter((d) => d.concurrent_analysis_used).length,
+      cache_efficiency: {
+        total_cache_hits: sum((d) => d.cache_hits),
+        repositories_with_caching: details.filter((d) => d.cache_hits > 0).length,
+      },
+      filtering_efficiency: {
+        average_filtering_efficiency: efficiencies.length ? round(efficiencies.reduce((a, b) => a + b, 0) / efficiencies.length, 2) : 0,
+        max_filtering_efficiency: efficiencies.length ? Math.max(...efficiencies) : 0,
+        min_filtering_efficiency: efficiencies.length ? Math.min(...efficiencies) : 0,
+      },
+    },
+  };
+}

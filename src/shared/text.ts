@@ -1,0 +1,82 @@
+/**
+ * Words from code: identifier splitting (camelCase, snake_case, digits), a light stemmer, and stopwords.
+ * Shared by the static profiler (key concepts) and the search scorers, so both sides see the same tokens:
+ * `ttl` is a token of `cacheTtl`, never of `settle`.
+ */
+
+const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/** `parseHTTPResponse2` -> ['parse', 'http', 'response', '2']; `max_file_size` -> ['max', 'file', 'size']. */
+export function splitIdentifier(identifier: string): string[] {
+  return identifier
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Za-z])([0-9])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w.length > 0)
+    .map((w) => w.toLowerCase());
+}
+
+/** Every identifier-like run in `text`, split into lowercase words. */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(IDENTIFIER)) {
+    for (const w of splitIdentifier(match[0])) out.push(w);
+  }
+  return out;
+}
+
+/**
+ * A light suffix stemmer: enough to bring `caching`, `cached`, `caches` and `cache` together, without
+ * Porter's surprises on code words. Short words are left alone.
+ */
+export function stem(word: string): string {
+  let w = word.toLowerCase();
+  if (w.length <= 3) return w;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ed') && w.length > 4) w = undouble(w.slice(0, -2));
+  if (w.endsWith('e') && w.length > 3) w = w.slice(0, -1);
+  return w;
+}
+
+function undouble(w: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
+}
+
+/** Lowercase, stemmed tokens of free text or identifiers, stopwords removed. */
+export function tokens(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (w.length < 2 || STOPWORDS.has(w) || /^\d+$/.test(w)) continue;
+    out.push(stem(w));
+  }
+  return out;
+}
+
+/** English function words and language keywords: they say nothing about what code does. */
+export const STOPWORDS: ReadonlySet<string> = wordSet(`a an and are as at be been but by can could did do does for
+  from had has have he her his how i if in into is it its just may me might more most must my no nor not of on or
+  our out over own same shall she should so some such than that the their them then there these they this those
+  through to too under up upon very was we were what when where which while who whom why will with would you your
+  also only other any each all both few many much via per return returns true false null none nil undefined void
+  var let const function func fn def class self super import export default package public private protected
+  static final abstract async await yield extends implements interface type enum struct impl trait mod use using
+  namespace include require module exports int float double bool boolean str char byte long short unsigned signed
+  else elif switch case break continue try catch except finally throw throws raise lambda pass begin end done fi
+  esac elsif unless until loop mut pub crate ref val readonly declare keyof typeof instanceof delete println printf
+  print echo`);
+
+/** Words every program uses: kept in queries, but never a file's characteristic concept. */
+export const CODE_NOISE: ReadonlySet<string> = wordSet(`get set new todo fixme xxx http https www com org js ts py go
+  rs src lib index main test tests spec args kwargs argv arg opts options option params param value values data
+  result results err tmp temp obj item items key keys len length size name names list map dict array arr el elem
+  x y z i j k n m s t v e f cb ctx cls id ids str num val res req call calls string number object any unknown
+  never this that todo use used make makes run runs copyright license licensed software permission notice warranty
+  express implied limited without including distributed version apache mit gnu author authors`);
+
+function wordSet(text: string): ReadonlySet<string> {
+  return new Set(text.split(/\s+/).filter(Boolean));
+}
