@@ -25,17 +25,20 @@ function grammarPath(grammar: GrammarId): string {
 
 export class ParserPool {
   private readonly parsers = new Map<GrammarId, Promise<Parser>>();
+  /** Grammars are loaded one at a time: concurrent loads race in the wasm dynamic linker's symbol table. */
+  private loading: Promise<unknown> = Promise.resolve();
 
   private parserFor(grammar: GrammarId): Promise<Parser> {
     let parser = this.parsers.get(grammar);
     if (!parser) {
-      parser = (async () => {
+      parser = this.loading.then(async () => {
         await initRuntime();
         const language = await Language.load(grammarPath(grammar));
         const p = new Parser();
         p.setLanguage(language);
         return p;
-      })();
+      });
+      this.loading = parser.catch(() => undefined);
       this.parsers.set(grammar, parser);
     }
     return parser;

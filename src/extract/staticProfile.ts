@@ -131,7 +131,7 @@ function composeSummary(fileType: string, symbols: CodeSymbol[], dependencies: s
   });
   if (described.length) parts.push(`${fileType} defining ${described.join('; ')}.`);
   else {
-    const keys = topLevelKeys(content);
+    const keys = CONFIG_LANGUAGES.has(fileType.split(' ')[0] ?? '') ? topLevelKeys(content) : [];
     parts.push(keys.length ? `${fileType} with keys ${keys.slice(0, 8).join(', ')}.` : `${fileType}.`);
   }
   if (dependencies.length) {
@@ -139,6 +139,8 @@ function composeSummary(fileType: string, symbols: CodeSymbol[], dependencies: s
   }
   return shorten(parts.join(' '));
 }
+
+const CONFIG_LANGUAGES = new Set(['JSON', 'YAML', 'TOML', 'INI']);
 
 function topLevelKeys(content: string): string[] {
   const keys = new Set<string>();

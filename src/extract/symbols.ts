@@ -61,6 +61,7 @@ const jsAssignment: Resolver = (node) => {
   if (!left || !right || left.type !== 'member_expression') return null;
   const object = field(left, 'object')?.text ?? '';
   const property = field(left, 'property')?.text ?? '';
+  if (right.type === 'object' && /(^|\.)exports$/.test(left.text)) return { kind: 'module', name: '', body: right, record: false };
   if (CLASS_VALUES.has(right.type)) {
     const className = nameOf(right) ?? (property === 'exports' ? null : property);
     return className ? { kind: 'class', name: className, body: field(right, 'body') } : null;
@@ -159,7 +160,7 @@ const C_TRANSPARENT = new Set([
 ]);
 
 const SPECS: Record<GrammarId, LanguageSpec> = {
-  javascript: { definitions: { ...JS_DEFINITIONS, pair: jsPair }, transparent: new Set([...JS_TRANSPARENT, 'object']) },
+  javascript: { definitions: { ...JS_DEFINITIONS, pair: jsPair }, transparent: JS_TRANSPARENT },
   typescript: { definitions: JS_DEFINITIONS, transparent: JS_TRANSPARENT },
   tsx: { definitions: JS_DEFINITIONS, transparent: JS_TRANSPARENT },
   python: {
@@ -272,7 +273,11 @@ export function extractSymbols(tree: Tree, grammar: GrammarId): CodeSymbol[] {
       const definition = resolve ? resolve(node, scope) : null;
       if (definition) {
         const ownScope = definition.scope ?? scope;
-        const kind: SymbolKind = definition.kind === 'function' && (inClass || definition.scope) ? 'method' : definition.kind;
+        // Functions inside classes are methods; methods of an exported object literal are the module's functions.
+        const kind: SymbolKind =
+          definition.kind === 'function' && (inClass || definition.scope) ? 'method'
+          : definition.kind === 'method' && parent.type === 'object' ? 'function'
+          : definition.kind;
         if (definition.record !== false) {
           const symbol: CodeSymbol = {
             kind,
@@ -287,22 +292,16 @@ export function extractSymbols(tree: Tree, grammar: GrammarId): CodeSymbol[] {
         }
         const body = definition.body ?? (grammar === 'ruby' && WALK_DECLARATION_ITSELF.has(node.type) ? node : null);
         if (body) {
-          const classLike = CLASS_LIKE.has(definition.kind) || definition.record === false;
-          visit(body, [...ownScope, definition.name], classLike, depth + 1);
+          const classLike = CLASS_LIKE.has(definition.kind) || (definition.record === false && definition.name !== '');
+          visit(body, definition.name ? [...ownScope, definition.name] : ownScope, classLike, depth + 1);
         }
-      } else if (spec.transparent.has(node.type) || (grammar === 'javascript' && node.type === 'object' && isExportsObject(node))) {
+      } else if (spec.transparent.has(node.type)) {
         visit(node, scope, inClass, depth + 1);
       }
     }
   };
   visit(tree.rootNode, [], false, 0);
   return symbols;
-}
-
-/** `module.exports = { ... }`: the object's function-valued keys are the module's functions. */
-function isExportsObject(node: Node): boolean {
-  const parent = node.parent;
-  return parent?.type === 'assignment_expression' && /(^|\.)exports$/.test(field(parent, 'left')?.text ?? '');
 }
 
 const DOC_MAX = 240;
@@ -339,6 +338,7 @@ export function cleanDoc(raw: string): string | undefined {
     .split('\n')
     .map((line) => line.replace(/^\s*(\/\/[/!]?|#+!?|\*|--|;+)\s?/, '').trimEnd())
     .join('\n')
+    .replace(/<\/?(summary|remarks|para|c|code|see[^>]*|param[^>]*|returns)>/g, '')
     .trim();
   const paragraph = text.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').trim();
   if (!paragraph || /^(@|eslint|prettier|tslint|istanbul|jshint|noqa|pylint|type:|-\*-)/i.test(paragraph)) return undefined;

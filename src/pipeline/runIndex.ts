@@ -55,7 +55,7 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     emit({ type: 'repo_start', repo: repoName, files: walked.files.length + walked.outside.length });
 
     const repoFiles = new RepoFileSet(walked.files.map((f) => f.path));
-    repoFiles.goModule = await readGoModule(walked.files.find((f) => f.path === 'go.mod')?.absolute);
+    repoFiles.goModule = await readGoModule(path.join(repoPath, 'go.mod'));
     const limit = pLimit(config.performance.enable_concurrent_analysis ? config.performance.max_concurrent_files : 1);
     // Concepts need the whole repository before they can be chosen: each profiled summary keeps its slot.
     const termLists: Array<Array<[string, number]>> = [];
@@ -111,8 +111,7 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
   }
 }
 
-async function readGoModule(goMod: string | undefined): Promise<string | null> {
-  if (!goMod) return null;
+async function readGoModule(goMod: string): Promise<string | null> {
   try {
     return /^module\s+(\S+)/m.exec(await readFile(goMod, 'utf8'))?.[1] ?? null;
   } catch {

@@ -4,7 +4,7 @@
  * answer many queries (the MCP server keeps one).
  */
 import type { CodeSymbol, FileSummary, SymbolKind } from '../index/types.js';
-import { splitIdentifier, stem, tokens } from '../shared/text.js';
+import { STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { deepcodeScore, isRelevant, nameTokens, searchableTokens } from './deepcodeScore.js';
 import type { LoadedIndex } from './load.js';
 import { findRelationships, type MatchedRelationship } from './relationships.js';
@@ -87,7 +87,7 @@ export const DEFAULT_MAX_RESULTS = 10;
 /** Comma-separated keywords plus the words of the free-text query, de-duplicated, in order. */
 export function keywordsOf(request: SearchRequest): string[] {
   const fromList = (request.keywords ?? []).map((k) => k.trim()).filter(Boolean);
-  const fromQuery = request.query ? [...new Set(tokens(request.query))] : [];
+  const fromQuery = request.query ? queryWords(request.query) : [];
   const seen = new Set<string>();
   return [...fromList, ...fromQuery].filter((k) => {
     const key = k.toLowerCase();
@@ -95,6 +95,11 @@ export function keywordsOf(request: SearchRequest): string[] {
     seen.add(key);
     return true;
   });
+}
+
+/** The words of free text worth searching for, as written (stemming happens at match time). */
+export function queryWords(text: string): string[] {
+  return [...new Set(words(text).filter((w) => w.length >= 2 && !STOPWORDS.has(w) && !/^\d+$/.test(w)))];
 }
 
 export function search(corpus: SearchCorpus, request: SearchRequest): SearchResponse {

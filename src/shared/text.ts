@@ -75,7 +75,8 @@ export const CODE_NOISE: ReadonlySet<string> = wordSet(`get set new todo fixme x
   result results err tmp temp obj item items key keys len length size name names list map dict array arr el elem
   x y z i j k n m s t v e f cb ctx cls id ids str num val res req call calls string number object any unknown
   never this that todo use used make makes run runs copyright license licensed software permission notice warranty
-  express implied limited without including distributed version apache mit gnu author authors`);
+  express implied limited without including distributed version apache mit gnu author authors init constructor
+  describe expect assert should mock spy before after each done`);
 
 function wordSet(text: string): ReadonlySet<string> {
   return new Set(text.split(/\s+/).filter(Boolean));

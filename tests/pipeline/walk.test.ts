@@ -1,0 +1,113 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { walkRepository, type WalkOptions } from '../../src/pipeline/walk.js';
+import { defaultConfig } from '../../src/config/schema.js';
+import { makeTempDir, makeTempRepo, type TempRepo } from '../support/tempRepo.js';
+
+const defaults = defaultConfig().file_analysis;
+const options: WalkOptions = {
+  supportedExtensions: defaults.supported_extensions,
+  skipDirectories: defaults.skip_directories,
+  respectGitignore: true,
+};
+
+const repos: TempRepo[] = [];
+afterEach(() => {
+  for (const repo of repos.splice(0)) repo.remove();
+});
+
+function repoWith(files: Record<string, string>, git = false): TempRepo {
+  const repo = makeTempRepo(files, { git });
+  repos.push(repo);
+  return repo;
+}
+
+async function walkedPaths(root: string, overrides: Partial<WalkOptions> = {}): Promise<string[]> {
+  const result = await walkRepository(root, { ...options, ...overrides });
+  return result.files.map((f) => f.path);
+}
+
+const ignoredLayout = {
+  '.gitignore': 'generated/\n*.log.ts\n',
+  'src/app.ts': 'export const app = 1;',
+  'src/debug.log.ts': 'x',
+  'generated/api.ts': 'x',
+  'packages/ui/.gitignore': 'fixtures/\n!keep.ts\n',
+  'packages/ui/button.tsx': 'export {}',
+  'packages/ui/fixtures/big.ts': 'x',
+  'packages/ui/keep.ts': 'x',
+};
+
+describe.each([
+  ['a plain folder (fast-glob + ignore)', false],
+  ['a git work tree (git ls-files)', true],
+])('walking %s', (_label, git) => {
+  it('honours the root .gitignore and nested ones', async () => {
+    const repo = repoWith(ignoredLayout, git);
+    const paths = await walkedPaths(repo.root);
+    expect(paths).toContain('src/app.ts');
+    expect(paths).toContain('packages/ui/button.tsx');
+    expect(paths).toContain('packages/ui/keep.ts');
+    expect(paths).not.toContain('src/debug.log.ts');
+    expect(paths).not.toContain('generated/api.ts');
+    expect(paths).not.toContain('packages/ui/fixtures/big.ts');
+  });
+
+  it('honours .git/info/exclude', async () => {
+    const repo = repoWith({ 'src/a.ts': 'x', 'src/secret_plan.ts': 'x' }, git);
+    mkdirSync(path.join(repo.root, '.git', 'info'), { recursive: true });
+    writeFileSync(path.join(repo.root, '.git', 'info', 'exclude'), 'secret_plan.ts\n');
+    if (git) repo.git('rm', '-q', '--cached', 'src/secret_plan.ts');
+    expect(await walkedPaths(repo.root)).toEqual(['src/a.ts']);
+  });
+
+  it('sees .tsx, .jsx, .mjs and .cjs files', async () => {
+    const repo = repoWith({ 'a.tsx': 'x', 'b.jsx': 'x', 'c.mjs': 'x', 'd.cjs': 'x', 'e.exe': 'x' }, git);
+    expect(await walkedPaths(repo.root)).toEqual(['a.tsx', 'b.jsx', 'c.mjs', 'd.cjs']);
+  });
+
+  it('matches skip_directories as whole path segments only', async () => {
+    const repo = repoWith({ 'build/out.ts': 'x', 'rebuild/tool.ts': 'x', 'src/build/nested.ts': 'x', 'src/builder.ts': 'x' }, git);
+    expect(await walkedPaths(repo.root)).toEqual(['rebuild/tool.ts', 'src/builder.ts']);
+  });
+
+  it('returns repo-relative POSIX paths in sorted order', async () => {
+    const repo = repoWith({ 'z/last.py': 'x', 'a/first.py': 'x', 'm.py': 'x' }, git);
+    expect(await walkedPaths(repo.root)).toEqual(['a/first.py', 'm.py', 'z/last.py']);
+  });
+});
+
+describe('walking with symlinks', () => {
+  it('never follows a directory symlink, so a loop ends', async () => {
+    const repo = repoWith({ 'src/a.ts': 'x' });
+    symlinkSync(path.join(repo.root, 'src'), path.join(repo.root, 'src', 'loop'));
+    symlinkSync(repo.root, path.join(repo.root, 'root-loop'));
+    expect(await walkedPaths(repo.root)).toEqual(['src/a.ts']);
+  });
+
+  it('records a file symlink that points out of the repository instead of reading it', async () => {
+    const outside = makeTempDir();
+    writeFileSync(path.join(outside, 'passwords.ts'), 'export const p = 1;');
+    const repo = repoWith({ 'src/a.ts': 'x' });
+    symlinkSync(path.join(outside, 'passwords.ts'), path.join(repo.root, 'src', 'leak.ts'));
+    symlinkSync(path.join(repo.root, 'src', 'a.ts'), path.join(repo.root, 'alias.ts'));
+    const result = await walkRepository(repo.root, options);
+    expect(result.files.map((f) => f.path)).toEqual(['alias.ts', 'src/a.ts']);
+    expect(result.outside.map((f) => f.path)).toEqual(['src/leak.ts']);
+  });
+});
+
+describe('walking without gitignore', () => {
+  it('lists ignored files when respect_gitignore is off', async () => {
+    const repo = repoWith(ignoredLayout);
+    expect(await walkedPaths(repo.root, { respectGitignore: false })).toContain('generated/api.ts');
+  });
+
+  it('reports the commit of a git work tree', async () => {
+    const repo = repoWith({ 'a.ts': 'x' }, true);
+    const result = await walkRepository(repo.root, options);
+    expect(result.source).toBe('git');
+    expect(result.gitCommit).toMatch(/^[0-9a-f]{40}$/);
+  });
+});

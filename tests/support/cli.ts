@@ -1,0 +1,42 @@
+/**
+ * Runs the built CLI (`dist/cli/main.js`, built by `npm test` before vitest) as a user would.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+export const CLI = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd ?? process.cwd(),
+      env: { ...cleanEnv(), ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The environment without model keys or CodeRAG settings, so a developer's shell cannot change a test. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^(OPENAI_|ANTHROPIC_|CODERAG_)/.test(key)) delete env[key];
+  }
+  return env;
+}

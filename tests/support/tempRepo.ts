@@ -1,0 +1,49 @@
+/**
+ * Builds throwaway repositories for tests: a folder of files, optionally a git work tree with its own
+ * identity (CI machines have no global one).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface TempRepo {
+  root: string;
+  write(file: string, content: string | Buffer): void;
+  git(...args: string[]): string;
+  remove(): void;
+}
+
+export function makeTempDir(prefix = 'coderag-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export function makeTempRepo(files: Record<string, string | Buffer> = {}, options: { git?: boolean; name?: string } = {}): TempRepo {
+  const parent = makeTempDir();
+  const root = path.join(parent, options.name ?? 'repo');
+  mkdirSync(root);
+  const repo: TempRepo = {
+    root,
+    write(file, content) {
+      const absolute = path.join(root, file);
+      mkdirSync(path.dirname(absolute), { recursive: true });
+      writeFileSync(absolute, content);
+    },
+    git(...args) {
+      return execFileSync('git', ['-c', 'user.name=CodeRAG Test', '-c', 'user.email=test@coderag.invalid', '-c', 'init.defaultBranch=main', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+    },
+    remove() {
+      rmSync(parent, { recursive: true, force: true });
+    },
+  };
+  for (const [file, content] of Object.entries(files)) repo.write(file, content);
+  if (options.git) {
+    repo.git('init', '-q');
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'fixture', '--allow-empty');
+  }
+  return repo;
+}
