@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { CodeSymbol, FileRole } from '../index/types.js';
-import { CODE_NOISE, STOPWORDS, splitIdentifier, stem, words } from '../shared/text.js';
+import { CODE_NOISE, STOPWORDS, identifierCounts, splitIdentifier, stem, words } from '../shared/text.js';
 import { findImports, importStyleOf, resolveImports, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
@@ -182,7 +182,9 @@ function candidateTerms(filePath: string, content: string, symbols: CodeSymbol[]
   for (const w of words(withoutExt)) add(w, 2);
   if (doc) for (const w of words(doc)) add(w, 2);
   const counts = new Map<string, number>();
-  for (const w of words(content)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  for (const [identifier, n] of identifierCounts(content)) {
+    for (const w of splitIdentifier(identifier)) counts.set(w, (counts.get(w) ?? 0) + n);
+  }
   for (const [w, n] of counts) add(w, Math.log2(1 + n));
   return [...weights.values()]
     .map((entry): [string, number] => [mostFrequentForm(entry.forms), entry.weight])

@@ -3,23 +3,18 @@
  * meaning from doc comments and identifiers); a model, when configured, replaces the meaning and keeps the
  * facts. Skipped files get a summary that says why, in DeepCode's fields, so its readers show them sensibly.
  */
-import { createHash } from 'node:crypto';
 import type { FileSummary, SkipReason } from '../index/types.js';
 import { detectLanguage } from '../extract/languages.js';
 import { detectRole, describeFileType } from '../extract/role.js';
 import type { StaticFacts } from '../extract/staticProfile.js';
 import type { WalkedFile } from './walk.js';
 
-export function contentHash(content: string): string {
-  return createHash('sha256').update(content).digest('hex');
-}
-
 export function isoDate(ms: number): string {
   return new Date(ms).toISOString();
 }
 
 /** A summary built from static facts alone; `key_concepts` are filled in once the whole repository is seen. */
-export function staticSummary(file: WalkedFile, content: string, facts: StaticFacts): FileSummary {
+export function staticSummary(file: WalkedFile, hash: string, facts: StaticFacts): FileSummary {
   const summary: FileSummary = {
     file_path: file.path,
     file_type: facts.file_type,
@@ -33,7 +28,7 @@ export function staticSummary(file: WalkedFile, content: string, facts: StaticFa
     role: facts.role,
     status: 'ok',
     profile_source: 'static',
-    content_hash: contentHash(content),
+    content_hash: hash,
     size_bytes: file.size,
     symbols: facts.symbols,
     local_imports: facts.local_imports,

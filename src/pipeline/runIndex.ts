@@ -9,12 +9,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
-import { RepoFileSet } from '../extract/imports.js';
-import { ParserPool } from '../extract/parser.js';
-import { extractStaticFacts, finalizeConcepts } from '../extract/staticProfile.js';
+import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
+import { finalizeConcepts } from '../extract/staticProfile.js';
 import type { FileStatus, FileSummary, RepoIndex } from '../index/types.js';
 import { AbortedError } from '../shared/errors.js';
-import { classifyFile, type ReadFile } from './classify.js';
+import type { ReadFile } from './classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { skippedSummary, staticSummary } from './profile.js';
 import { buildRepoIndex } from './buildIndex.js';
@@ -26,8 +25,8 @@ export interface IndexRepoOptions {
   configFile?: string | null;
   onEvent?: EventSink;
   signal?: AbortSignal;
-  /** A parser pool shared across the repositories of one run. */
-  parsers?: ParserPool;
+  /** Extraction workers shared across the repositories of one run. */
+  extractors?: ExtractorPool;
   readFile?: ReadFile;
   git?: GitRunner;
   now?: () => number;
@@ -39,8 +38,8 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
   const now = options.now ?? Date.now;
   const started = now();
   const repoName = path.basename(path.resolve(repoPath));
-  const ownsParsers = !options.parsers;
-  const parsers = options.parsers ?? new ParserPool();
+  const ownsExtractors = !options.extractors;
+  const extractors = options.extractors ?? createExtractors(config, options.readFile);
 
   try {
     const walked = await walkRepository(
@@ -54,8 +53,10 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     );
     emit({ type: 'repo_start', repo: repoName, files: walked.files.length + walked.outside.length });
 
-    const repoFiles = new RepoFileSet(walked.files.map((f) => f.path));
-    repoFiles.goModule = await readGoModule(path.join(repoPath, 'go.mod'));
+    extractors.setRepository(walked.files.map((f) => f.path), await readGoModule(path.join(repoPath, 'go.mod')), {
+      classify: { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated },
+      keepContent: false,
+    });
     const limit = pLimit(config.performance.enable_concurrent_analysis ? config.performance.max_concurrent_files : 1);
     // Concepts need the whole repository before they can be chosen: each profiled summary keeps its slot.
     const termLists: Array<Array<[string, number]>> = [];
@@ -71,17 +72,13 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
       walked.files.map((file) =>
         limit(async () => {
           if (signal?.aborted) return;
-          const classified = await classifyFile(
-            file,
-            { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated },
-            options.readFile,
-          );
+          const extracted = await extractors.run(file);
           let summary: FileSummary;
-          if (!classified.ok) {
-            summary = skippedSummary(file, classified.reason, classified.detail);
+          if (!extracted.ok) {
+            summary = skippedSummary(file, extracted.reason, extracted.detail);
           } else {
-            const facts = await extractStaticFacts(file.path, classified.content, { parsers, repoFiles });
-            summary = staticSummary(file, classified.content, facts);
+            const { facts } = extracted;
+            summary = staticSummary(file, extracted.hash, facts);
             termLists.push(facts.terms);
             conceptSlots.set(summary, termLists.length - 1);
           }
@@ -107,8 +104,12 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
       finishedAt: now(),
     });
   } finally {
-    if (ownsParsers) await parsers.dispose();
+    if (ownsExtractors) await extractors.close();
   }
+}
+
+export function createExtractors(config: Config, readFile?: ReadFile): ExtractorPool {
+  return new ExtractorPool(config.performance.parse_workers ?? defaultWorkerCount(), readFile);
 }
 
 async function readGoModule(goMod: string): Promise<string | null> {
@@ -139,13 +140,13 @@ export interface RunIndexResult {
  * every finished repository; the run reports are written last.
  */
 export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
-  const parsers = options.parsers ?? new ParserPool();
+  const extractors = options.extractors ?? createExtractors(options.config, options.readFile);
   const emit = options.onEvent ?? ignoreEvents;
   const written: WrittenRepo[] = [];
   const names = new Set<string>();
   try {
     for (const repoPath of repoPaths) {
-      const index = await indexRepository(repoPath, { ...options, parsers });
+      const index = await indexRepository(repoPath, { ...options, extractors });
       if (names.has(index.repo_name)) {
         emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });
       }
@@ -158,7 +159,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
       emit({ type: 'repo_done', repo: index.repo_name, outputPath });
     }
   } finally {
-    if (!options.parsers) await parsers.dispose();
+    if (!options.extractors) await extractors.close();
   }
   const reports = await writeRunReports(written, options.outDir, options.config, options.configFile ?? null);
   return { written, reports };

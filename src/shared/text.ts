@@ -6,15 +6,54 @@
 
 const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 
-/** `parseHTTPResponse2` -> ['parse', 'http', 'response', '2']; `max_file_size` -> ['max', 'file', 'size']. */
+/**
+ * `parseHTTPResponse2` -> ['parse', 'http', 'response', '2']; `max_file_size` -> ['max', 'file', 'size'].
+ * One pass over the characters: this runs for every identifier of every file, so it avoids regexes.
+ */
 export function splitIdentifier(identifier: string): string[] {
-  return identifier
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .replace(/([A-Za-z])([0-9])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter((w) => w.length > 0)
-    .map((w) => w.toLowerCase());
+  const out: string[] = [];
+  let start = -1;
+  let previous = 0; // 0 none, 1 lower, 2 upper, 3 digit
+  const n = identifier.length;
+  for (let i = 0; i < n; i++) {
+    const c = identifier.charCodeAt(i);
+    const kind = c >= 97 && c <= 122 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 48 && c <= 57 ? 3 : 0;
+    if (kind === 0) {
+      if (start >= 0) out.push(identifier.slice(start, i).toLowerCase());
+      start = -1;
+      previous = 0;
+      continue;
+    }
+    if (start < 0) {
+      start = i;
+    } else if (
+      (kind === 2 && (previous === 1 || previous === 3)) ||
+      (kind === 3 && previous !== 3) ||
+      (kind !== 3 && previous === 3) ||
+      // the last capital of a run starts a new word when a lowercase letter follows: HTTPResponse -> HTTP Response
+      (kind === 2 && previous === 2 && i + 1 < n && isLower(identifier.charCodeAt(i + 1)))
+    ) {
+      out.push(identifier.slice(start, i).toLowerCase());
+      start = i;
+    }
+    previous = kind;
+  }
+  if (start >= 0) out.push(identifier.slice(start).toLowerCase());
+  return out;
+}
+
+function isLower(c: number): boolean {
+  return c >= 97 && c <= 122;
+}
+
+/** How often each identifier-like run occurs in `text`: split once per distinct identifier, not per use. */
+export function identifierCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(IDENTIFIER)) {
+    const id = match[0];
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /** Every identifier-like run in `text`, split into lowercase words. */

@@ -1,0 +1,38 @@
+/**
+ * An extraction worker: its own parser pool, the current repository's file list, and a loop answering
+ * jobs. Only loaded as compiled JavaScript (see ExtractorPool).
+ */
+import { parentPort } from 'node:worker_threads';
+import { RepoFileSet } from './imports.js';
+import { ParserPool } from './parser.js';
+import { runExtractJob, type ExtractJobOptions } from './extractJob.js';
+import type { WalkedFile } from '../pipeline/walk.js';
+
+export type WorkerRequest =
+  | { type: 'repo'; files: string[]; goModule: string | null; options: ExtractJobOptions }
+  | { type: 'job'; id: number; file: WalkedFile };
+
+const port = parentPort;
+if (!port) throw new Error('extractWorker must run in a worker thread');
+
+const parsers = new ParserPool();
+let repoFiles = new RepoFileSet([]);
+let options: ExtractJobOptions | null = null;
+
+port.on('message', (message: WorkerRequest) => {
+  if (message.type === 'repo') {
+    repoFiles = new RepoFileSet(message.files);
+    repoFiles.goModule = message.goModule;
+    options = message.options;
+    return;
+  }
+  const jobOptions = options;
+  if (!jobOptions) {
+    port.postMessage({ id: message.id, error: 'no repository set before the first job' });
+    return;
+  }
+  runExtractJob(message.file, jobOptions, { parsers, repoFiles }).then(
+    (result) => port.postMessage({ id: message.id, result }),
+    (error: unknown) => port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
+  );
+});

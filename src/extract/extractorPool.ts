@@ -1,0 +1,106 @@
+/**
+ * Runs extraction jobs on worker threads so parsing uses every core, or in the main thread when workers are
+ * off (size 0) or unavailable (running from TypeScript sources, as tests do). Callers see one interface.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ReadFile } from '../pipeline/classify.js';
+import type { WalkedFile } from '../pipeline/walk.js';
+import { runExtractJob, type ExtractJobOptions, type ExtractResult } from './extractJob.js';
+import type { WorkerRequest } from './extractWorker.js';
+import { RepoFileSet } from './imports.js';
+import { ParserPool } from './parser.js';
+
+type WorkerReply = { id: number; result: ExtractResult } | { id: number; error: string };
+
+interface Pending {
+  resolve: (result: ExtractResult) => void;
+  reject: (error: Error) => void;
+}
+
+/** The compiled worker beside this module; absent when this module runs from its TypeScript source. */
+const WORKER_FILE = fileURLToPath(new URL('./extractWorker.js', import.meta.url));
+
+export function defaultWorkerCount(): number {
+  return Math.max(1, Math.min(availableParallelism(), 8));
+}
+
+export class ExtractorPool {
+  private readonly workers: Worker[] = [];
+  private readonly load: number[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private readonly local: { parsers: ParserPool; repoFiles: RepoFileSet; readFile?: ReadFile } | null;
+  private options: ExtractJobOptions | null = null;
+
+  /** `size` workers; 0, an injected `readFile`, or a missing compiled worker means in-process extraction. */
+  constructor(size: number, readFile?: ReadFile) {
+    const useWorkers = size > 0 && !readFile && import.meta.url.endsWith('.js') && existsSync(WORKER_FILE);
+    if (!useWorkers) {
+      this.local = { parsers: new ParserPool(), repoFiles: new RepoFileSet([]), ...(readFile ? { readFile } : {}) };
+      return;
+    }
+    this.local = null;
+    for (let i = 0; i < size; i++) {
+      const worker = new Worker(WORKER_FILE);
+      worker.on('message', (reply: WorkerReply) => this.settle(i, reply));
+      worker.on('error', (error) => this.failAll(error));
+      worker.unref();
+      this.workers.push(worker);
+      this.load.push(0);
+    }
+  }
+
+  get threads(): number {
+    return this.workers.length;
+  }
+
+  /** The repository the next jobs belong to: its file list resolves imports. */
+  setRepository(files: string[], goModule: string | null, options: ExtractJobOptions): void {
+    this.options = options;
+    if (this.local) {
+      this.local.repoFiles = new RepoFileSet(files);
+      this.local.repoFiles.goModule = goModule;
+      return;
+    }
+    const message: WorkerRequest = { type: 'repo', files, goModule, options };
+    for (const worker of this.workers) worker.postMessage(message);
+  }
+
+  run(file: WalkedFile): Promise<ExtractResult> {
+    if (!this.options) return Promise.reject(new Error('setRepository must come before run'));
+    if (this.local) return runExtractJob(file, this.options, this.local);
+    const slot = this.load.indexOf(Math.min(...this.load));
+    const id = this.nextId++;
+    this.load[slot] = (this.load[slot] ?? 0) + 1;
+    // A busy worker keeps the process alive until its answer arrives; an idle one never does.
+    if (this.load[slot] === 1) this.workers[slot]?.ref();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      (this.workers[slot] as Worker).postMessage({ type: 'job', id, file } satisfies WorkerRequest);
+    });
+  }
+
+  private settle(slot: number, reply: WorkerReply): void {
+    this.load[slot] = Math.max(0, (this.load[slot] ?? 1) - 1);
+    if (this.load[slot] === 0) this.workers[slot]?.unref();
+    const pending = this.pending.get(reply.id);
+    if (!pending) return;
+    this.pending.delete(reply.id);
+    if ('error' in reply) pending.reject(new Error(reply.error));
+    else pending.resolve(reply.result);
+  }
+
+  private failAll(error: Error): void {
+    for (const pending of this.pending.values()) pending.reject(error);
+    this.pending.clear();
+  }
+
+  async close(): Promise<void> {
+    if (this.local) await this.local.parsers.dispose();
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.workers.length = 0;
+  }
+}
