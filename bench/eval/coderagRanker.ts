@@ -1,0 +1,92 @@
+/**
+ * CodeRAG as a Ranker, through the library API:
+ *   indexRepo(treeDir, { config? }): Promise<RepoIndex>   (profiles files offline, writes nothing)
+ *   search([index], { query?, target?, keywords?, maxResults, scorer? }): { references: [{ repo_name, file_path, score }] }
+ *
+ * run.ts imports this module lazily and skips the ranker (with a notice) while the API is not there yet.
+ * Indexes are cached per tree directory for the life of the ranker (one run). run.ts visits each tree once, so a
+ * small LRU bound (default 8 trees) keeps memory flat without ever re-indexing within a run.
+ */
+import { isAbsolute, relative } from 'node:path';
+import { indexRepo, search } from '../../src/index.js';
+import { toPosix } from './paths.js';
+import type { RankQuery, Ranker } from './types.js';
+
+type RepoIndex = Awaited<ReturnType<typeof indexRepo>>;
+type IndexOptions = NonNullable<Parameters<typeof indexRepo>[1]>;
+type SearchRequest = Parameters<typeof search>[1];
+
+export interface CodeRagRankerOptions {
+  /** Passed to indexRepo as `config` (a partial configuration). */
+  config?: IndexOptions['config'];
+  /** Passed to search as `scorer`; unknown names are left for search() to reject. */
+  scorer?: string;
+  /** Ranker name in the results table (default "coderag", or "coderag:<scorer>"). */
+  name?: string;
+  /** How many tree indexes to keep in memory (default 8). */
+  cacheSize?: number;
+}
+
+interface Prepared {
+  treeDir: string;
+  index: RepoIndex;
+}
+
+/** Repo-relative POSIX path for a reference, whether the index stored it relative or absolute. */
+export function normaliseRefPath(treeDir: string, filePath: string): string {
+  const p = isAbsolute(filePath) ? relative(treeDir, filePath) : filePath;
+  return toPosix(p).replace(/^\/+/, '');
+}
+
+export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
+  const cacheSize = Math.max(1, opts.cacheSize ?? 8);
+  const cache = new Map<string, Promise<RepoIndex>>();
+
+  async function indexFor(treeDir: string): Promise<RepoIndex> {
+    let p = cache.get(treeDir);
+    if (p) {
+      cache.delete(treeDir); // refresh LRU position
+    } else {
+      p = indexRepo(treeDir, opts.config ? { config: opts.config } : {});
+      p.catch(() => cache.delete(treeDir));
+    }
+    cache.set(treeDir, p);
+    while (cache.size > cacheSize) {
+      const oldest = cache.keys().next().value;
+      if (oldest === undefined) break;
+      cache.delete(oldest);
+    }
+    return p;
+  }
+
+  return {
+    name: opts.name ?? (opts.scorer ? `coderag:${opts.scorer}` : 'coderag'),
+    async prepare(treeDir: string, _files: string[]): Promise<Prepared> {
+      return { treeDir, index: await indexFor(treeDir) };
+    },
+    async rank(prepared: unknown, q: RankQuery, k: number): Promise<string[]> {
+      const { treeDir, index } = prepared as Prepared;
+      // Query mode sends the free-text query alone (search() tokenises it); target mode sends target + keywords,
+      // the form agents use.
+      const request: SearchRequest = {
+        maxResults: k,
+        ...(q.query ? { query: q.query } : {}),
+        ...(q.target ? { target: q.target, keywords: q.keywords } : {}),
+        ...(opts.scorer ? { scorer: opts.scorer as SearchRequest['scorer'] } : {}),
+      };
+      const res = await search([index], request);
+      const out: string[] = [];
+      const seen = new Set<string>();
+      for (const ref of res.references) {
+        const p = normaliseRefPath(treeDir, ref.file_path);
+        if (!seen.has(p)) {
+          seen.add(p);
+          out.push(p);
+        }
+      }
+      return out.slice(0, k);
+    },
+  };
+}
+
+export default createCodeRagRanker;

@@ -1,0 +1,38 @@
+/** Shared types for the history-based retrieval evaluation (bench/eval). */
+
+/** One mined case: a real commit whose message is the query and whose changed source files are the answer. */
+export interface EvalCase {
+  /** Short repository name, e.g. "koa". */
+  repo: string;
+  /** GitHub owner/name the mirror was fetched from, e.g. "koajs/koa". */
+  mirror_hint: string;
+  commit: string;
+  /** First (only) parent; the index is built from the tree at this commit. */
+  parent: string;
+  /** Committer date of `commit` (ISO 8601), informational. */
+  date: string;
+  /** Subject + first paragraph of the body (trailers removed). */
+  message: string;
+  /** Source files that existed at `parent` and that the commit modified, deleted or renamed away. Repo-relative POSIX. */
+  changed_source_files: string[];
+  /** Source files the commit added (absent at `parent`). Repo-relative POSIX. */
+  added_files: string[];
+  /** Mined past the per-repo cap only because it adds a file; used in target mode, not in query mode. */
+  target_only?: boolean;
+}
+
+/** What a ranker is asked. `query` is free text; `target` is set only in target mode. */
+export interface RankQuery {
+  query: string;
+  target?: string;
+  keywords: string[];
+}
+
+/** A retrieval system under evaluation. */
+export interface Ranker {
+  name: string;
+  /** Build whatever the ranker needs for one tree. `files` is the shared candidate set (repo-relative POSIX). */
+  prepare(treeDir: string, files: string[]): Promise<unknown>;
+  /** Return up to `k` repo-relative POSIX paths, best first. */
+  rank(prepared: unknown, q: RankQuery, k: number): Promise<string[]> | string[];
+}
