@@ -116,6 +116,7 @@ export interface AnalysisMetadata {
   token_usage: TokenUsage;
   llm_calls: number;
   retries: number;
+  secrets_redacted: number;
   files_by_status: Record<FileStatus, number>;
   skipped_by_reason: Record<string, number>;
   duration_ms: number;

@@ -18,6 +18,7 @@ export interface RunFacts {
   llmCalls: number;
   retries: number;
   cacheHits: number;
+  secretsRedacted: number;
 }
 
 export const STATIC_RUN: RunFacts = {
@@ -31,6 +32,7 @@ export const STATIC_RUN: RunFacts = {
   llmCalls: 0,
   retries: 0,
   cacheHits: 0,
+  secretsRedacted: 0,
 };
 
 export interface BuildIndexInput {
@@ -48,7 +50,7 @@ export interface BuildIndexInput {
 
 export function buildRepoIndex(input: BuildIndexInput): RepoIndex {
   const { config } = input;
-  const run = input.run ?? { ...STATIC_RUN, prefilter: { enabled: false, before: input.summaries.length, after: input.summaries.length } };
+  const run = input.run ?? STATIC_RUN;
   const summaries = [...input.summaries].sort((a, b) => compare(a.file_path, b.file_path));
   const relationships = [...input.relationships].sort(
     (a, b) => compare(a.repo_file_path, b.repo_file_path) || compare(a.target_file_path, b.target_file_path) || compare(a.relationship_type, b.relationship_type),
@@ -92,6 +94,7 @@ export function buildRepoIndex(input: BuildIndexInput): RepoIndex {
     token_usage: run.tokenUsage,
     llm_calls: run.llmCalls,
     retries: run.retries,
+    secrets_redacted: run.secretsRedacted,
     files_by_status: filesByStatus,
     skipped_by_reason: skippedByReason,
     duration_ms: input.finishedAt - input.startedAt,

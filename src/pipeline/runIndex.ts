@@ -11,8 +11,12 @@ import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
 import { finalizeConcepts } from '../extract/staticProfile.js';
-import type { FileStatus, FileSummary, RepoIndex } from '../index/types.js';
-import { AbortedError } from '../shared/errors.js';
+import type { FileRelationship, FileStatus, FileSummary, RepoIndex } from '../index/types.js';
+import { AbortedError, ProviderError } from '../shared/errors.js';
+import { STATIC_RUN, type RunFacts } from './buildIndex.js';
+import { emptyLlmStats, profileWithLlm } from './llmProfile.js';
+import { applyAnswer, llmContext, type LlmSession } from './llmSession.js';
+import { prefilterFiles } from './prefilter.js';
 import type { ReadFile } from './classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { skippedSummary, staticSummary } from './profile.js';
@@ -30,10 +34,16 @@ export interface IndexRepoOptions {
   readFile?: ReadFile;
   git?: GitRunner;
   now?: () => number;
+  /** Model profiles; without a session every profile is static. */
+  llm?: LlmSession | null;
 }
 
 export async function indexRepository(repoPath: string, options: IndexRepoOptions): Promise<RepoIndex> {
-  const { config, signal } = options;
+  const { config } = options;
+  const llm = options.llm ?? null;
+  // One signal for the run: the caller's (Ctrl+C), or ours when the provider refuses us outright.
+  const fatal = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, fatal.signal]) : fatal.signal;
   const emit = options.onEvent ?? ignoreEvents;
   const now = options.now ?? Date.now;
   const started = now();
@@ -55,8 +65,18 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
 
     extractors.setRepository(walked.files.map((f) => f.path), await readGoModule(path.join(repoPath, 'go.mod')), {
       classify: { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated },
-      keepContent: false,
+      keepContent: llm !== null,
     });
+    const stats = emptyLlmStats();
+    const context = llm ? llmContext(llm, config, stats, signal, repoName) : null;
+    const candidates = walked.files.map((f) => f.path);
+    let chosen: Set<string> | null = null;
+    if (llm && llm.prefilter) {
+      if (llm.targetStructure) chosen = await prefilterFiles(candidates, { ...llm, targetStructure: llm.targetStructure, config, stats, signal, emit, repo: repoName });
+      else emit({ type: 'warning', message: 'pre-filtering needs a target structure (--target-structure); every file is profiled' });
+    }
+    const relationships: FileRelationship[] = [];
+    let fatalError: unknown = null;
     const limit = pLimit(config.performance.enable_concurrent_analysis ? config.performance.max_concurrent_files : 1);
     // Concepts need the whole repository before they can be chosen: each profiled summary keeps its slot.
     const termLists: Array<Array<[string, number]>> = [];
@@ -71,23 +91,49 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     await Promise.all(
       walked.files.map((file) =>
         limit(async () => {
-          if (signal?.aborted) return;
+          if (signal.aborted) return;
           const extracted = await extractors.run(file);
           let summary: FileSummary;
+          let cached = false;
           if (!extracted.ok) {
             summary = skippedSummary(file, extracted.reason, extracted.detail);
           } else {
             const { facts } = extracted;
             summary = staticSummary(file, extracted.hash, facts);
-            termLists.push(facts.terms);
-            conceptSlots.set(summary, termLists.length - 1);
+            const wantsModel = context && extracted.content !== undefined && (!chosen || chosen.has(file.path));
+            const result = wantsModel
+              ? await profileWithLlm(file, facts, extracted.content as string, extracted.hash, context).catch((error: unknown) => {
+                  // Only a refusal of the whole run (bad key, unknown model) or an interrupt gets here.
+                  if (error instanceof ProviderError) {
+                    fatalError ??= error;
+                    fatal.abort(error);
+                  }
+                  return null;
+                })
+              : null;
+            if (signal.aborted) return;
+            if (result && result.secretsRedacted > 0) summary.secrets_redacted = result.secretsRedacted;
+            if (result?.ok) {
+              relationships.push(...applyAnswer(summary, result.answer));
+              cached = result.cached;
+            } else {
+              if (result) {
+                summary.status = 'failed';
+                summary.reason = result.error;
+              } else if (chosen && context) {
+                summary.reason = 'not selected by the pre-filter';
+              }
+              termLists.push(facts.terms);
+              conceptSlots.set(summary, termLists.length - 1);
+            }
           }
           summaries.push(summary);
-          emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached: false });
+          emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached });
         }),
       ),
     );
-    if (signal?.aborted) throw new AbortedError();
+    if (fatalError) throw fatalError;
+    if (signal.aborted) throw new AbortedError('interrupted: profiles finished so far are cached; run again to resume');
 
     const concepts = finalizeConcepts(termLists);
     for (const [summary, slot] of conceptSlots) summary.key_concepts = concepts[slot] ?? [];
@@ -96,16 +142,34 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
       repoName,
       repoPath: path.resolve(repoPath),
       summaries,
-      relationships: [],
+      relationships,
       config,
       configFile: options.configFile ?? null,
       gitCommit: walked.gitCommit,
       startedAt: started,
       finishedAt: now(),
+      run: runFacts(llm, stats, candidates.length, chosen?.size ?? candidates.length),
     });
   } finally {
     if (ownsExtractors) await extractors.close();
   }
+}
+
+function runFacts(llm: LlmSession | null, stats: ReturnType<typeof emptyLlmStats>, before: number, after: number): RunFacts {
+  if (!llm) return { ...STATIC_RUN, prefilter: { enabled: false, before, after: before } };
+  return {
+    provider: llm.provider.name,
+    model: llm.provider.model,
+    promptVersion: llm.prompts.version,
+    focus: llm.focus,
+    targetStructure: llm.targetStructure,
+    prefilter: { enabled: llm.prefilter && llm.targetStructure !== null, before, after },
+    tokenUsage: { prompt_tokens: stats.prompt_tokens, completion_tokens: stats.completion_tokens },
+    llmCalls: stats.calls,
+    retries: stats.retries,
+    cacheHits: stats.cache_hits,
+    secretsRedacted: stats.secrets_redacted,
+  };
 }
 
 export function createExtractors(config: Config, readFile?: ReadFile): ExtractorPool {

@@ -1,11 +1,13 @@
 /**
  * `coderag index`: resolve the repositories and configuration, run the pipeline, and report.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import type { RepoIndex } from '../../index/types.js';
+import { selectProvider } from '../../llm/select.js';
+import { createLlmSession } from '../../pipeline/llmSession.js';
 import { runIndex } from '../../pipeline/runIndex.js';
 import { AbortedError, UsageError } from '../../shared/errors.js';
 import { createProgress } from '../progress.js';
@@ -16,6 +18,12 @@ export interface IndexFlags {
   concurrency?: number;
   maxFileSize?: number;
   gitignore: boolean;
+  provider?: string;
+  model?: string;
+  targetStructure?: string;
+  focus?: string;
+  prefilter?: boolean;
+  cache: boolean;
   json: boolean;
   quiet: boolean;
   verbose: boolean;
@@ -30,8 +38,19 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   set('performance', 'max_concurrent_files', flags.concurrency);
   set('file_analysis', 'max_file_size', flags.maxFileSize);
   if (!flags.gitignore) set('file_analysis', 'respect_gitignore', false);
+  set('llm', 'model_provider', flags.provider);
+  set('llm', 'model', flags.model);
+  set('file_analysis', 'enable_pre_filtering', flags.prefilter);
+  if (!flags.cache) set('performance', 'enable_content_caching', false);
   const { config, file } = await loadConfig({ configPath: flags.config, overrides });
   const repos = await resolveRepos(repoArgs, config);
+  const choice = selectProvider(config);
+  const targetFile = flags.targetStructure ?? config.relationships.target_structure_file;
+  const targetStructure = targetFile ? await readTargetStructure(targetFile) : null;
+  const llm = choice.provider ? createLlmSession({ provider: choice.provider, config, targetStructure, focus: flags.focus ?? null }) : null;
+  if (!llm && (targetStructure || flags.focus)) {
+    throw new UsageError('--target-structure and --focus need a model', { hint: 'set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL, or drop them for an offline index' });
+  }
 
   const progress = createProgress({ stream: process.stderr, quiet: flags.quiet });
   const controller = new AbortController();
@@ -42,9 +61,9 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   };
   process.on('SIGINT', onSigint);
   const started = Date.now();
-  progress.sink({ type: 'info', message: 'profiles: static (tree-sitter, offline); no model is used' });
+  progress.sink({ type: 'info', message: choice.description });
   try {
-    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal });
+    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm });
     progress.stop();
     for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
     if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
@@ -82,11 +101,24 @@ async function resolveRepos(repoArgs: string[], config: Config): Promise<string[
   return repos;
 }
 
+async function readTargetStructure(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (cause) {
+    throw new UsageError(`cannot read the target structure file ${file}`, { cause });
+  }
+}
+
 function closingLine(index: RepoIndex): string {
   const meta = index.analysis_metadata;
   const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
-  const skipped = meta.files_by_status.skipped + meta.files_by_status.failed;
-  return `${index.repo_name}: ${meta.files_by_status.ok} files indexed, ${skipped} skipped${reasons.length ? ` (${reasons.join(', ')})` : ''}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
+  const { ok, skipped, failed } = meta.files_by_status;
+  const parts = [`${index.repo_name}: ${ok} files indexed`, `${skipped} skipped`];
+  if (failed) parts.push(`${failed} failed`);
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
+  if (meta.provider === 'static') return head;
+  const tokens = meta.token_usage;
+  return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens, ${index.relationships.length} relationships${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
 }
 
 function runSummary(written: Array<{ index: RepoIndex; outputPath: string }>, reports: string[], durationMs: number) {
@@ -101,6 +133,12 @@ function runSummary(written: Array<{ index: RepoIndex; outputPath: string }>, re
       files_by_status: index.analysis_metadata.files_by_status,
       skipped_by_reason: index.analysis_metadata.skipped_by_reason,
       provider: index.analysis_metadata.provider,
+      model: index.analysis_metadata.model,
+      llm_calls: index.analysis_metadata.llm_calls,
+      retries: index.analysis_metadata.retries,
+      cache_hits: index.analysis_metadata.cache_hits,
+      token_usage: index.analysis_metadata.token_usage,
+      total_relationships: index.relationships.length,
       duration_ms: index.analysis_metadata.duration_ms,
     })),
   };

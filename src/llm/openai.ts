@@ -1,0 +1,75 @@
+/**
+ * OpenAI and every OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio) through a base URL.
+ * Structured output uses `response_format: json_schema`; a server that rejects it gets plain JSON
+ * instructions instead, for the rest of the run.
+ */
+import OpenAI from 'openai';
+import type { LlmProvider, StructuredRequest, StructuredResponse } from './provider.js';
+import { parseJsonLoose } from './provider.js';
+
+export interface OpenAiOptions {
+  apiKey: string;
+  baseURL?: string | undefined;
+  model: string;
+  timeoutMs: number;
+}
+
+export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
+
+export class OpenAiProvider implements LlmProvider {
+  readonly name = 'openai' as const;
+  readonly model: string;
+  private readonly client: OpenAI;
+  private jsonSchemaSupported = true;
+
+  constructor(options: OpenAiOptions) {
+    this.model = options.model;
+    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs });
+  }
+
+  async complete(request: StructuredRequest): Promise<StructuredResponse> {
+    if (this.jsonSchemaSupported) {
+      try {
+        return await this.call(request, true);
+      } catch (error) {
+        if (!rejectsJsonSchema(error)) throw error;
+        this.jsonSchemaSupported = false;
+      }
+    }
+    return this.call(request, false);
+  }
+
+  private async call(request: StructuredRequest, jsonSchema: boolean): Promise<StructuredResponse> {
+    const prompt = jsonSchema
+      ? request.prompt
+      : `${request.prompt}\n\nAnswer with one JSON object only, no prose, matching this JSON schema:\n\`\`\`json\n${JSON.stringify(request.schema)}\n\`\`\``;
+    const completion = await this.client.chat.completions.create(
+      {
+        model: this.model,
+        messages: [
+          { role: 'system', content: request.system },
+          { role: 'user', content: prompt },
+        ],
+        max_tokens: request.maxTokens,
+        temperature: request.temperature,
+        response_format: jsonSchema
+          ? { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } }
+          : { type: 'json_object' },
+      },
+      request.signal ? { signal: request.signal } : undefined,
+    );
+    const choice = completion.choices[0];
+    const text = choice?.message.content ?? '';
+    return {
+      text,
+      value: parseJsonLoose(text),
+      finishReason: choice?.finish_reason === 'length' ? 'length' : choice?.finish_reason === 'stop' ? 'stop' : 'other',
+      usage: { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0 },
+    };
+  }
+}
+
+/** A 400 that names response_format or json_schema: the server does not do structured output. */
+function rejectsJsonSchema(error: unknown): boolean {
+  return error instanceof OpenAI.APIError && error.status === 400 && /response_format|json_schema|structured/i.test(error.message);
+}

@@ -1,0 +1,53 @@
+/**
+ * The one narrow interface every model provider implements: one structured-output request, one HTTP call,
+ * no retries (the retry layer owns those). Only openai.ts and anthropic.ts build SDK clients.
+ */
+import type { TokenUsage } from '../index/types.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface StructuredRequest {
+  system: string;
+  prompt: string;
+  /** The answer's JSON schema, as the provider's structured-output feature takes it. */
+  schema: JsonSchema;
+  schemaName: string;
+  maxTokens: number;
+  temperature: number;
+  signal?: AbortSignal;
+}
+
+export interface StructuredResponse {
+  /** The answer's raw text (for debug dumps and defensive parsing). */
+  text: string;
+  /** The parsed answer, or undefined when the text was not JSON. */
+  value: unknown;
+  /** `length` when the answer was cut by max_tokens. */
+  finishReason: 'stop' | 'length' | 'other';
+  usage: TokenUsage;
+}
+
+export interface LlmProvider {
+  readonly name: 'openai' | 'anthropic';
+  readonly model: string;
+  complete(request: StructuredRequest): Promise<StructuredResponse>;
+}
+
+/** Parses JSON out of a model's text: bare, fenced, or the first {...} block in prose. */
+export function parseJsonLoose(text: string): unknown {
+  const trimmed = text.trim();
+  const candidates = [trimmed];
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(trimmed);
+  if (fenced?.[1]) candidates.push(fenced[1]);
+  const first = trimmed.indexOf('{');
+  const last = trimmed.lastIndexOf('}');
+  if (first >= 0 && last > first) candidates.push(trimmed.slice(first, last + 1));
+  for (const candidate of candidates) {
+    try {
+      return JSON.parse(candidate);
+    } catch {
+      // try the next shape
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,75 @@
+/**
+ * Screens text before it leaves the machine: known secret shapes and credential-looking assignments are
+ * replaced by `[REDACTED:<kind>]`, and counted. Credential files (.env, *.pem, id_rsa, …) never get this
+ * far: classify records them as skipped without reading them.
+ */
+
+interface SecretPattern {
+  kind: string;
+  pattern: RegExp;
+  /** Which capture group is the secret; the whole match when absent. */
+  group?: number;
+}
+
+const PATTERNS: SecretPattern[] = [
+  { kind: 'private_key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g },
+  { kind: 'aws_access_key', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b/g },
+  { kind: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b/g },
+  { kind: 'anthropic_key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+  { kind: 'openai_key', pattern: /\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g },
+  { kind: 'stripe_key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g },
+  { kind: 'slack_token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { kind: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
+  { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
+  { kind: 'url_credentials', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/'"]+:([^\s@/'"]+)@/gi, group: 1 },
+  {
+    kind: 'password',
+    pattern: /\b(?:password|passwd|pwd|pass|secret|client_secret)\b["']?\s*[:=]\s*["']([^"'\s]{4,})["']/gi,
+    group: 1,
+  },
+];
+
+/** Quoted values assigned to key-, secret- or token-named variables, kept only when they look random. */
+const ASSIGNMENT = /\b([A-Za-z_][\w.-]*(?:key|secret|token|auth|credential|passwd|password|apikey|access)[\w.-]*)["']?\s*[:=]\s*["']([A-Za-z0-9+/=_\-.]{16,})["']/gi;
+
+export interface RedactionResult {
+  text: string;
+  count: number;
+  kinds: Record<string, number>;
+}
+
+export function redactSecrets(input: string): RedactionResult {
+  let text = input;
+  let count = 0;
+  const kinds: Record<string, number> = {};
+  const note = (kind: string) => {
+    count++;
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+  };
+  for (const { kind, pattern, group } of PATTERNS) {
+    text = text.replace(pattern, (match: string, ...groups: unknown[]) => {
+      const secret = group ? groups[group - 1] : match;
+      if (typeof secret !== 'string' || secret.includes('[REDACTED')) return match;
+      note(kind);
+      return match.replace(secret, `[REDACTED:${kind}]`);
+    });
+  }
+  text = text.replace(ASSIGNMENT, (match: string, _name: string, value: string) => {
+    if (value.includes('REDACTED') || shannonEntropy(value) < 3.5) return match;
+    note('high_entropy');
+    return match.replace(value, '[REDACTED:high_entropy]');
+  });
+  return { text, count, kinds };
+}
+
+/** Bits per character: random keys score above ~3.5, words and identifiers below. */
+export function shannonEntropy(value: string): number {
+  const counts = new Map<string, number>();
+  for (const c of value) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let entropy = 0;
+  for (const n of counts.values()) {
+    const p = n / value.length;
+    entropy -= p * Math.log2(p);
+  }
+  return entropy;
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parseProfileAnswer, profileRequestSchema } from '../../src/llm/answers.js';
+import { loadPromptSet, renderPrompt } from '../../src/llm/prompts.js';
+
+const types = ['direct_match', 'partial_match', 'reference', 'utility'];
+const relationship = (type: string, confidence: number) => ({
+  target_file_path: 'src/cache.ts', relationship_type: type, confidence_score: confidence,
+  helpful_aspects: ['ttl'], potential_contributions: ['eviction'], usage_suggestions: 'reuse the clock',
+});
+
+describe('checking a model\'s profile answer', () => {
+  it('keeps valid relationships and rejects unknown types and low confidence one by one', () => {
+    const answer = parseProfileAnswer(
+      { file_type: 'module', summary: 'Caches.', key_concepts: ['cache', 'cache'], relationships: [relationship('direct_match', 0.9), relationship('similar', 0.9), relationship('utility', 0.2)] },
+      types,
+      0.3,
+    );
+    expect(answer).toMatchObject({ key_concepts: ['cache'], rejected_relationships: 2 });
+    expect(typeof answer !== 'string' && answer.relationships.map((r) => r.relationship_type)).toEqual(['direct_match']);
+  });
+
+  it('rejects an answer without a summary, naming the field', () => {
+    expect(parseProfileAnswer({ file_type: 'module', key_concepts: [] }, null, 0.3)).toMatch(/^summary: /);
+  });
+
+  it('asks for relationships only when there is a target structure', () => {
+    expect(JSON.stringify(profileRequestSchema(null))).not.toContain('relationships');
+    expect(profileRequestSchema(types)).toMatchObject({ required: ['file_type', 'summary', 'key_concepts', 'relationships'], additionalProperties: false });
+  });
+});
+
+describe('prompt templates', () => {
+  it('load with versions and refuse a missing value', () => {
+    const prompts = loadPromptSet();
+    expect(prompts.version).toMatch(/^profile@\d+\+relationships@\d+\+focus@\d+$/);
+    expect(() => renderPrompt(prompts.focus, {})).toThrow('no value for {{focus}}');
+    expect(() => renderPrompt(prompts.focus, { focus: 'x', extra: 'y' })).toThrow('{{extra}} is not in the template');
+  });
+});
