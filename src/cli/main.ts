@@ -34,9 +34,15 @@ function buildProgram(): Command {
     .option('--concurrency <n>', 'files profiled at once (performance.max_concurrent_files)', positiveInt)
     .option('--max-file-size <bytes>', 'skip files larger than this (file_analysis.max_file_size)', positiveInt)
     .option('--no-gitignore', 'do not honour .gitignore files')
+    .addOption(new Option('--provider <name>', 'profiler (llm.model_provider); auto picks Anthropic, then OpenAI, then static').choices(['auto', 'openai', 'anthropic', 'static']))
+    .option('--model <name>', 'model name (llm.model)')
+    .option('--target-structure <file>', 'a tree or plan of the project to be written: relate files to it (relationships.target_structure_file)')
+    .option('--focus <text>', 'steer every model profile toward one concern, e.g. "error handling"')
+    .option('--prefilter', 'let the model pick the files worth profiling for the target structure (file_analysis.enable_pre_filtering)')
+    .option('--no-cache', 'ignore and do not write the persistent profile cache (performance.enable_content_caching)')
     .option('--json', 'print a JSON run summary on stdout', false)
     .option('-q, --quiet', 'no progress output', false)
-    .addHelpText('after', '\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nExample:\n  coderag index ./my-repo --out indexes\n')
+    .addHelpText('after', '\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n')
     .action(async (repos: string[], opts, command: Command) => {
       await indexCommand(repos, { ...opts, verbose: command.optsWithGlobals().verbose });
     });
@@ -66,6 +72,18 @@ function buildProgram(): Command {
     .option('--json', 'print DeepCode\'s get_indexes_overview JSON', false)
     .action(async (opts) => {
       await overviewCommand(opts);
+    });
+
+  program
+    .command('mcp')
+    .description('Serve the indexes to MCP clients on stdio: search_code_references, get_indexes_overview and search.')
+    .option('-i, --indexes <dir>', 'default folder of RepoIndex files (default: paths.output_dir, "indexes")')
+    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
+    .addHelpText('after', '\nstdout carries the protocol; logs go to stderr.\nExample (an MCP client\'s command):\n  npx coderag mcp --indexes /abs/path/indexes\n')
+    .action(async (opts) => {
+      // Loaded on demand: the MCP SDK is not needed by the other commands.
+      const { mcpCommand } = await import('./commands/mcp.js');
+      await mcpCommand(opts);
     });
 
   return program;

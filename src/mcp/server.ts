@@ -1,0 +1,152 @@
+/**
+ * The MCP server: DeepCode's two tools (same names, argument names and JSON answers, so agents written for
+ * DeepCode work unchanged) and a free-text `search`. Answers come from loaded indexes, never from a model.
+ * Transport-free: the CLI connects it to stdio, tests to whatever they like.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { DEFAULT_MAX_RESULTS } from '../search/search.js';
+import { errorMessage } from '../shared/errors.js';
+import { VERSION } from '../shared/version.js';
+import { IndexCache } from './indexCache.js';
+import { getIndexesOverview, searchCodeReferences, searchText, type ToolAnswer, type ToolContext } from './tools.js';
+
+export interface McpServerOptions {
+  /** The folder used when a call gives no `indexes_path`; relative paths resolve against the working directory. */
+  defaultIndexesDir: string;
+  /** Where log lines go (the CLI sends them to stderr; stdout carries the protocol). */
+  log?: (line: string) => void;
+  /** Loaded indexes; one is created when not given. */
+  cache?: IndexCache;
+}
+
+const indexesPath = z
+  .string()
+  .optional()
+  .describe('Path to the indexes directory containing JSON index files (default: the folder the server was started with)');
+const maxResults = z.number().int().min(1).optional().describe(`Maximum number of results to return (default: ${DEFAULT_MAX_RESULTS})`);
+
+const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
+
+// Output schemas name DeepCode's keys and let ours pass beside them.
+const searchCodeReferencesOutput = z.looseObject({
+  status: z.literal('success'),
+  target_file: z.string(),
+  indexes_path: z.string(),
+  keywords_used: z.array(z.string()),
+  total_references_found: z.number(),
+  total_relationships_found: z.number(),
+  formatted_content: z.string(),
+  indexes_loaded: z.array(z.string()),
+  total_indexes_loaded: z.number(),
+});
+const overviewOutput = z.looseObject({
+  status: z.literal('success'),
+  overview: z.looseObject({ total_repos: z.number(), repositories: z.record(z.string(), z.unknown()) }),
+  indexes_directory: z.string(),
+  total_indexes_loaded: z.number(),
+});
+const searchOutput = z.looseObject({
+  status: z.literal('success'),
+  query: z.string(),
+  keywords_used: z.array(z.string()),
+  total_results: z.number(),
+  results: z.array(
+    z.looseObject({
+      repo: z.string(),
+      path: z.string(),
+      score: z.number(),
+      summary: z.string(),
+      main_functions: z.array(z.string()),
+      symbols: z.array(z.looseObject({ kind: z.string(), name: z.string(), start_line: z.number(), end_line: z.number() })),
+    }),
+  ),
+  total_indexes_loaded: z.number(),
+});
+
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const log = options.log ?? (() => {});
+  const context: ToolContext = { cache: options.cache ?? new IndexCache({ log }), defaultIndexesDir: options.defaultIndexesDir };
+  const server = new McpServer(
+    { name: 'coderag', version: VERSION },
+    {
+      instructions:
+        'Search indexed code repositories for files to read before writing a file. get_indexes_overview lists what is indexed; ' +
+        'search_code_references ranks files for a target file and comma-separated keywords (DeepCode\'s tool); search takes free text.',
+    },
+  );
+
+  /** Runs a tool, logging a failure instead of letting it reach the transport. */
+  const answer = async (tool: string, run: () => Promise<ToolAnswer>): Promise<CallToolResult> => {
+    try {
+      return toCallToolResult(await run());
+    } catch (error) {
+      log(`error: ${tool}: ${errorMessage(error)}`);
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify({ status: 'error', message: `${tool} failed: ${errorMessage(error)}` }, null, 2) }] };
+    }
+  };
+
+  server.registerTool(
+    'search_code_references',
+    {
+      title: 'Search code references',
+      description:
+        'Search relevant reference code from index files for target file implementation: ranked files with their functions, ' +
+        'concepts, dependencies and matching symbols\' lines, plus the target\'s known relationships. Returns DeepCode\'s JSON ' +
+        '(status, formatted_content, …) with structured references beside it.',
+      inputSchema: {
+        indexes_path: indexesPath,
+        target_file: z.string().describe('Target file path (file to be implemented), e.g. src/cache.ts'),
+        keywords: z
+          .union([z.string(), z.array(z.string())])
+          .optional()
+          .describe('Search keywords, comma-separated, e.g. "ttl,eviction" (default: none)'),
+        max_results: maxResults,
+      },
+      outputSchema: searchCodeReferencesOutput,
+      annotations: readOnly,
+    },
+    (args) => answer('search_code_references', () => searchCodeReferences(context, args)),
+  );
+
+  server.registerTool(
+    'get_indexes_overview',
+    {
+      title: 'Indexes overview',
+      description: 'Get overview of all available reference code index information: repositories, file counts, file types, languages, main concepts, relationships.',
+      inputSchema: { indexes_path: indexesPath },
+      outputSchema: overviewOutput,
+      annotations: readOnly,
+    },
+    (args) => answer('get_indexes_overview', () => getIndexesOverview(context, args)),
+  );
+
+  server.registerTool(
+    'search',
+    {
+      title: 'Search code',
+      description:
+        'Free-text search over the indexed files, e.g. "token bucket rate limiter": ranked files with repository, path, score, ' +
+        'summary, main functions and the matching symbols with their lines.',
+      inputSchema: {
+        query: z.string().trim().min(1).describe('What you are looking for, in words'),
+        target_file: z.string().optional().describe('The file you are about to write; its name and extension count too'),
+        max_results: maxResults,
+        indexes_path: indexesPath,
+      },
+      outputSchema: searchOutput,
+      annotations: readOnly,
+    },
+    (args) => answer('search', () => searchText(context, args)),
+  );
+
+  return server;
+}
+
+/** DeepCode returns its JSON as a string; so do we, in a text block, and as structured content on success. */
+export function toCallToolResult(answer: ToolAnswer): CallToolResult {
+  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(answer.json, null, 2) }];
+  // Structured content is checked against the success schema, so error answers carry text only.
+  return answer.isError ? { isError: true, content } : { content, structuredContent: answer.json };
+}

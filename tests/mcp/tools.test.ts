@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { IndexCache } from '../../src/mcp/indexCache.js';
+import { getIndexesOverview, searchCodeReferences, searchText, splitKeywords, type ToolContext } from '../../src/mcp/tools.js';
+import { makeTempDir } from '../support/tempRepo.js';
+import { CACHE_REPO, LIMITER_REPO, writeIndex } from './sampleIndexes.js';
+
+const DEEPCODE_SEARCH_KEYS = [
+  'status',
+  'target_file',
+  'indexes_path',
+  'keywords_used',
+  'total_references_found',
+  'total_relationships_found',
+  'formatted_content',
+  'indexes_loaded',
+  'total_indexes_loaded',
+];
+
+function contextWith(...indexes: [string, unknown][]): ToolContext & { dir: string } {
+  const dir = makeTempDir();
+  for (const [name, index] of indexes) writeIndex(dir, name, index);
+  return { cache: new IndexCache(), defaultIndexesDir: dir, dir };
+}
+
+describe('splitting DeepCode\'s keywords argument', () => {
+  it.each([
+    ['ttl,eviction', ['ttl', 'eviction']],
+    [' ttl , , eviction ', ['ttl', 'eviction']],
+    ['', []],
+    [undefined, []],
+    [['ttl', ' cache '], ['ttl', 'cache']],
+  ])('reads %j as %j', (input, expected) => {
+    expect(splitKeywords(input)).toEqual(expected);
+  });
+});
+
+describe('the search_code_references tool', () => {
+  it('answers with DeepCode\'s keys first, in DeepCode\'s order', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const answer = await searchCodeReferences(context, { indexes_path: context.dir, target_file: 'cache.ts', keywords: 'ttl' });
+    expect(answer.isError).toBe(false);
+    expect(Object.keys(answer.json).slice(0, DEEPCODE_SEARCH_KEYS.length)).toEqual(DEEPCODE_SEARCH_KEYS);
+    expect(answer.json).toMatchObject({ status: 'success', target_file: 'cache.ts', indexes_path: context.dir, keywords_used: ['ttl'], indexes_loaded: ['cachelib_index'] });
+    expect(answer.json.formatted_content).toContain('### 1. src/lruCache.ts');
+  });
+
+  it('searches the server\'s folder when no indexes_path is given', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const answer = await searchCodeReferences(context, { target_file: 'cache.ts' });
+    expect(answer.json).toMatchObject({ status: 'success', indexes_path: context.dir, total_indexes_loaded: 1 });
+  });
+
+  it('honours max_results', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const all = await searchCodeReferences(context, { target_file: 'x.ts', keywords: 'cache,clock' });
+    const one = await searchCodeReferences(context, { target_file: 'x.ts', keywords: 'cache,clock', max_results: 1 });
+    expect(all.json.total_references_found).toBe(2);
+    expect(one.json.total_references_found).toBe(1);
+  });
+
+  it('answers DeepCode\'s error for a folder with no indexes, with the reason beside it', async () => {
+    const missing = path.join(makeTempDir(), 'nothing-here');
+    const context: ToolContext = { cache: new IndexCache(), defaultIndexesDir: missing };
+    const answer = await searchCodeReferences(context, { target_file: 'cache.ts', keywords: 'ttl' });
+    expect(answer.isError).toBe(true);
+    expect(answer.json).toMatchObject({
+      status: 'error',
+      message: `No index files found or failed to load from: ${missing}`,
+      target_file: 'cache.ts',
+      indexes_path: missing,
+      warnings: [`indexes folder not found: ${missing}`],
+    });
+  });
+});
+
+describe('the get_indexes_overview tool', () => {
+  it('describes every loaded repository', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO], ['limiter', LIMITER_REPO]);
+    const answer = await getIndexesOverview(context, { indexes_path: context.dir });
+    expect(answer.isError).toBe(false);
+    expect(answer.json).toMatchObject({ status: 'success', indexes_directory: context.dir, total_indexes_loaded: 2, overview: { total_repos: 2 } });
+  });
+
+  it('answers DeepCode\'s error for an empty folder', async () => {
+    const context = contextWith();
+    const answer = await getIndexesOverview(context, {});
+    expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: `No index files found in: ${context.dir}`, indexes_path: context.dir } });
+  });
+});
+
+describe('the search tool', () => {
+  it('ranks free text and points at matching symbols\' lines', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO], ['limiter', LIMITER_REPO]);
+    const answer = await searchText(context, { query: 'where is the token bucket rate limiter?' });
+    expect(answer.json).toMatchObject({ status: 'success', keywords_used: ['token', 'bucket', 'rate', 'limiter'], total_indexes_loaded: 2 });
+    const results = answer.json.results as { repo: string; path: string; symbols: { name: string; start_line: number }[] }[];
+    expect(results[0]).toMatchObject({ repo: 'limiter', path: 'src/tokenBucket.ts', summary: 'A token bucket rate limiter.', main_functions: ['takeToken', 'refillBucket'] });
+    expect(results[0]?.symbols).toContainEqual(expect.objectContaining({ name: 'takeToken', start_line: 1 }));
+  });
+
+  it('answers an error naming the folder when nothing is indexed', async () => {
+    const context = contextWith();
+    const answer = await searchText(context, { query: 'cache' });
+    expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: `No index files found or failed to load from: ${context.dir}`, query: 'cache' } });
+  });
+});
