@@ -5,8 +5,8 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts', 'bench/eval/**/*.test.ts'],
     exclude: ['tests/fixtures/**', 'node_modules/**', 'bench/.work/**'],
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     reporters: ['default', new SummaryLine()],
   },
 });

@@ -5,6 +5,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CodeRagError, errorMessage } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
+import { cliState } from './state.js';
 import { indexCommand } from './commands/index.js';
 import { overviewCommand } from './commands/overview.js';
 import { searchCommand } from './commands/search.js';
@@ -43,8 +44,8 @@ function buildProgram(): Command {
     .option('--json', 'print a JSON run summary on stdout', false)
     .option('-q, --quiet', 'no progress output', false)
     .addHelpText('after', '\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n')
-    .action(async (repos: string[], opts, command: Command) => {
-      await indexCommand(repos, { ...opts, verbose: command.optsWithGlobals().verbose });
+    .action(async (repos: string[], opts) => {
+      await indexCommand(repos, opts);
     });
 
   program
@@ -91,7 +92,7 @@ function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
-  const verbose = argv.includes('--verbose');
+  cliState.verbose = argv.includes('--verbose');
   try {
     await program.parseAsync(argv);
     return 0;
@@ -103,11 +104,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CodeRagError) {
       process.stderr.write(`error: ${error.message}\n`);
       if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
-      if (verbose && error.stack) process.stderr.write(`${error.stack}\n`);
+      if (cliState.verbose && error.stack) process.stderr.write(`${error.stack}\n`);
       return error.exitCode;
     }
     process.stderr.write(`error: ${errorMessage(error)}\n`);
-    if (verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    if (cliState.verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     else process.stderr.write('hint: run again with --verbose for details\n');
     return 1;
   }

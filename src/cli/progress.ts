@@ -2,12 +2,20 @@
  * Draws pipeline events: a cli-progress bar on a TTY, plain lines every few seconds elsewhere (CI logs), all
  * on stderr so stdout carries results only.
  */
+import { appendFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { EventSink, IndexEvent } from '../pipeline/events.js';
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
+const RANK: Record<LogLevel, number> = { DEBUG: 0, INFO: 1, WARNING: 2, ERROR: 3 };
 
 export interface ProgressOptions {
   stream: NodeJS.WriteStream;
   quiet: boolean;
+  /** `logging.level`: DEBUG adds a line per file, WARNING drops info lines, ERROR drops warnings too. */
+  level?: LogLevel;
+  /** `logging.log_file` when `logging.log_to_file` is on: every message, with time and level, appended. */
+  logFile?: string | null;
   /** Seconds between plain progress lines when not on a TTY. */
   interval?: number;
 }
@@ -28,14 +36,20 @@ export function createProgress(options: ProgressOptions): Progress {
   let repo = '';
   let lastLine = 0;
   const interval = (options.interval ?? 5) * 1000;
+  const level = RANK[options.level ?? 'INFO'];
+  const log = (name: LogLevel, message: string): void => {
+    if (options.logFile) appendFileSync(options.logFile, `${new Date().toISOString()} ${name} ${message}\n`);
+  };
 
   const sink = (event: IndexEvent): void => {
     switch (event.type) {
       case 'warning':
-        warnings.push(event.message);
+        log('WARNING', event.message);
+        if (level <= RANK.WARNING) warnings.push(event.message);
         return;
       case 'info':
-        if (!options.quiet) stream.write(`${event.message}\n`);
+        log('INFO', event.message);
+        if (!options.quiet && level <= RANK.INFO) stream.write(`${event.message}\n`);
         return;
       case 'repo_start':
         repo = event.repo;
@@ -55,6 +69,11 @@ export function createProgress(options: ProgressOptions): Progress {
         return;
       case 'file_done':
         done++;
+        if (level <= RANK.DEBUG) {
+          const line = `${event.repo}: ${event.path} ${event.status}${event.cached ? ' (cached)' : ''}`;
+          log('DEBUG', line);
+          if (!bar && !options.quiet) stream.write(`${line}\n`);
+        }
         if (bar) bar.update(done);
         else if (!options.quiet && !tty && Date.now() - lastLine >= interval) {
           lastLine = Date.now();
@@ -64,6 +83,7 @@ export function createProgress(options: ProgressOptions): Progress {
       case 'repo_done':
         bar?.stop();
         bar = null;
+        log('INFO', `${event.repo}: index written to ${event.outputPath ?? '(not written)'}`);
         return;
     }
   };

@@ -1,7 +1,7 @@
 /**
  * Runs the built CLI (`dist/cli/main.js`, built by `npm test` before vitest) as a user would.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 export const CLI = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
@@ -12,13 +12,22 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+export interface CliOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /** Called once the process is running, e.g. to send it a signal later. */
+  onSpawn?: (child: ChildProcess) => void;
+}
+
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { ...cleanEnv(), ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

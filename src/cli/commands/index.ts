@@ -11,6 +11,7 @@ import { createLlmSession } from '../../pipeline/llmSession.js';
 import { runIndex } from '../../pipeline/runIndex.js';
 import { AbortedError, UsageError } from '../../shared/errors.js';
 import { createProgress } from '../progress.js';
+import { cliState } from '../state.js';
 
 export interface IndexFlags {
   out?: string;
@@ -26,7 +27,6 @@ export interface IndexFlags {
   cache: boolean;
   json: boolean;
   quiet: boolean;
-  verbose: boolean;
 }
 
 export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promise<void> {
@@ -52,7 +52,13 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
     throw new UsageError('--target-structure and --focus need a model', { hint: 'set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL, or drop them for an offline index' });
   }
 
-  const progress = createProgress({ stream: process.stderr, quiet: flags.quiet });
+  if (config.debug.verbose_output) cliState.verbose = true;
+  const progress = createProgress({
+    stream: process.stderr,
+    quiet: flags.quiet,
+    level: config.debug.verbose_output ? 'DEBUG' : config.logging.level,
+    logFile: config.logging.log_to_file ? config.logging.log_file : null,
+  });
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
