@@ -27,23 +27,49 @@ export function defaultWorkerCount(): number {
   return Math.max(1, Math.min(availableParallelism(), 8));
 }
 
+/** Below this many files, starting workers (each compiling its grammars) costs more than it saves. */
+export const MIN_FILES_FOR_WORKERS = 400;
+
 export class ExtractorPool {
   private readonly workers: Worker[] = [];
   private readonly load: number[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
-  private readonly local: { parsers: ParserPool; repoFiles: RepoFileSet; readFile?: ReadFile } | null;
+  private readonly local: { parsers: ParserPool; repoFiles: RepoFileSet; readFile?: ReadFile };
+  private readonly canUseWorkers: boolean;
+  /** Whether the current repository's jobs go to the workers. */
+  private useWorkers = false;
   private options: ExtractJobOptions | null = null;
 
-  /** `size` workers; 0, an injected `readFile`, or a missing compiled worker means in-process extraction. */
-  constructor(size: number, readFile?: ReadFile) {
-    const useWorkers = size > 0 && !readFile && import.meta.url.endsWith('.js') && existsSync(WORKER_FILE);
-    if (!useWorkers) {
-      this.local = { parsers: new ParserPool(), repoFiles: new RepoFileSet([]), ...(readFile ? { readFile } : {}) };
+  /**
+   * Up to `size` workers, started when a repository is large enough to repay them; 0, an injected
+   * `readFile`, or a missing compiled worker means in-process extraction throughout.
+   */
+  constructor(private readonly size: number, readFile?: ReadFile) {
+    this.canUseWorkers = size > 0 && !readFile && import.meta.url.endsWith('.js') && existsSync(WORKER_FILE);
+    this.local = { parsers: new ParserPool(), repoFiles: new RepoFileSet([]), ...(readFile ? { readFile } : {}) };
+  }
+
+  get threads(): number {
+    return this.useWorkers ? this.workers.length : 0;
+  }
+
+  /** The repository the next jobs belong to: its file list resolves imports, its size picks threads or not. */
+  setRepository(files: string[], goModule: string | null, options: ExtractJobOptions): void {
+    this.options = options;
+    this.useWorkers = this.canUseWorkers && files.length >= MIN_FILES_FOR_WORKERS;
+    if (!this.useWorkers) {
+      this.local.repoFiles = new RepoFileSet(files);
+      this.local.repoFiles.goModule = goModule;
       return;
     }
-    this.local = null;
-    for (let i = 0; i < size; i++) {
+    this.startWorkers();
+    const message: WorkerRequest = { type: 'repo', files, goModule, options };
+    for (const worker of this.workers) worker.postMessage(message);
+  }
+
+  private startWorkers(): void {
+    for (let i = this.workers.length; i < this.size; i++) {
       const worker = new Worker(WORKER_FILE);
       worker.on('message', (reply: WorkerReply) => this.settle(i, reply));
       worker.on('error', (error) => this.failAll(error));
@@ -53,25 +79,9 @@ export class ExtractorPool {
     }
   }
 
-  get threads(): number {
-    return this.workers.length;
-  }
-
-  /** The repository the next jobs belong to: its file list resolves imports. */
-  setRepository(files: string[], goModule: string | null, options: ExtractJobOptions): void {
-    this.options = options;
-    if (this.local) {
-      this.local.repoFiles = new RepoFileSet(files);
-      this.local.repoFiles.goModule = goModule;
-      return;
-    }
-    const message: WorkerRequest = { type: 'repo', files, goModule, options };
-    for (const worker of this.workers) worker.postMessage(message);
-  }
-
   run(file: WalkedFile): Promise<ExtractResult> {
     if (!this.options) return Promise.reject(new Error('setRepository must come before run'));
-    if (this.local) return runExtractJob(file, this.options, this.local);
+    if (!this.useWorkers) return runExtractJob(file, this.options, this.local);
     const slot = this.load.indexOf(Math.min(...this.load));
     const id = this.nextId++;
     this.load[slot] = (this.load[slot] ?? 0) + 1;
@@ -99,7 +109,7 @@ export class ExtractorPool {
   }
 
   async close(): Promise<void> {
-    if (this.local) await this.local.parsers.dispose();
+    await this.local.parsers.dispose();
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers.length = 0;
   }

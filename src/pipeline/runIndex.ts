@@ -5,11 +5,13 @@
  *
  * Side effects (file reads, git, the clock, the event sink) come in as parameters with real defaults.
  */
+import { setMaxListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
+import { preferFastStartup } from '../extract/parser.js';
 import { finalizeConcepts } from '../extract/staticProfile.js';
 import type { FileRelationship, FileStatus, FileSummary, RepoIndex } from '../index/types.js';
 import { AbortedError, ProviderError } from '../shared/errors.js';
@@ -23,6 +25,9 @@ import { skippedSummary, staticSummary } from './profile.js';
 import { buildRepoIndex } from './buildIndex.js';
 import { runGit, walkRepository, type GitRunner } from './walk.js';
 import { writeRepoIndex, writeRunReports, type WrittenRepo } from './writeIndex.js';
+
+/** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
+const FAST_STARTUP_MAX_FILES = 2000;
 
 export interface IndexRepoOptions {
   config: Config;
@@ -44,6 +49,8 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
   // One signal for the run: the caller's (Ctrl+C), or ours when the provider refuses us outright.
   const fatal = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, fatal.signal]) : fatal.signal;
+  // Every request in flight, and every wait between retries, listens to this one signal for as long as it lasts.
+  setMaxListeners(0, signal);
   const emit = options.onEvent ?? ignoreEvents;
   const now = options.now ?? Date.now;
   const started = now();
@@ -63,6 +70,7 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     );
     emit({ type: 'repo_start', repo: repoName, files: walked.files.length + walked.outside.length });
 
+    if (walked.files.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
     extractors.setRepository(walked.files.map((f) => f.path), await readGoModule(path.join(repoPath, 'go.mod')), {
       classify: { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated },
       keepContent: llm !== null,

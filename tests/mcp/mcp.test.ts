@@ -39,7 +39,7 @@ describe('coderag mcp over stdio, end to end', () => {
     (transport.stderr as Readable | null)?.on('data', (d: Buffer) => (stderr += d.toString()));
     client = new Client({ name: 'coderag-test', version: '0' });
     await client.connect(transport, { timeout: 10_000 });
-  }, 20_000);
+  }, 60_000);
 
   afterAll(async () => {
     await client?.close();
