@@ -4,15 +4,8 @@
  * OpenAI-compatible servers only.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { LlmProvider, StructuredRequest, StructuredResponse } from './provider.js';
+import type { LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
 import { parseJsonLoose } from './provider.js';
-
-export interface AnthropicOptions {
-  apiKey: string;
-  baseURL?: string | undefined;
-  model: string;
-  timeoutMs: number;
-}
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
 
@@ -21,7 +14,7 @@ export class AnthropicProvider implements LlmProvider {
   readonly model: string;
   private readonly client: Anthropic;
 
-  constructor(options: AnthropicOptions) {
+  constructor(options: ProviderOptions) {
     this.model = options.model;
     this.client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL ?? null, maxRetries: 0, timeout: options.timeoutMs });
   }

@@ -4,15 +4,8 @@
  * instructions instead, for the rest of the run.
  */
 import OpenAI from 'openai';
-import type { LlmProvider, StructuredRequest, StructuredResponse } from './provider.js';
+import type { LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
 import { parseJsonLoose } from './provider.js';
-
-export interface OpenAiOptions {
-  apiKey: string;
-  baseURL?: string | undefined;
-  model: string;
-  timeoutMs: number;
-}
 
 export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
 
@@ -22,7 +15,7 @@ export class OpenAiProvider implements LlmProvider {
   private readonly client: OpenAI;
   private jsonSchemaSupported = true;
 
-  constructor(options: OpenAiOptions) {
+  constructor(options: ProviderOptions) {
     this.model = options.model;
     this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs });
   }

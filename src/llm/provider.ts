@@ -27,6 +27,14 @@ export interface StructuredResponse {
   usage: TokenUsage;
 }
 
+/** How a provider's SDK client is built: a key from the environment, an optional base URL, a model. */
+export interface ProviderOptions {
+  apiKey: string;
+  baseURL?: string | undefined;
+  model: string;
+  timeoutMs: number;
+}
+
 export interface LlmProvider {
   readonly name: 'openai' | 'anthropic';
   readonly model: string;

@@ -10,7 +10,7 @@ import type { StaticFacts } from '../extract/staticProfile.js';
 import { SCHEMA_VERSION } from '../index/types.js';
 import { parseProfileAnswer, profileRequestSchema, type ProfileAnswer } from '../llm/answers.js';
 import { renderPrompt, type PromptSet } from '../llm/prompts.js';
-import type { LlmProvider } from '../llm/provider.js';
+import type { JsonSchema, LlmProvider } from '../llm/provider.js';
 import { InvalidAnswerError, statusOf, withRetries, type RequestGate, type RetryPolicy } from '../llm/retry.js';
 import { redactSecrets } from '../llm/secrets.js';
 import { ProviderError, errorMessage } from '../shared/errors.js';
@@ -92,31 +92,8 @@ export async function profileWithLlm(
   const schema = profileRequestSchema(types);
   const minConfidence = ctx.config.relationships.min_confidence_score;
   try {
-    const answer = await withRetries(
-      async () => {
-        await ctx.gate.wait(ctx.signal);
-        ctx.stats.calls++;
-        const response = await ctx.provider.complete({
-          system: ctx.config.llm.system_prompt,
-          prompt,
-          schema,
-          schemaName: 'file_profile',
-          maxTokens: ctx.config.llm.max_tokens,
-          temperature: ctx.config.llm.temperature,
-          signal: ctx.signal,
-        });
-        ctx.stats.prompt_tokens += response.usage.prompt_tokens;
-        ctx.stats.completion_tokens += response.usage.completion_tokens;
-        await ctx.saveRaw?.(file.path, response.text);
-        if (response.finishReason === 'length') throw new InvalidAnswerError('answer cut off at llm.max_tokens', response.text);
-        if (response.value === undefined) throw new InvalidAnswerError('answer is not JSON', response.text);
-        const parsed = parseProfileAnswer(response.value, types, minConfidence);
-        if (typeof parsed === 'string') throw new InvalidAnswerError(`answer has the wrong shape (${parsed})`, response.text);
-        return parsed;
-      },
-      ctx.retry,
-      ctx.signal,
-      { onRetry: () => ctx.stats.retries++ },
+    const answer = await askModel(ctx, { prompt, schema, schemaName: 'file_profile' }, (value) => parseProfileAnswer(value, types, minConfidence), (raw) =>
+      ctx.saveRaw?.(file.path, raw),
     );
     await ctx.cache.set(fastKey, key, answer);
     return { ok: true, answer, cached: false, secretsRedacted };
@@ -131,6 +108,44 @@ export async function profileWithLlm(
     }
     return { ok: false, error: describeFailure(error), secretsRedacted };
   }
+}
+
+export type AskContext = Pick<LlmContext, 'provider' | 'config' | 'retry' | 'gate' | 'stats' | 'signal'>;
+
+/**
+ * One structured question, with the run's gate, retry policy and statistics: an answer cut off at
+ * max_tokens, not JSON, or of the wrong shape (`parse` returns a string saying why) is retried like a 503.
+ */
+export async function askModel<T>(
+  ctx: AskContext,
+  question: { prompt: string; schema: JsonSchema; schemaName: string },
+  parse: (value: unknown) => T | string,
+  onRaw?: (raw: string) => Promise<void> | undefined,
+): Promise<T> {
+  return withRetries(
+    async () => {
+      await ctx.gate.wait(ctx.signal);
+      ctx.stats.calls++;
+      const response = await ctx.provider.complete({
+        system: ctx.config.llm.system_prompt,
+        ...question,
+        maxTokens: ctx.config.llm.max_tokens,
+        temperature: ctx.config.llm.temperature,
+        signal: ctx.signal,
+      });
+      ctx.stats.prompt_tokens += response.usage.prompt_tokens;
+      ctx.stats.completion_tokens += response.usage.completion_tokens;
+      await onRaw?.(response.text);
+      if (response.finishReason === 'length') throw new InvalidAnswerError('answer cut off at llm.max_tokens', response.text);
+      if (response.value === undefined) throw new InvalidAnswerError('answer is not JSON', response.text);
+      const parsed = parse(response.value);
+      if (typeof parsed === 'string') throw new InvalidAnswerError(`answer has the wrong shape (${parsed})`, response.text);
+      return parsed;
+    },
+    ctx.retry,
+    ctx.signal,
+    { onRetry: () => ctx.stats.retries++ },
+  );
 }
 
 function firstLine(text: string): string {

@@ -8,10 +8,10 @@ import type { Config } from '../config/schema.js';
 import { parsePrefilterAnswer, prefilterRequestSchema } from '../llm/answers.js';
 import { renderPrompt, type PromptSet } from '../llm/prompts.js';
 import type { LlmProvider } from '../llm/provider.js';
-import { InvalidAnswerError, withRetries, type RequestGate, type RetryPolicy } from '../llm/retry.js';
+import type { RequestGate, RetryPolicy } from '../llm/retry.js';
 import { CodeRagError, errorMessage } from '../shared/errors.js';
 import type { EventSink } from './events.js';
-import type { LlmStats } from './llmProfile.js';
+import { askModel, type LlmStats } from './llmProfile.js';
 
 export interface PrefilterContext {
   provider: LlmProvider;
@@ -66,29 +66,6 @@ async function selectInChunk(chunk: readonly string[], ctx: PrefilterContext): P
     target_structure: ctx.targetStructure,
     files: chunk.map((file, i) => `${i + 1}. ${file}`).join('\n'),
   });
-  const numbers = await withRetries(
-    async () => {
-      await ctx.gate.wait(ctx.signal);
-      ctx.stats.calls++;
-      const response = await ctx.provider.complete({
-        system: ctx.config.llm.system_prompt,
-        prompt,
-        schema: prefilterRequestSchema(),
-        schemaName: 'file_selection',
-        maxTokens: ctx.config.llm.max_tokens,
-        temperature: ctx.config.llm.temperature,
-        signal: ctx.signal,
-      });
-      ctx.stats.prompt_tokens += response.usage.prompt_tokens;
-      ctx.stats.completion_tokens += response.usage.completion_tokens;
-      if (response.finishReason === 'length') throw new InvalidAnswerError('answer cut off at llm.max_tokens', response.text);
-      const parsed = parsePrefilterAnswer(response.value);
-      if (typeof parsed === 'string') throw new InvalidAnswerError(`answer has the wrong shape (${parsed})`, response.text);
-      return parsed;
-    },
-    ctx.retry,
-    ctx.signal,
-    { onRetry: () => ctx.stats.retries++ },
-  );
+  const numbers = await askModel(ctx, { prompt, schema: prefilterRequestSchema(), schemaName: 'file_selection' }, parsePrefilterAnswer);
   return numbers.filter((n) => n >= 1 && n <= chunk.length).map((n) => chunk[n - 1] as string);
 }
