@@ -5,6 +5,7 @@ import { validateConfig, deepMerge } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { RepoIndex } from './index/types.js';
 import type { EventSink } from './pipeline/events.js';
+import type { LlmSession } from './pipeline/llmSession.js';
 import { indexRepository } from './pipeline/runIndex.js';
 import { SearchCorpus, search as searchCorpus, type SearchRequest, type SearchResponse } from './search/search.js';
 
@@ -14,6 +15,11 @@ export type { Config, ConfigInput } from './config/schema.js';
 export { defaultConfig } from './config/schema.js';
 export { loadConfig, validateConfig } from './config/load.js';
 export { runIndex, indexRepository } from './pipeline/runIndex.js';
+export { createLlmSession, type LlmSession, type LlmSessionOptions } from './pipeline/llmSession.js';
+export { selectProvider } from './llm/select.js';
+export type { LlmProvider, ProviderOptions } from './llm/provider.js';
+export { OpenAiProvider } from './llm/openai.js';
+export { AnthropicProvider } from './llm/anthropic.js';
 export type { IndexEvent, EventSink } from './pipeline/events.js';
 export { loadIndexes, type LoadedIndex } from './search/load.js';
 export { SearchCorpus, type SearchRequest, type SearchResponse, type Reference } from './search/search.js';
@@ -25,12 +31,15 @@ export interface IndexRepoOptions {
   config?: Record<string, unknown> | Config;
   onEvent?: EventSink;
   signal?: AbortSignal;
+  /** Model profiles (see createLlmSession and selectProvider); without one, profiles are static. */
+  llm?: LlmSession | null;
 }
 
 /** Profiles a repository and returns its index, writing nothing. */
 export async function indexRepo(repoPath: string, options: IndexRepoOptions = {}): Promise<RepoIndex> {
   const config = validateConfig(deepMerge({}, (options.config ?? {}) as Record<string, unknown>));
-  return indexRepository(repoPath, { config, ...(options.onEvent ? { onEvent: options.onEvent } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  const { onEvent, signal, llm } = options;
+  return indexRepository(repoPath, { config, ...(onEvent ? { onEvent } : {}), ...(signal ? { signal } : {}), llm: llm ?? null });
 }
 
 /** Ranks the files of in-memory indexes (or a prepared corpus) for a request. */
