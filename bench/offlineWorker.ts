@@ -2,15 +2,17 @@
  * One offline measurement in a fresh process, so peak RSS belongs to it alone:
  *   parse <dir>     read every file the pipeline would profile, then time tree-sitter parses alone
  *   pipeline <dir>  time the whole offline pipeline (walk, classify, extract, profile, relate, build)
- * Prints one JSON line: { mode, files, bytes, ms, maxRssMb }.
+ * Prints one JSON line: { mode, files, bytes, ms, maxRssMb } (pipeline: also skipped; threads, the extraction
+ * worker threads the run used, 0 when it extracted in-process; indexBytes, the index as compact JSON).
  */
 import { readFile } from 'node:fs/promises';
-import { defaultConfig } from '../src/config/schema.js';
-import { ParserPool } from '../src/extract/parser.js';
-import { detectLanguage } from '../src/extract/languages.js';
-// The pipeline runs from the compiled build, as users run it: extraction workers need compiled JavaScript.
-import { indexRepository } from '../dist/pipeline/runIndex.js';
-import { walkRepository } from '../src/pipeline/walk.js';
+// Everything comes from the compiled build, as users run it: extraction workers need compiled JavaScript, and
+// the process then starts without transpiling the sources.
+import { defaultConfig } from '../dist/config/schema.js';
+import { ParserPool } from '../dist/extract/parser.js';
+import { detectLanguage } from '../dist/extract/languages.js';
+import { createExtractors, indexRepository } from '../dist/pipeline/runIndex.js';
+import { walkRepository } from '../dist/pipeline/walk.js';
 
 const [mode, dir] = process.argv.slice(2);
 if (!dir || (mode !== 'parse' && mode !== 'pipeline')) {
@@ -46,12 +48,23 @@ async function measureParse(root: string) {
 
 async function measurePipeline(root: string) {
   const start = performance.now();
-  const index = await indexRepository(root, { config });
+  // The run's own pool, passed in so its thread count can be read afterwards; it starts no worker until
+  // the repository's size asks for them.
+  const extractors = createExtractors(config);
+  const index = await indexRepository(root, { config, extractors });
+  const threads = extractors.threads;
+  await extractors.close();
   const ms = performance.now() - start;
+  // Peak RSS is taken before serialising, which would add the JSON text to it.
+  const maxRssMb = peakRssMb();
   const ok = index.file_summaries.filter((f) => f.status === 'ok');
-  return { files: ok.length, bytes: ok.reduce((n, f) => n + f.size_bytes, 0), ms, skipped: index.file_summaries.length - ok.length };
+  const indexBytes = Buffer.byteLength(JSON.stringify(index));
+  return { files: ok.length, bytes: ok.reduce((n, f) => n + f.size_bytes, 0), ms, skipped: index.file_summaries.length - ok.length, threads, indexBytes, maxRssMb };
 }
 
-const result = mode === 'parse' ? await measureParse(dir) : await measurePipeline(dir);
-const maxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
-process.stdout.write(`${JSON.stringify({ mode, ...result, maxRssMb })}\n`);
+function peakRssMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+const result = mode === 'parse' ? { ...(await measureParse(dir)), maxRssMb: peakRssMb() } : await measurePipeline(dir);
+process.stdout.write(`${JSON.stringify({ mode, ...result })}\n`);

@@ -3,7 +3,7 @@
  * JavaScript and TypeScript files), hard-linked into `bench/.work/` so a corpus of any size costs no copying.
  * Past the files available, the tree is repeated under `copyN/` prefixes.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, copyFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
 
@@ -55,4 +55,38 @@ export function corpusFileCount(dir: string): number {
   };
   walk(dir);
   return n;
+}
+
+/** Reads every file once, so the first timed run does not pay for the disk. Returns the bytes read. */
+export function warmPageCache(dir: string): number {
+  let bytes = 0;
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.isFile()) bytes += readFileSync(p).length;
+    }
+  };
+  walk(dir);
+  return bytes;
+}
+
+/**
+ * A real copy of a corpus (not hard links, which share their mtime) with every mtime set to now: what a
+ * fresh CI clone of an unchanged repository looks like to the profile cache.
+ */
+export function cloneWithNewMtimes(dir: string, target: string): string {
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(path.dirname(target), { recursive: true });
+  cpSync(dir, target, { recursive: true, preserveTimestamps: false });
+  const now = new Date();
+  const touch = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, entry.name);
+      if (entry.isDirectory()) touch(p);
+      else utimesSync(p, now, now);
+    }
+  };
+  touch(target);
+  return target;
 }

@@ -1,0 +1,103 @@
+/**
+ * One LLM-pipeline measurement in a fresh process, from the compiled build as users run it, against an
+ * OpenAI-compatible server (the fake one, started by the parent):
+ *   node --import tsx bench/lib/llmWorker.ts '<json options>'
+ * Prints one JSON line: files walked and indexed, files lost, statuses, calls, retries, tokens, wall ms, peak RSS.
+ */
+import { validateConfig } from '../../dist/config/load.js';
+import { OpenAiProvider } from '../../dist/llm/openai.js';
+import { createLlmSession } from '../../dist/pipeline/llmSession.js';
+import { indexRepository } from '../../dist/pipeline/runIndex.js';
+import { walkRepository } from '../../dist/pipeline/walk.js';
+
+export interface LlmWorkerOptions {
+  corpus: string;
+  baseURL: string;
+  cacheDir: string;
+  concurrency: number;
+  /** Seconds, as in the config. */
+  requestDelay: number;
+  retryDelay: number;
+  maxRetries: number;
+  requestTimeout: number;
+  targetStructure: string;
+}
+
+export interface LlmWorkerResult {
+  walked: number;
+  entries: number;
+  lost: number;
+  byStatus: Record<string, number>;
+  failedReasons: Record<string, number>;
+  calls: number;
+  retries: number;
+  cacheHits: number;
+  promptTokens: number;
+  completionTokens: number;
+  relationships: number;
+  ms: number;
+  maxRssMb: number;
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as LlmWorkerOptions;
+
+const config = validateConfig({
+  paths: { cache_dir: options.cacheDir },
+  // The corpus is a node_modules copy: index everything in it, not what a project would skip.
+  file_analysis: { skip_directories: ['.git'], skip_generated: false, respect_gitignore: false },
+  llm: {
+    model_provider: 'openai',
+    request_delay: options.requestDelay,
+    retry_delay: options.retryDelay,
+    max_retries: options.maxRetries,
+    request_timeout: options.requestTimeout,
+  },
+  performance: { max_concurrent_files: options.concurrency },
+});
+
+const walked = await walkRepository(options.corpus, {
+  supportedExtensions: config.file_analysis.supported_extensions,
+  skipDirectories: config.file_analysis.skip_directories,
+  respectGitignore: config.file_analysis.respect_gitignore,
+});
+const walkedPaths = [...walked.files, ...walked.outside].map((f) => f.path);
+
+const provider = new OpenAiProvider({
+  apiKey: 'sk-bench-fake-key',
+  baseURL: options.baseURL,
+  model: 'gpt-fake-1',
+  timeoutMs: config.llm.request_timeout * 1000,
+});
+const llm = createLlmSession({ provider, config, targetStructure: options.targetStructure });
+
+const start = performance.now();
+const index = await indexRepository(options.corpus, { config, llm });
+const ms = performance.now() - start;
+
+const indexed = new Set(index.file_summaries.map((f) => f.file_path));
+const byStatus: Record<string, number> = {};
+const failedReasons: Record<string, number> = {};
+for (const f of index.file_summaries) {
+  byStatus[f.status] = (byStatus[f.status] ?? 0) + 1;
+  if (f.status !== 'ok') {
+    const reason = (f.reason ?? '(no reason)').replace(/^(llm_error: \d*).*$/, '$1').trim();
+    failedReasons[reason] = (failedReasons[reason] ?? 0) + 1;
+  }
+}
+const meta = index.analysis_metadata;
+const result: LlmWorkerResult = {
+  walked: walkedPaths.length,
+  entries: index.file_summaries.length,
+  lost: walkedPaths.filter((p) => !indexed.has(p)).length,
+  byStatus,
+  failedReasons,
+  calls: meta.llm_calls,
+  retries: meta.retries,
+  cacheHits: meta.cache_hits,
+  promptTokens: meta.token_usage.prompt_tokens,
+  completionTokens: meta.token_usage.completion_tokens,
+  relationships: index.relationships.length,
+  ms,
+  maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+};
+process.stdout.write(`${JSON.stringify(result)}\n`);
