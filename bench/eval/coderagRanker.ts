@@ -6,8 +6,15 @@
  * run.ts imports this module lazily and skips the ranker (with a notice) while the API is not there yet.
  * Indexes are cached per tree directory for the life of the ranker (one run). run.ts visits each tree once, so a
  * small LRU bound (default 8 trees) keeps memory flat without ever re-indexing within a run.
+ *
+ * Indexes are also kept on disk under bench/.work/indexes/<tree>.<key>.json, where the key hashes every file of
+ * src/ that can shape an index (everything but src/search, src/cli, src/mcp) plus the config. Ranking changes
+ * reuse them; a pipeline change re-indexes. Set CODERAG_EVAL_INDEX_CACHE=0 to bypass the disk cache.
  */
-import { isAbsolute, relative } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { indexRepo, search } from '../../src/index.js';
 import { toPosix } from './paths.js';
 import type { RankQuery, Ranker } from './types.js';
@@ -38,16 +45,53 @@ export function normaliseRefPath(treeDir: string, filePath: string): string {
   return toPosix(p).replace(/^\/+/, '');
 }
 
+const HERE = dirname(fileURLToPath(import.meta.url));
+const SRC_DIR = resolve(HERE, '..', '..', 'src');
+export const INDEX_CACHE_DIR = resolve(HERE, '..', '.work', 'indexes');
+/** Folders of src/ that read indexes but never shape them. */
+const NOT_SHAPING = new Set(['search', 'cli', 'mcp']);
+
+/** A hash of the sources that shape an index, and of the config passed to indexRepo. */
+export function indexCacheKey(config: unknown): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string, rel: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!(rel === '' && NOT_SHAPING.has(entry.name))) walk(join(dir, entry.name), childRel);
+      } else if (entry.name.endsWith('.ts')) {
+        hash.update(childRel).update('\0').update(readFileSync(join(dir, entry.name))).update('\0');
+      }
+    }
+  };
+  walk(SRC_DIR, '');
+  hash.update(JSON.stringify(config ?? null));
+  return hash.digest('hex').slice(0, 12);
+}
+
+async function indexWithDiskCache(treeDir: string, config: IndexOptions['config'], key: string | null): Promise<RepoIndex> {
+  if (key === null) return indexRepo(treeDir, config ? { config } : {});
+  const file = join(INDEX_CACHE_DIR, `${basename(treeDir)}.${key}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as RepoIndex;
+  const index = await indexRepo(treeDir, config ? { config } : {});
+  mkdirSync(INDEX_CACHE_DIR, { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(index));
+  renameSync(tmp, file);
+  return index;
+}
+
 export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
   const cacheSize = Math.max(1, opts.cacheSize ?? 8);
   const cache = new Map<string, Promise<RepoIndex>>();
+  const diskKey = process.env.CODERAG_EVAL_INDEX_CACHE === '0' ? null : indexCacheKey(opts.config);
 
   async function indexFor(treeDir: string): Promise<RepoIndex> {
     let p = cache.get(treeDir);
     if (p) {
       cache.delete(treeDir); // refresh LRU position
     } else {
-      p = indexRepo(treeDir, opts.config ? { config: opts.config } : {});
+      p = indexWithDiskCache(treeDir, opts.config, diskKey);
       p.catch(() => cache.delete(treeDir));
     }
     cache.set(treeDir, p);

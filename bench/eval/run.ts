@@ -268,7 +268,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : String(err));
-  process.exit(1);
-});
+// Run only as a script, so tune.ts can import queryFor and listCandidates.
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.stack ?? err.message : String(err));
+    process.exit(1);
+  });
+}

@@ -2,18 +2,37 @@
  * Loads every RepoIndex in a folder. Run reports (`indexing_summary.json`, `indexing_statistics.json`) and
  * other JSON that is not an index are passed over; a corrupt index is named in a warning and the others
  * still answer.
+ *
+ * A large index (PACK_MIN_FILES profiled files or more) gets a search pack beside it on its first load
+ * (pack.ts). Later loads read the pack instead of the JSON: ranking needs nothing else, the profiles an answer
+ * shows are parsed one by one from their bytes, and the whole index is parsed only if something asks for it
+ * (`overview`, DeepCode's scorer).
  */
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { RepoIndex } from '../index/types.js';
+import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
 import { normalizeRepoIndex, repoIndexProblem } from '../index/serialize.js';
 import { CodeRagError } from '../shared/errors.js';
+import { FieldIndex } from './fieldIndex.js';
+import { readPack, summaryRanges, writePack, type PackContents, type PackSource } from './pack.js';
 
 export interface LoadedIndex {
   /** The file's name without `.json`: DeepCode's key for an index. */
   key: string;
   file: string;
+  /** The whole index. When a search pack answered for it, it is read and parsed on first use. */
   index: RepoIndex;
+  /** Ranking statistics and profile access, when the index is large enough to have a search pack. */
+  packed?: PackedIndex;
+}
+
+export interface PackedIndex {
+  repoName: string;
+  relationships: FileRelationship[];
+  fieldIndex: FieldIndex;
+  /** The profile of the field index's document `d`. */
+  profile(d: number): FileSummary;
 }
 
 export interface LoadResult {
@@ -21,9 +40,21 @@ export interface LoadResult {
   warnings: string[];
 }
 
+export interface LoadOptions {
+  /** Read and write search packs (default true). */
+  packs?: boolean;
+  /** Write a pack for indexes with at least this many profiled files (default PACK_MIN_FILES). */
+  packMinFiles?: number;
+}
+
+/** Below this many profiled files, parsing the JSON is fast enough and no pack is written. */
+export const PACK_MIN_FILES = 2000;
+
 const REPORT_KEYS = ['indexing_completion_time', 'report_generation_time'];
 
-export async function loadIndexes(dir: string): Promise<LoadResult> {
+export async function loadIndexes(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const usePacks = options.packs ?? true;
+  const packMinFiles = options.packMinFiles ?? PACK_MIN_FILES;
   let names: string[];
   try {
     const info = await stat(dir);
@@ -37,9 +68,26 @@ export async function loadIndexes(dir: string): Promise<LoadResult> {
   const warnings: string[] = [];
   for (const name of names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort()) {
     const file = path.join(dir, name);
+    const key = name.slice(0, -'.json'.length);
+    let source: PackSource | null = null;
+    if (usePacks) {
+      try {
+        const info = await stat(file);
+        source = { size: info.size, mtimeMs: info.mtimeMs };
+        const pack = readPack(file, source);
+        if (pack) {
+          indexes.push(packedIndex(key, file, pack));
+          continue;
+        }
+      } catch {
+        source = null;
+      }
+    }
+    let bytes: Buffer;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await readFile(file, 'utf8'));
+      bytes = await readFile(file);
+      parsed = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
       warnings.push(`skipped ${name}: ${error instanceof SyntaxError ? 'not valid JSON' : (error as Error).message}`);
       continue;
@@ -50,10 +98,89 @@ export async function loadIndexes(dir: string): Promise<LoadResult> {
       warnings.push(`skipped ${name}: not a repository index (${problem})`);
       continue;
     }
-    const key = name.slice(0, -'.json'.length);
-    indexes.push({ key, file, index: normalizeRepoIndex(parsed as Record<string, unknown>, key) });
+    const index = normalizeRepoIndex(parsed as Record<string, unknown>, key);
+    const loaded: LoadedIndex = { key, file, index };
+    if (source && index.file_summaries.filter((f) => f.status === 'ok').length >= packMinFiles) {
+      const packed = packIndex(file, source, index, bytes);
+      if (packed) loaded.packed = packed;
+    }
+    indexes.push(loaded);
   }
   return { indexes, warnings };
+}
+
+/** Builds the field index once, writes it as a pack for the next process, and keeps it for this one. */
+function packIndex(file: string, source: PackSource, index: RepoIndex, bytes: Buffer): PackedIndex | null {
+  const ranges = summaryRanges(bytes);
+  if (!ranges || ranges.length !== index.file_summaries.length * 2) return null;
+  const profiled: FileSummary[] = [];
+  const profileRanges: number[] = [];
+  index.file_summaries.forEach((summary, i) => {
+    if (summary.status !== 'ok') return;
+    profiled.push(summary);
+    profileRanges.push(ranges[2 * i] as number, ranges[2 * i + 1] as number);
+  });
+  const fieldIndex = FieldIndex.build(profiled.map((f) => ({ repo: index.repo_name, file: f })));
+  const contents: PackContents = {
+    repoName: index.repo_name,
+    totalFiles: index.total_files,
+    relationships: index.relationships,
+    fieldIndex,
+    profileRanges: Float64Array.from(profileRanges),
+  };
+  writePack(file, source, contents);
+  return { repoName: index.repo_name, relationships: index.relationships, fieldIndex, profile: (d) => profiled[d] as FileSummary };
+}
+
+/** A LoadedIndex answered by a pack: the whole index and single profiles are read from the JSON on demand. */
+function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex {
+  let whole: RepoIndex | null = null;
+  const wholeIndex = (): RepoIndex => {
+    if (!whole) {
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+      const problem = repoIndexProblem(parsed);
+      if (problem) throw new CodeRagError(`${file} changed and is no longer a repository index (${problem})`);
+      whole = normalizeRepoIndex(parsed as Record<string, unknown>, key);
+    }
+    return whole;
+  };
+  const paths = pack.fieldIndex.paths;
+  const profile = (d: number): FileSummary => {
+    const start = pack.profileRanges[2 * d];
+    const end = pack.profileRanges[2 * d + 1];
+    if (start === undefined || end === undefined) throw new RangeError(`no document ${d} in ${file}`);
+    const found = readProfile(file, start, end, key);
+    if (found && found.file_path === paths[d]) return found;
+    // The index changed since its pack was read: fall back to the whole file.
+    const byPath = wholeIndex().file_summaries.find((f) => f.file_path === paths[d]);
+    if (!byPath) throw new CodeRagError(`${paths[d]} is no longer in ${file}`);
+    return byPath;
+  };
+  const loaded: LoadedIndex = {
+    key,
+    file,
+    get index() {
+      return wholeIndex();
+    },
+    packed: { repoName: pack.repoName, relationships: pack.relationships, fieldIndex: pack.fieldIndex, profile },
+  };
+  return loaded;
+}
+
+function readProfile(file: string, start: number, end: number, key: string): FileSummary | null {
+  const buffer = Buffer.alloc(end - start);
+  let fd: number | null = null;
+  try {
+    fd = openSync(file, 'r');
+    readSync(fd, buffer, 0, buffer.length, start);
+    const raw = JSON.parse(buffer.toString('utf8')) as unknown;
+    if (typeof raw !== 'object' || raw === null) return null;
+    return normalizeRepoIndex({ file_summaries: [raw] }, key).file_summaries[0] ?? null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
 }
 
 function isRunReport(value: unknown): boolean {

@@ -27,9 +27,11 @@ export interface MatchedRelationship extends FileRelationship {
 
 export function findRelationships(target: string, indexes: readonly LoadedIndex[]): MatchedRelationship[] {
   const found: MatchedRelationship[] = [];
-  for (const { index } of indexes) {
-    for (const relationship of index.relationships) {
-      if (targetPathsMatch(target, relationship.target_file_path)) found.push({ ...relationship, repo_name: index.repo_name });
+  for (const loaded of indexes) {
+    // A packed index carries its relationships, so this does not parse the whole index.
+    const repoName = loaded.packed?.repoName ?? loaded.index.repo_name;
+    for (const relationship of loaded.packed?.relationships ?? loaded.index.relationships) {
+      if (targetPathsMatch(target, relationship.target_file_path)) found.push({ ...relationship, repo_name: repoName });
     }
   }
   return found.sort((a, b) => b.confidence_score - a.confidence_score);

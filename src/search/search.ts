@@ -1,16 +1,27 @@
 /**
  * Search: rank the indexed files for a target file, keywords and free text, and find the target's
- * relationships. Pure over loaded indexes: no model call, no I/O. A `SearchCorpus` is built once and can
- * answer many queries (the MCP server keeps one).
+ * relationships, with no model call. A `SearchCorpus` is built once and answers many queries (the MCP server
+ * keeps one); the statistics a ranker needs are built on its first query, or read from search packs.
+ *
+ * Two rankers: `bm25f` (bm25f.ts, the default: it measures best on bench/eval) and `deepcode`
+ * (deepcodeScore.ts, DeepCode's formula with two defects fixed).
  */
-import type { CodeSymbol, FileSummary, SymbolKind } from '../index/types.js';
+import { detectLanguage } from '../extract/languages.js';
+import type { CodeSymbol, SymbolKind } from '../index/types.js';
 import { STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
-import { deepcodeScore, isRelevant, nameTokens, searchableTokens } from './deepcodeScore.js';
-import type { LoadedIndex } from './load.js';
+import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams, type RankInput } from './bm25f.js';
+import { SearchCorpus } from './corpus.js';
+import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
+import type { IndexedDoc } from './fieldIndex.js';
+import { fieldTokens, splitPath } from './profileTokens.js';
 import { findRelationships, type MatchedRelationship } from './relationships.js';
 
-export const SCORERS = ['deepcode'] as const;
+export { SearchCorpus };
+
+/** The first is the default. */
+export const SCORERS = ['bm25f', 'deepcode'] as const;
 export type ScorerName = (typeof SCORERS)[number];
+export const DEFAULT_SCORER: ScorerName = SCORERS[0];
 export const ELEMENT_TYPES = ['file', 'function', 'class', 'method', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'namespace'] as const;
 export type ElementType = (typeof ELEMENT_TYPES)[number];
 
@@ -23,6 +34,8 @@ export interface SearchRequest {
   /** Narrow the answer to one kind of element. */
   type?: ElementType;
   scorer?: ScorerName;
+  /** BM25F weights; the tuned defaults unless a benchmark is searching for better ones. */
+  params?: Bm25fParams;
 }
 
 export interface MatchedSymbol {
@@ -57,31 +70,6 @@ export interface SearchResponse {
   relationships: MatchedRelationship[];
 }
 
-interface SearchDoc {
-  repo: string;
-  file: FileSummary;
-  searchable: Set<string>;
-}
-
-export class SearchCorpus {
-  readonly indexes: readonly LoadedIndex[];
-  private docsCache: SearchDoc[] | null = null;
-
-  constructor(indexes: readonly LoadedIndex[]) {
-    this.indexes = indexes;
-  }
-
-  /** Profiled files only: a skipped file has nothing to recommend it. Token sets are built on first use. */
-  get docs(): SearchDoc[] {
-    this.docsCache ??= this.indexes.flatMap(({ index }) =>
-      index.file_summaries
-        .filter((file) => file.status === 'ok')
-        .map((file) => ({ repo: index.repo_name, file, searchable: searchableTokens(file) })),
-    );
-    return this.docsCache;
-  }
-}
-
 export const DEFAULT_MAX_RESULTS = 10;
 
 /** Comma-separated keywords plus the words of the free-text query, de-duplicated, in order. */
@@ -105,10 +93,15 @@ export function queryWords(text: string): string[] {
 export function search(corpus: SearchCorpus, request: SearchRequest): SearchResponse {
   const target = request.target?.trim() ?? '';
   const keywords = keywordsOf(request);
-  const maxResults = request.maxResults ?? DEFAULT_MAX_RESULTS;
-  const scorer = request.scorer ?? 'deepcode';
-  const wanted = new Set([...keywords.flatMap((k) => tokens(k)), ...nameTokens(target)]);
+  const scorer = request.scorer ?? DEFAULT_SCORER;
+  const relationships = target ? findRelationships(target, corpus.indexes) : [];
+  const references = scorer === 'deepcode' ? deepcodeReferences(corpus, request, target, keywords) : bm25fReferences(corpus, request, target, keywords, relationships);
+  return { target_file: target, keywords_used: keywords, scorer, references, relationships };
+}
 
+function deepcodeReferences(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: string[]): Reference[] {
+  const maxResults = request.maxResults ?? DEFAULT_MAX_RESULTS;
+  const wanted = new Set([...keywords.flatMap((k) => tokens(k)), ...nameTokens(target)]);
   const scored: Reference[] = [];
   for (const doc of corpus.docs) {
     const result = deepcodeScore(target, doc.file, keywords, doc.searchable);
@@ -118,13 +111,61 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
     scored.push(toReference(doc, result.score, result.matchedKeywords, request.type === 'file' ? [] : symbols));
   }
   scored.sort((a, b) => b.score - a.score || roleRank(a.role) - roleRank(b.role) || a.file_path.localeCompare(b.file_path));
+  return scored.slice(0, maxResults);
+}
+
+/** DeepCode's relationship types and weights (relationships.relationship_types' defaults). */
+const RELATIONSHIP_WEIGHTS: Readonly<Record<string, number>> = { direct_match: 1.0, partial_match: 0.8, reference: 0.6, utility: 0.4 };
+
+/** What BM25F is asked: the keywords' tokens and the target's name, language and relationships. */
+export function bm25fInput(corpus: SearchCorpus, target: string, keywords: readonly string[], relationships: readonly MatchedRelationship[]): RankInput {
+  const tokenizer = corpus.tokenizer;
+  const terms = keywords.flatMap((k) => tokenizer.text(k));
+  const targetName = target ? [...new Set(tokenizer.text(splitPath(target).stem))] : [];
+  const related = new Map<number, number>();
+  for (const rel of relationships) {
+    const d = corpus.docNumber(rel.repo_name, rel.repo_file_path);
+    if (d === undefined) continue;
+    const weight = rel.confidence_score * (RELATIONSHIP_WEIGHTS[rel.relationship_type] ?? 0.5);
+    related.set(d, Math.max(related.get(d) ?? 0, weight));
+  }
+  const language = target ? detectLanguage(target) : null;
   return {
-    target_file: target,
-    keywords_used: keywords,
-    scorer,
-    references: scored.slice(0, maxResults),
-    relationships: target ? findRelationships(target, corpus.indexes) : [],
+    terms: [...new Set([...terms, ...targetName])],
+    targetName,
+    targetLanguage: language && language.name !== 'Text' ? language.name : '',
+    ...(related.size ? { related } : {}),
   };
+}
+
+/**
+ * BM25F references. Scores are relative to the best file of the answer (the first has 1), since BM25F's
+ * raw scores depend on the corpus and the query's length.
+ */
+function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: string[], relationships: readonly MatchedRelationship[]): Reference[] {
+  const maxResults = request.maxResults ?? DEFAULT_MAX_RESULTS;
+  const input = bm25fInput(corpus, target, keywords, relationships);
+  const tokenizer = corpus.tokenizer;
+  // With a --type filter some files drop out, so rank them all; otherwise only the answer's length.
+  const limit = request.type && request.type !== 'file' ? Infinity : maxResults;
+  const ranked = rankBm25f(corpus.segments, input, request.params ?? DEFAULT_PARAMS, limit);
+  const top = ranked[0]?.score ?? 1;
+  const wanted = new Set(input.terms);
+  const tokensOf = { name: (name: string) => tokenizer.text(name), doc: (doc: string) => tokenizer.text(doc) };
+  const out: Reference[] = [];
+  for (const { doc: d, score } of ranked) {
+    if (out.length >= maxResults) break;
+    const doc = corpus.doc(d);
+    const symbols = matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
+    if (request.type && request.type !== 'file' && symbols.length === 0) continue;
+    const searchable = new Set(fieldTokens(doc.file, tokenizer).flat());
+    const matched = keywords.filter((k) => {
+      const needed = tokenizer.text(k);
+      return needed.length > 0 && needed.every((t) => searchable.has(t));
+    });
+    out.push(toReference(doc, score / top, matched, request.type === 'file' ? [] : symbols));
+  }
+  return out;
 }
 
 /** Among equal scores, source before tests and docs. */
@@ -134,13 +175,24 @@ function roleRank(role: string): number {
 
 const MAX_SYMBOLS_PER_REFERENCE = 8;
 
-/** The symbols whose names (or doc comments) carry a wanted token, so an answer can point at lines. */
-export function matchingSymbols(symbols: readonly CodeSymbol[], wanted: ReadonlySet<string>, type?: ElementType): MatchedSymbol[] {
+/** A symbol name's stemmed words, as DeepCode's scorer sees them. */
+const nameWords = (name: string): string[] => splitIdentifier(name).map(stem);
+
+/**
+ * The symbols whose names (or doc comments) carry a wanted token, so an answer can point at lines. `tokensOf`
+ * turns a name or a comment into tokens the way the ranker did.
+ */
+export function matchingSymbols(
+  symbols: readonly CodeSymbol[],
+  wanted: ReadonlySet<string>,
+  type?: ElementType,
+  tokensOf: { name: (name: string) => readonly string[]; doc: (doc: string) => readonly string[] } = { name: nameWords, doc: tokens },
+): MatchedSymbol[] {
   const out: MatchedSymbol[] = [];
   for (const symbol of symbols) {
     if (type && type !== 'file' && symbol.kind !== type) continue;
-    const nameHit = splitIdentifier(symbol.name).some((w) => wanted.has(stem(w)));
-    const docHit = !nameHit && symbol.doc ? tokens(symbol.doc).some((t) => wanted.has(t)) : false;
+    const nameHit = tokensOf.name(symbol.name).some((w) => wanted.has(w));
+    const docHit = !nameHit && symbol.doc ? tokensOf.doc(symbol.doc).some((t) => wanted.has(t)) : false;
     if (!nameHit && !docHit) continue;
     out.push({ kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path, start_line: symbol.start_line, end_line: symbol.end_line });
     if (out.length >= MAX_SYMBOLS_PER_REFERENCE) break;
@@ -148,7 +200,7 @@ export function matchingSymbols(symbols: readonly CodeSymbol[], wanted: Readonly
   return out;
 }
 
-function toReference(doc: SearchDoc, score: number, matched: string[], symbols: MatchedSymbol[]): Reference {
+function toReference(doc: IndexedDoc, score: number, matched: string[], symbols: MatchedSymbol[]): Reference {
   const f = doc.file;
   return {
     repo_name: doc.repo,

@@ -30,8 +30,9 @@ export function splitIdentifier(identifier: string): string[] {
       (kind === 2 && (previous === 1 || previous === 3)) ||
       (kind === 3 && previous !== 3) ||
       (kind !== 3 && previous === 3) ||
-      // the last capital of a run starts a new word when a lowercase letter follows: HTTPResponse -> HTTP Response
-      (kind === 2 && previous === 2 && i + 1 < n && isLower(identifier.charCodeAt(i + 1)))
+      // the last capital of a run starts a new word when a lowercase letter follows: HTTPResponse -> HTTP Response,
+      // but a plural acronym stays whole: URLs, APIs
+      (kind === 2 && previous === 2 && i + 1 < n && isLower(identifier.charCodeAt(i + 1)) && !isPluralS(identifier, i + 1))
     ) {
       out.push(identifier.slice(start, i).toLowerCase());
       start = i;
@@ -44,6 +45,11 @@ export function splitIdentifier(identifier: string): string[] {
 
 function isLower(c: number): boolean {
   return c >= 97 && c <= 122;
+}
+
+/** A lone `s` closing a run of capitals: the next character is not a lowercase letter. */
+function isPluralS(identifier: string, i: number): boolean {
+  return identifier.charCodeAt(i) === 115 && (i + 1 >= identifier.length || !isLower(identifier.charCodeAt(i + 1)));
 }
 
 /** How often each identifier-like run occurs in `text`: split once per distinct identifier, not per use. */
@@ -74,15 +80,20 @@ export function stem(word: string): string {
   if (w.length <= 3) return w;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith('sses')) w = w.slice(0, -2);
-  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  else if (w.length > 4 && /(x|ch|sh|us|is|as)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w) && !KEEP_S.has(w)) w = w.slice(0, -1);
   if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
   else if (w.endsWith('ed') && w.length > 4) w = undouble(w.slice(0, -2));
   if (w.endsWith('e') && w.length > 3) w = w.slice(0, -1);
   return w;
 }
 
+/** Singulars that end in a plural-looking `s`: `aliases` and `alias` both stem to `alias`. */
+const KEEP_S: ReadonlySet<string> = new Set(['alias', 'atlas', 'bias', 'canvas', 'chaos', 'lens', 'news']);
+
+/** `stopp` -> `stop`, `runn` -> `run`; a three-letter word keeps its pair: `add`. */
 function undouble(w: string): string {
-  return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
+  return w.length > 3 && /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
 }
 
 /** Lowercase, stemmed tokens of free text or identifiers, stopwords removed. */

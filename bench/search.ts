@@ -1,0 +1,221 @@
+/**
+ * Search speed on a large real corpus: index size on disk, load time, cold-process and warm in-process latency.
+ *
+ *   npm run build && node --import tsx bench/search.ts [--files 50000] [--runs 24] [--scorer bm25f] [--json out.json]
+ *
+ * The corpus is `buildCorpus(n)` (real files hard-linked from node_modules, repeated under copyN/ past the ~8,000
+ * available), indexed once with the built CLI into bench/.work/search-index-<n>/ and reused afterwards. Every file
+ * is indexed: the config clears skip_directories (the corpus sits under node_modules-like paths) and turns off
+ * .gitignore and generated-file skipping.
+ *
+ * first load  loadIndexes with no search pack: read + JSON.parse + normalise, build the field index, write the pack
+ *             (once per index file; every later load reads the pack).
+ * load        loadIndexes with the pack in place.
+ * cold        `node dist/cli/main.js search --indexes <dir> --query <q> --scorer <s> --json` spawned once per query:
+ *             what a shell user or an agent calling the CLI waits for (Node start-up, the CLI's imports, loading,
+ *             ranking, printing). `cold library` is the same in a process that imports only dist/search, to show
+ *             what the CLI's own start-up adds.
+ * warm        one SearchCorpus answering each query again: what the MCP server pays per call.
+ * Prints a table, then the figures as one JSON line (also written to --json when given).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { BENCH_ROOT, WORK_DIR, buildCorpus } from './lib/corpus.js';
+// The compiled build, as users run it.
+import { loadIndexes } from '../dist/search/load.js';
+import { PACK_DIR } from '../dist/search/pack.js';
+import { SearchCorpus, search, type ScorerName } from '../dist/search/search.js';
+
+const ROOT = path.resolve(BENCH_ROOT, '..');
+const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
+
+/** Developer questions about the kind of code found in node_modules. */
+export const QUERIES = [
+  'parse yaml document into nodes',
+  'retry a failed http request with exponential backoff',
+  'validate an object against a schema and report issues',
+  'split camelCase identifiers into words',
+  'read a file and detect its encoding',
+  'walk a directory tree and match glob patterns',
+  'tree-sitter parser language loading',
+  'stream json responses from the server',
+  'anthropic messages api client',
+  'openai chat completions streaming',
+  'limit the number of promises running at once',
+  'source map mappings decode vlq',
+  'command line option parsing with subcommands',
+  'ignore rules from gitignore files',
+  'format a progress bar in the terminal',
+  'abort signal timeout for fetch',
+  'lru cache eviction with max size',
+  'json schema to typescript types',
+  'resolve module path relative to package exports',
+  'escape html entities in a string',
+  'convert date to iso string with timezone',
+  'mcp server tool registration over stdio',
+  'watch files for changes and rebuild',
+  'base64 encode binary buffer',
+];
+
+interface Options {
+  files: number;
+  runs: number;
+  /** The CLI's --scorer default is its own (main.ts); the benchmark names the one it measures. */
+  scorer: ScorerName;
+  json?: string;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { files: 50_000, runs: QUERIES.length, scorer: 'bm25f' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--files') o.files = Number(next());
+    else if (a === '--runs') o.runs = Number(next());
+    else if (a === '--json') o.json = next();
+    else if (a === '--scorer') o.scorer = next() as ScorerName;
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (!(o.files > 0) || !(o.runs >= 1)) throw new Error('--files and --runs must be positive');
+  return o;
+}
+
+/** Indexes the corpus with the built CLI unless an index of it is already there. */
+export function ensureIndex(files: number): { corpus: string; indexes: string; indexMs: number | null } {
+  const corpus = buildCorpus(files);
+  const indexes = path.join(WORK_DIR, `search-index-${files}`);
+  const done = path.join(indexes, '.complete');
+  if (existsSync(done)) return { corpus, indexes, indexMs: null };
+  mkdirSync(indexes, { recursive: true });
+  const config = path.join(WORK_DIR, 'search-bench-config.yaml');
+  writeFileSync(
+    config,
+    [
+      'file_analysis:',
+      '  skip_directories: [.git]',
+      '  respect_gitignore: false',
+      '  skip_generated: false',
+      'llm:',
+      '  model_provider: static',
+      '',
+    ].join('\n'),
+  );
+  const t = performance.now();
+  execFileSync(process.execPath, [CLI, 'index', corpus, '--out', indexes, '--config', config, '--no-cache', '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const indexMs = performance.now() - t;
+  writeFileSync(done, `${new Date().toISOString()}\n`);
+  return { corpus, indexes, indexMs };
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] ?? Number.NaN;
+}
+
+function dirBytes(dir: string, extension: string): number {
+  return readdirSync(dir)
+    .filter((n) => n.endsWith(extension))
+    .reduce((sum, n) => sum + statSync(path.join(dir, n)).size, 0);
+}
+
+/** A process that imports only the search library: load, rank, print JSON. */
+const LIBRARY_SCRIPT = `
+const [dir, query, scorer] = process.argv.slice(1);
+const { loadIndexes } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'search', 'load.js'))});
+const { SearchCorpus, search } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'search', 'search.js'))});
+const { indexes } = await loadIndexes(dir);
+process.stdout.write(JSON.stringify(search(new SearchCorpus(indexes), { query, scorer, maxResults: 10 })));
+`;
+
+function timeSpawn(args: string[]): number {
+  const t = performance.now();
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const ms = performance.now() - t;
+  if (run.status !== 0) throw new Error(`${args.join(' ')} failed (${run.status}): ${run.stderr}`);
+  const answer = JSON.parse(run.stdout) as { references?: unknown[] };
+  if (!Array.isArray(answer.references)) throw new Error('search answered without references');
+  return ms;
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const { indexes, indexMs } = ensureIndex(o.files);
+  const queries = Array.from({ length: o.runs }, (_, i) => QUERIES[i % QUERIES.length] as string);
+
+  // First load: no pack yet, so this parses the JSON, builds the field index and writes the pack.
+  rmSync(path.join(indexes, PACK_DIR), { recursive: true, force: true });
+  let t = performance.now();
+  await loadIndexes(indexes);
+  const firstLoadMs = performance.now() - t;
+  const packBytes = existsSync(path.join(indexes, PACK_DIR)) ? dirBytes(path.join(indexes, PACK_DIR), '.pack') : 0;
+
+  // Warm, in this process, from the compiled build, with the pack in place.
+  t = performance.now();
+  const loaded = await loadIndexes(indexes);
+  const loadMs = performance.now() - t;
+  const files = loaded.indexes.reduce((n, l) => n + (l.packed ? l.packed.fieldIndex.size : l.index.file_summaries.length), 0);
+  const corpus = new SearchCorpus(loaded.indexes);
+  t = performance.now();
+  search(corpus, { query: queries[0] as string, maxResults: 10, scorer: o.scorer });
+  const firstQueryMs = performance.now() - t;
+  const warm: number[] = [];
+  for (const q of queries) {
+    t = performance.now();
+    search(corpus, { query: q, maxResults: 10, scorer: o.scorer });
+    warm.push(performance.now() - t);
+  }
+
+  const cold = queries.map((q) => timeSpawn([CLI, 'search', '--indexes', indexes, '--query', q, '--scorer', o.scorer, '--json']));
+  const coldLibrary = queries.map((q) => timeSpawn(['--input-type=module', '-e', LIBRARY_SCRIPT, indexes, q, o.scorer]));
+  const nodeStart: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    t = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    nodeStart.push(performance.now() - t);
+  }
+
+  const ms = (x: number): number => Math.round(x * 10) / 10;
+  const result = {
+    files,
+    indexes: loaded.indexes.length,
+    scorer: o.scorer,
+    index_bytes: dirBytes(indexes, '.json'),
+    pack_bytes: packBytes,
+    index_build_ms: indexMs === null ? null : ms(indexMs),
+    first_load_ms: ms(firstLoadMs),
+    load_ms: ms(loadMs),
+    first_query_ms: ms(firstQueryMs),
+    cold_ms: { p50: ms(percentile(cold, 50)), p95: ms(percentile(cold, 95)), runs: cold.length },
+    cold_library_ms: { p50: ms(percentile(coldLibrary, 50)), p95: ms(percentile(coldLibrary, 95)), runs: coldLibrary.length },
+    warm_ms: { p50: ms(percentile(warm, 50)), p95: ms(percentile(warm, 95)), runs: warm.length },
+    node_startup_ms: ms(percentile(nodeStart, 50)),
+  };
+  const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const rows: Array<[string, string]> = [
+    ['files indexed', `${result.files} in ${result.indexes} index file(s)`],
+    ['index size on disk (JSON)', mb(result.index_bytes)],
+    ['search pack size on disk', mb(result.pack_bytes)],
+    ['first load (parse, build, write pack)', `${result.first_load_ms} ms`],
+    ['load (from the pack)', `${result.load_ms} ms`],
+    ['first query', `${result.first_query_ms} ms`],
+    [`cold CLI process p50 / p95 (${o.scorer})`, `${result.cold_ms.p50} / ${result.cold_ms.p95} ms`],
+    ['cold library process p50 / p95', `${result.cold_library_ms.p50} / ${result.cold_library_ms.p95} ms`],
+    ['warm in-process p50 / p95', `${result.warm_ms.p50} / ${result.warm_ms.p95} ms`],
+    ['node start-up alone (p50)', `${result.node_startup_ms} ms`],
+  ];
+  const width = Math.max(...rows.map((r) => r[0].length));
+  console.log(rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n'));
+  console.log(JSON.stringify(result));
+  if (o.json) writeFileSync(o.json, `${JSON.stringify(result, null, 2)}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});

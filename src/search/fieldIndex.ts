@@ -1,0 +1,254 @@
+/**
+ * One repository index's statistics for the BM25F ranker, built once (or read from a search pack) and shared
+ * by every query: each profile field's token counts as an inverted index, field lengths and their means,
+ * document frequencies, the import graph from `local_imports`, and the few per-file facts the ranker weighs
+ * (role, code or not, size).
+ *
+ * Everything is flat typed arrays (compressed-sparse-row postings and edges, terms sorted for binary search),
+ * so a `FieldIndex` is also cheap to write to disk and to read back (see pack.ts). Building one tokenises every
+ * field of every profiled file once; identifiers recur across a corpus (the same symbol, concept and import
+ * names in thousands of files), so tokens are memoised per distinct identifier.
+ */
+import { detectLanguage, isCodeLanguage } from '../extract/languages.js';
+import type { FileRole, FileSummary } from '../index/types.js';
+import { FIELD_COUNT, Tokenizer, fieldTokens, splitPath, testedStems } from './profileTokens.js';
+
+export { FIELDS, FIELD_COUNT, type FieldName } from './profileTokens.js';
+
+/** A posting packs its field into the low bits and its count above them. */
+export const FIELD_BITS = 3;
+
+export const ROLES: readonly FileRole[] = ['source', 'entry_point', 'test', 'docs', 'config', 'example', 'build', 'data', 'generated'];
+
+export interface IndexedDoc {
+  repo: string;
+  file: FileSummary;
+}
+
+/** The arrays a FieldIndex is made of: what pack.ts writes and reads. */
+export interface FieldIndexData {
+  /** Distinct tokens, sorted by code unit. */
+  terms: string[];
+  /** Documents holding each term in any field. */
+  df: Int32Array;
+  /** `postings[postingStart[t] .. postingStart[t + 1])` are (doc, count << FIELD_BITS | field) pairs, by doc. */
+  postingStart: Int32Array;
+  postings: Int32Array;
+  /** `lengths[f * n + d]`: tokens of field f in doc d. */
+  lengths: Float32Array;
+  avgLength: Float64Array;
+  repos: string[];
+  repoOf: Int32Array;
+  paths: string[];
+  /** Index into ROLES. */
+  roles: Uint8Array;
+  languages: string[];
+  languageOf: Int32Array;
+  /** 1 when the file is code (a language with a grammar, or a scripting language), 0 for prose and data. */
+  isCode: Uint8Array;
+  linesOfCode: Int32Array;
+  /** Import edges within a repository: `importTargets[importStart[d] .. importStart[d + 1])` are what d imports. */
+  importStart: Int32Array;
+  importTargets: Int32Array;
+  importerStart: Int32Array;
+  importerSources: Int32Array;
+}
+
+export class FieldIndex implements FieldIndexData {
+  readonly terms!: string[];
+  readonly df!: Int32Array;
+  readonly postingStart!: Int32Array;
+  readonly postings!: Int32Array;
+  readonly lengths!: Float32Array;
+  readonly avgLength!: Float64Array;
+  readonly repos!: string[];
+  readonly repoOf!: Int32Array;
+  readonly paths!: string[];
+  readonly roles!: Uint8Array;
+  readonly languages!: string[];
+  readonly languageOf!: Int32Array;
+  readonly isCode!: Uint8Array;
+  readonly linesOfCode!: Int32Array;
+  readonly importStart!: Int32Array;
+  readonly importTargets!: Int32Array;
+  readonly importerStart!: Int32Array;
+  readonly importerSources!: Int32Array;
+  readonly size: number;
+
+  private readonly memos = new Map<string, unknown>();
+
+  constructor(data: FieldIndexData) {
+    Object.assign(this, data);
+    this.size = data.paths.length;
+  }
+
+  /** A value derived from this index alone, computed once per key (rankers keep query-independent priors here). */
+  memo<T>(key: string, build: () => T): T {
+    if (!this.memos.has(key)) this.memos.set(key, build());
+    return this.memos.get(key) as T;
+  }
+
+  static build(docs: readonly IndexedDoc[]): FieldIndex {
+    return new FieldIndex(buildData(docs));
+  }
+
+  /** The term's number, or -1 when no document holds it. */
+  termId(term: string): number {
+    let lo = 0;
+    let hi = this.terms.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const t = this.terms[mid] as string;
+      if (t === term) return mid;
+      if (t < term) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  role(d: number): FileRole {
+    return ROLES[this.roles[d] ?? 0] ?? 'source';
+  }
+
+  language(d: number): string {
+    return this.languages[this.languageOf[d] ?? 0] ?? '';
+  }
+}
+
+function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
+  const n = docs.length;
+  const tokenizer = new Tokenizer();
+  const lengths = new Float32Array(FIELD_COUNT * n);
+  const avgLength = new Float64Array(FIELD_COUNT);
+  // Term -> flat (doc, packed) list, appended in doc order.
+  const lists = new Map<string, number[]>();
+  const df = new Map<string, number>();
+  const counts = new Map<string, number>();
+  const lastDoc = new Map<string, number>();
+  const repoIds = new Map<string, number>();
+  const repoOf = new Int32Array(n);
+  const languageIds = new Map<string, number>();
+  const languageOf = new Int32Array(n);
+  const roles = new Uint8Array(n);
+  const isCode = new Uint8Array(n);
+  const linesOfCode = new Int32Array(n);
+  const paths: string[] = [];
+  for (let d = 0; d < n; d++) {
+    const { repo, file } = docs[d] as IndexedDoc;
+    paths.push(file.file_path);
+    repoOf[d] = intern(repoIds, repo);
+    const info = detectLanguage(file.file_path);
+    languageOf[d] = intern(languageIds, file.language || info.name);
+    isCode[d] = isCodeLanguage(info) ? 1 : 0;
+    roles[d] = Math.max(0, ROLES.indexOf(file.role ?? 'source'));
+    linesOfCode[d] = file.lines_of_code;
+    const fields = fieldTokens(file, tokenizer);
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const tokens = fields[f] as string[];
+      lengths[f * n + d] = tokens.length;
+      avgLength[f] = (avgLength[f] ?? 0) + tokens.length;
+      counts.clear();
+      for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+      for (const [t, c] of counts) {
+        let list = lists.get(t);
+        if (!list) lists.set(t, (list = []));
+        list.push(d, (c << FIELD_BITS) | f);
+        if (lastDoc.get(t) !== d) {
+          lastDoc.set(t, d);
+          df.set(t, (df.get(t) ?? 0) + 1);
+        }
+      }
+    }
+  }
+  for (let f = 0; f < FIELD_COUNT; f++) avgLength[f] = n ? (avgLength[f] ?? 0) / n : 0;
+
+  const terms = [...lists.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const postingStart = new Int32Array(terms.length + 1);
+  let total = 0;
+  terms.forEach((t, i) => {
+    postingStart[i] = total;
+    total += (lists.get(t) as number[]).length;
+  });
+  postingStart[terms.length] = total;
+  const postings = new Int32Array(total);
+  const dfArray = new Int32Array(terms.length);
+  terms.forEach((t, i) => {
+    postings.set(lists.get(t) as number[], postingStart[i]);
+    dfArray[i] = df.get(t) ?? 0;
+  });
+  return {
+    terms,
+    df: dfArray,
+    postingStart,
+    postings,
+    lengths,
+    avgLength,
+    repos: [...repoIds.keys()],
+    repoOf,
+    paths,
+    roles,
+    languages: [...languageIds.keys()],
+    languageOf,
+    isCode,
+    linesOfCode,
+    ...importGraph(docs),
+  };
+}
+
+function intern(ids: Map<string, number>, value: string): number {
+  let id = ids.get(value);
+  if (id === undefined) ids.set(value, (id = ids.size));
+  return id;
+}
+
+/**
+ * Resolved local imports as edges between documents of the same repository, both ways, in CSR form. A test
+ * also "imports" the source file it is named after (`flag_test.go` -> `flag.go`, `test_core.py` -> `core.py`),
+ * since Go tests share a package and many tests import a package rather than the file they exercise.
+ */
+function importGraph(docs: readonly IndexedDoc[]) {
+  const n = docs.length;
+  const byPath = new Map<string, number>();
+  const byStem = new Map<string, number[]>();
+  docs.forEach((doc, d) => {
+    byPath.set(`${doc.repo}\0${doc.file.file_path}`, d);
+    if (doc.file.role === 'source' || doc.file.role === 'entry_point') {
+      const key = `${doc.repo}\0${splitPath(doc.file.file_path).stem.toLowerCase()}`;
+      const list = byStem.get(key);
+      if (list) list.push(d);
+      else byStem.set(key, [d]);
+    }
+  });
+  const out: number[][] = docs.map(() => []);
+  const into: number[][] = docs.map(() => []);
+  const link = (d: number, t: number | undefined): void => {
+    if (t === undefined || t === d || (out[d] as number[]).includes(t)) return;
+    (out[d] as number[]).push(t);
+    (into[t] as number[]).push(d);
+  };
+  docs.forEach((doc, d) => {
+    for (const target of doc.file.local_imports) link(d, byPath.get(`${doc.repo}\0${target}`));
+    if (doc.file.role === 'test') {
+      for (const tested of testedStems(doc.file.file_path)) {
+        const sources = byStem.get(`${doc.repo}\0${tested}`);
+        // A stem shared by many files (index, utils) says nothing about which one is tested.
+        if (sources && sources.length <= 2) for (const t of sources) link(d, t);
+      }
+    }
+  });
+  const csr = (lists: number[][]) => {
+    const start = new Int32Array(n + 1);
+    let total = 0;
+    lists.forEach((l, d) => {
+      start[d] = total;
+      total += l.length;
+    });
+    start[n] = total;
+    const targets = new Int32Array(total);
+    lists.forEach((l, d) => targets.set(l, start[d]));
+    return { start, targets };
+  };
+  const imports = csr(out);
+  const importers = csr(into);
+  return { importStart: imports.start, importTargets: imports.targets, importerStart: importers.start, importerSources: importers.targets };
+}

@@ -1,0 +1,133 @@
+/**
+ * What a profile says, as tokens: the fields BM25F scores (file name, folders, symbols, key concepts, doc
+ * comments, summary, imports) and the tokeniser that splits and stems them, the same for profiles and
+ * requests. Also which source file a test is named after.
+ */
+import path from 'node:path';
+import type { FileSummary } from '../index/types.js';
+import { STOPWORDS, splitIdentifier, stem } from '../shared/text.js';
+
+/** The profile fields BM25F scores, in postings order. */
+export const FIELDS = ['name', 'path', 'symbols', 'concepts', 'docs', 'summary', 'imports'] as const;
+export type FieldName = (typeof FIELDS)[number];
+export const FIELD_COUNT = FIELDS.length;
+/**
+ * Text to stemmed, stopword-free tokens, memoised per identifier. Documents and queries go through the same
+ * one, so both sides split and stem alike.
+ */
+export class Tokenizer {
+  private readonly memo = new Map<string, readonly string[]>();
+
+  /**
+   * `parseHTTPResponse` -> parse, http, respons, parsehttprespons: the parts, and the whole identifier when it
+   * has several, so `formdata` in a query finds `FormData` and `mergeConfig` matches itself more than `merge`.
+   */
+  identifier(id: string): readonly string[] {
+    let out = this.memo.get(id);
+    if (out === undefined) {
+      const words = splitIdentifier(id);
+      const parts: string[] = [];
+      for (const w of words) {
+        if (w.length < 2 || STOPWORDS.has(w) || isDigits(w)) continue;
+        parts.push(stem(w));
+      }
+      if (words.length > 1) {
+        const whole = words.join('');
+        if (whole.length > 3 && !isDigits(whole)) parts.push(stem(whole));
+      }
+      out = parts;
+      this.memo.set(id, out);
+    }
+    return out;
+  }
+
+  /** Appends the tokens of free text or code to `out`. */
+  text(value: string, out: string[] = []): string[] {
+    for (const match of value.matchAll(IDENTIFIER)) for (const t of this.identifier(match[0])) out.push(t);
+    return out;
+  }
+}
+
+const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
+
+function isDigits(w: string): boolean {
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** A file's stem (`lib/core/AxiosHeaders.js` -> `AxiosHeaders`) and its folder (`.` at the top). */
+export function splitPath(filePath: string): { stem: string; dir: string } {
+  const posix = filePath.replace(/\\/g, '/');
+  const base = path.posix.basename(posix);
+  const dot = base.indexOf('.', 1);
+  return { stem: dot > 0 ? base.slice(0, dot) : base, dir: path.posix.dirname(posix) };
+}
+
+/** The tokens of each field of one profile, in `FIELDS` order. */
+export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): string[][] {
+  const { stem: fileStem, dir } = splitPath(file.file_path);
+  const symbolNames = new Set<string>();
+  const symbols: string[] = [];
+  const docs: string[] = [];
+  for (const s of file.symbols) {
+    symbolNames.add(s.name);
+    tokenizer.text(s.name, symbols);
+    if (s.doc) tokenizer.text(s.doc, docs);
+  }
+  // main_functions repeats symbol names as `Class.method`; in an index written by a model it is the only list.
+  for (const fn of file.main_functions) {
+    if (!symbolNames.has(fn.slice(fn.lastIndexOf('.') + 1))) tokenizer.text(fn, symbols);
+  }
+  const imports: string[] = [];
+  for (const dep of file.dependencies) tokenizer.text(importWords(dep), imports);
+  const name = tokenizer.text(fileStem);
+  // A declaration file is about types whatever its stem: index.d.ts, stubs.pyi.
+  if (/\.d\.[cm]?ts$|\.pyi$/.test(file.file_path)) tokenizer.text('types', name);
+  return [
+    name,
+    dir === '.' ? [] : tokenizer.text(dir),
+    symbols,
+    tokenizer.text(file.key_concepts.join(' ')),
+    docs,
+    isComposedSummary(file) ? [] : tokenizer.text(file.summary),
+    imports,
+  ];
+}
+
+/**
+ * The static profiler writes a summary from the file's type, top-level symbols and imports when the file has
+ * no doc comment ("TypeScript source defining functions a, b. Uses x."). The symbols and imports fields already
+ * hold those words, and its boilerplate ("source", "defining", "uses") would match requests by accident.
+ */
+function isComposedSummary(file: FileSummary): boolean {
+  return file.profile_source === 'static' && file.file_type !== '' && file.summary.startsWith(file.file_type);
+}
+
+/** What an import says about a file: a package's name, or a local path's last folder and stem. */
+function importWords(dep: string): string {
+  if (!dep.includes('/') || dep.startsWith('@')) return dep;
+  const { stem: depStem, dir } = splitPath(dep);
+  return `${path.posix.basename(dir)} ${depStem}`;
+}
+
+/**
+ * The stems a test file may be named after, lower-cased: its own without test affixes (`flag_mutex_test.go`,
+ * `test_core.py`, `url.spec.js`, `FooTest.java`) and its folder (`__tests__/context/cookies.js` -> `context`).
+ */
+export function testedStems(filePath: string): string[] {
+  const posix = filePath.replace(/\\/g, '/');
+  const base = path.posix.basename(posix);
+  const dot = base.lastIndexOf('.');
+  const stem = dot > 0 ? base.slice(0, dot) : base;
+  const out = new Set<string>();
+  const bare = stem.replace(/^tests?[_-]/i, '').replace(/([_.-](test|spec)s?|Tests?|Spec)$/, '');
+  if (bare && bare.toLowerCase() !== 'conftest') out.add(bare.toLowerCase());
+  const folder = path.posix.basename(path.posix.dirname(posix)).toLowerCase();
+  if (folder && folder !== '.' && !TEST_FOLDERS.has(folder)) out.add(folder);
+  return [...out];
+}
+
+const TEST_FOLDERS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'unit', 'integration', 'e2e', 'fixtures', 'testdata', 'helpers', 'regression', 'support']);

@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import type { CodeSymbol, FileRelationship, FileSummary, RepoIndex } from '../../src/index/types.js';
+import { askedRoles } from '../../src/search/bm25f.js';
+import { testedStems } from '../../src/search/profileTokens.js';
+import { DEFAULT_SCORER, SCORERS, SearchCorpus, search, type SearchRequest } from '../../src/search/search.js';
+import { splitIdentifier, stem } from '../../src/shared/text.js';
+
+const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', doc?: string, start_line = 1): CodeSymbol => ({
+  kind,
+  name,
+  ast_path: name,
+  start_line,
+  end_line: start_line + 4,
+  ...(doc ? { doc } : {}),
+});
+
+function file(file_path: string, fields: Partial<FileSummary> = {}): FileSummary {
+  return {
+    file_path,
+    file_type: 'TypeScript source',
+    main_functions: (fields.symbols ?? []).map((s) => s.name),
+    key_concepts: [],
+    dependencies: fields.local_imports ?? [],
+    summary: '',
+    lines_of_code: 40,
+    last_modified: '',
+    language: 'TypeScript',
+    role: 'source',
+    status: 'ok',
+    profile_source: 'static',
+    content_hash: '',
+    size_bytes: 1000,
+    symbols: [],
+    local_imports: [],
+    ...fields,
+  };
+}
+
+function corpusOf(files: FileSummary[], relationships: FileRelationship[] = []): SearchCorpus {
+  const index = { repo_name: 'demo', total_files: files.length, file_summaries: files, relationships } as unknown as RepoIndex;
+  return new SearchCorpus([{ key: 'demo_index', file: '', index }]);
+}
+
+const ranking = (corpus: SearchCorpus, request: SearchRequest): string[] => search(corpus, { maxResults: 20, ...request }).references.map((r) => r.file_path);
+
+describe('the bm25f ranker', () => {
+  it('is the default scorer, first among SCORERS, with deepcode still available', () => {
+    expect(SCORERS[0]).toBe('bm25f');
+    expect(DEFAULT_SCORER).toBe('bm25f');
+    expect(SCORERS).toContain('deepcode');
+    expect(search(corpusOf([file('a.ts')]), { query: 'anything' }).scorer).toBe('bm25f');
+  });
+
+  it('puts a source file above its test, even when the test mentions the query more', () => {
+    const corpus = corpusOf([
+      file('src/cache.ts', { symbols: [symbol('LruCache', 'class'), symbol('evict', 'method')], key_concepts: ['cache', 'evict'] }),
+      file('tests/cache.test.ts', {
+        role: 'test',
+        symbols: [symbol('testCacheEvict'), symbol('testCacheEvictTwice'), symbol('cacheFixture')],
+        key_concepts: ['cache', 'evict', 'lru'],
+        local_imports: ['src/cache.ts'],
+      }),
+    ]);
+    expect(ranking(corpus, { query: 'lru cache evict' })).toEqual(['src/cache.ts', 'tests/cache.test.ts']);
+  });
+
+  it('lets a query that asks for tests have them first', () => {
+    expect(askedRoles(['test', 'cach'])).toEqual(new Set(['test']));
+    const corpus = corpusOf([
+      file('src/cache.ts', { symbols: [symbol('Cache', 'class')] }),
+      file('tests/expiry.test.ts', { role: 'test', symbols: [symbol('testCacheEvict'), symbol('testCacheExpiry')], key_concepts: ['cache', 'evict'] }),
+    ]);
+    expect(ranking(corpus, { query: 'cache evict tests' })[0]).toBe('tests/expiry.test.ts');
+  });
+
+  it('ranks a file whose symbol is named for the query above one that only mentions it in a doc comment', () => {
+    const corpus = corpusOf([
+      file('src/clock.ts', { symbols: [symbol('now', 'function', 'Current time; the retry policy reads it between attempts.')] }),
+      file('src/policy.ts', { symbols: [symbol('retryPolicy', 'function')] }),
+    ]);
+    expect(ranking(corpus, { query: 'retry policy' })).toEqual(['src/policy.ts', 'src/clock.ts']);
+  });
+
+  it('lifts a file imported by a strong match above an equally weak stranger', () => {
+    const corpus = corpusOf([
+      file('src/http.ts', { symbols: [symbol('retryRequest'), symbol('backoff')], local_imports: ['src/clock.ts'] }),
+      file('src/clock.ts', { key_concepts: ['delay'] }),
+      file('src/timer.ts', { key_concepts: ['delay'] }),
+    ]);
+    expect(ranking(corpus, { query: 'retry backoff delay' })).toEqual(['src/http.ts', 'src/clock.ts', 'src/timer.ts']);
+  });
+
+  it('keeps markdown and config below code that matches as well', () => {
+    const corpus = corpusOf([
+      file('README.md', { role: 'docs', language: 'Markdown', file_type: 'Markdown documentation', summary: 'Retry with backoff: how retry and backoff work.', key_concepts: ['retry', 'backoff'] }),
+      file('config/retry.yaml', { role: 'config', language: 'YAML', file_type: 'YAML configuration', key_concepts: ['retry', 'backoff'] }),
+      file('src/retry.ts', { symbols: [symbol('withRetry'), symbol('backoffDelay')] }),
+    ]);
+    expect(ranking(corpus, { query: 'retry backoff' })[0]).toBe('src/retry.ts');
+  });
+
+  it('splits identifiers and stems on both sides: "caching" finds CacheStore, "formdata" finds FormData', () => {
+    const corpus = corpusOf([
+      file('src/store.ts', { symbols: [symbol('CacheStore', 'class')] }),
+      file('src/form.ts', { symbols: [symbol('FormData', 'class')] }),
+      file('src/other.ts', { symbols: [symbol('settle')] }),
+    ]);
+    expect(ranking(corpus, { query: 'caching' })).toEqual(['src/store.ts']);
+    expect(ranking(corpus, { query: 'formdata' })).toEqual(['src/form.ts']);
+    expect(search(corpus, { query: 'formdata' }).references[0]?.symbols.map((s) => s.name)).toEqual(['FormData']);
+  });
+
+  it('weighs task words (fix, add, remove) lightly, unless the request has nothing else', () => {
+    const corpus = corpusOf([file('src/fixer.ts', { symbols: [symbol('fixPath')] }), file('src/headers.ts', { symbols: [symbol('parseHeaders')] })]);
+    expect(ranking(corpus, { query: 'fix header parsing' })[0]).toBe('src/headers.ts');
+    expect(ranking(corpus, { query: 'fix' })).toEqual(['src/fixer.ts']);
+  });
+
+  it('returns nothing for words no profile holds', () => {
+    expect(ranking(corpusOf([file('src/a.ts', { symbols: [symbol('alpha')] })]), { query: 'zebra' })).toEqual([]);
+  });
+
+  it('reports matched keywords and the matching symbols with their lines', () => {
+    const corpus = corpusOf([file('src/cache.ts', { symbols: [symbol('Cache', 'class', undefined, 3), symbol('setTtl', 'method', undefined, 10), symbol('clear', 'method', undefined, 20)] })]);
+    const [ref] = search(corpus, { keywords: ['ttl', 'redis'] }).references;
+    expect(ref?.matched_keywords).toEqual(['ttl']);
+    expect(ref?.symbols).toEqual([{ kind: 'method', name: 'setTtl', ast_path: 'setTtl', start_line: 10, end_line: 14 }]);
+    expect(ref?.score).toBe(1);
+  });
+
+  it('narrows to one kind of element with --type and lists those elements', () => {
+    const corpus = corpusOf([
+      file('src/cache.ts', { symbols: [symbol('Cache', 'class'), symbol('makeCache', 'function', undefined, 30)] }),
+      file('src/types.ts', { symbols: [symbol('CacheOptions', 'interface')] }),
+    ]);
+    const refs = search(corpus, { query: 'cache', type: 'interface' }).references;
+    expect(refs.map((r) => r.file_path)).toEqual(['src/types.ts']);
+    expect(refs[0]?.symbols.map((s) => s.name)).toEqual(['CacheOptions']);
+    expect(search(corpus, { query: 'cache', type: 'file' }).references.every((r) => r.symbols.length === 0)).toBe(true);
+  });
+});
+
+describe('target mode', () => {
+  const files = [
+    file('src/cache/lruCache.ts', { symbols: [symbol('LruCache', 'class')] }),
+    file('src/cache/clock.ts', { symbols: [symbol('now')] }),
+    file('lib/ttl.py', { language: 'Python', file_type: 'Python source', symbols: [symbol('ttl_cache')] }),
+    file('src/log.ts', { symbols: [symbol('log')] }),
+  ];
+
+  it('ranks files named like the target first, those in the target\'s language before the others', () => {
+    const corpus = corpusOf([...files, file('lib/lru_cache.py', { language: 'Python', file_type: 'Python source' })]);
+    const names = ranking(corpus, { target: 'src/lruCache.ts' });
+    expect(names.slice(0, 2)).toEqual(['src/cache/lruCache.ts', 'lib/lru_cache.py']);
+    expect(names).not.toContain('src/log.ts');
+    expect(ranking(corpus, { target: 'src/ttlCache.ts', keywords: ['ttl'] })[0]).toBe('lib/ttl.py');
+  });
+
+  it('returns the target\'s relationships and lifts the related files', () => {
+    const relationship: FileRelationship = {
+      repo_file_path: 'src/log.ts',
+      target_file_path: 'src/ttlCache.ts',
+      relationship_type: 'reference',
+      confidence_score: 0.9,
+      helpful_aspects: ['logging'],
+      potential_contributions: [],
+      usage_suggestions: '',
+    };
+    const response = search(corpusOf(files, [relationship]), { target: 'src/ttlCache.ts', keywords: ['ttl'] });
+    expect(response.relationships).toEqual([{ ...relationship, repo_name: 'demo' }]);
+    expect(response.references.map((r) => r.file_path)).toContain('src/log.ts');
+  });
+});
+
+describe('words from code', () => {
+  it.each([
+    ['URLs', ['urls']],
+    ['isURLSameOrigin', ['is', 'url', 'same', 'origin']],
+    ['HTTPResponse', ['http', 'response']],
+  ])('splits %s into %j', (identifier, parts) => {
+    expect(splitIdentifier(identifier)).toEqual(parts);
+  });
+
+  it.each([
+    ['aliases', 'alias'],
+    ['alias', 'alias'],
+    ['statuses', 'status'],
+    ['matches', 'match'],
+    ['added', 'add'],
+    ['stopped', 'stop'],
+    ['caching', 'cach'],
+  ])('stems %s to %s', (word, stemmed) => {
+    expect(stem(word)).toBe(stemmed);
+  });
+
+  it('names the source file a test is about', () => {
+    expect(testedStems('flag_mutex_test.go')).toEqual(['flag_mutex']);
+    expect(testedStems('test/specs/helpers/isAbsoluteURL.spec.js')).toEqual(['isabsoluteurl']);
+    expect(testedStems('__tests__/context/cookies.js')).toEqual(['cookies', 'context']);
+  });
+});
