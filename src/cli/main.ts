@@ -6,10 +6,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { CodeRagError, errorMessage } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
 import { cliState } from './state.js';
-import { indexCommand } from './commands/index.js';
-import { overviewCommand } from './commands/overview.js';
-import { searchCommand } from './commands/search.js';
-import { ELEMENT_TYPES, SCORERS } from '../search/search.js';
+import { DEFAULT_SCORER, ELEMENT_TYPES, SCORERS } from '../search/search.js';
+
+// Each command's module is loaded when it runs: `search` should not pay for the model SDKs and tree-sitter.
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -45,6 +44,7 @@ function buildProgram(): Command {
     .option('-q, --quiet', 'no progress output', false)
     .addHelpText('after', '\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n')
     .action(async (repos: string[], opts) => {
+      const { indexCommand } = await import('./commands/index.js');
       await indexCommand(repos, opts);
     });
 
@@ -57,11 +57,12 @@ function buildProgram(): Command {
     .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
     .option('-n, --max-results <n>', 'how many references to return', positiveInt, 10)
     .addOption(new Option('--type <kind>', 'narrow the answer to one kind of element').choices([...ELEMENT_TYPES]))
-    .addOption(new Option('--scorer <name>', 'ranking method').choices([...SCORERS]).default('deepcode'))
+    .addOption(new Option('--scorer <name>', 'ranking method').choices([...SCORERS]).default(DEFAULT_SCORER))
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
     .option('--json', 'print DeepCode\'s search_code_references JSON plus structured references', false)
     .addHelpText('after', '\nExample:\n  coderag search --target cache.ts --keywords ttl,eviction\n')
     .action(async (opts) => {
+      const { searchCommand } = await import('./commands/search.js');
       await searchCommand(opts);
     });
 
@@ -72,6 +73,7 @@ function buildProgram(): Command {
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
     .option('--json', 'print DeepCode\'s get_indexes_overview JSON', false)
     .action(async (opts) => {
+      const { overviewCommand } = await import('./commands/overview.js');
       await overviewCommand(opts);
     });
 
