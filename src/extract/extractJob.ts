@@ -8,6 +8,7 @@ import type { SkipReason } from '../index/types.js';
 import { contentHash } from '../shared/hash.js';
 import type { RepoFileSet } from './imports.js';
 import type { ParserPool } from './parser.js';
+import type { WordCache } from './wordCache.js';
 import { extractStaticFacts, type StaticFacts } from './staticProfile.js';
 
 export type ExtractResult =
@@ -23,7 +24,7 @@ export interface ExtractJobOptions {
 export async function runExtractJob(
   file: WalkedFile,
   options: ExtractJobOptions,
-  context: { parsers: ParserPool; repoFiles: RepoFileSet; readFile?: ReadFile },
+  context: { parsers: ParserPool; repoFiles: RepoFileSet; words: WordCache; readFile?: ReadFile },
 ): Promise<ExtractResult> {
   const classified = await classifyFile(file, options.classify, context.readFile);
   if (!classified.ok) return classified;

@@ -12,6 +12,7 @@ import { runExtractJob, type ExtractJobOptions, type ExtractResult } from './ext
 import type { WorkerRequest } from './extractWorker.js';
 import { RepoFileSet } from './imports.js';
 import { ParserPool } from './parser.js';
+import { WordCache } from './wordCache.js';
 
 type WorkerReply = { id: number; result: ExtractResult } | { id: number; error: string };
 
@@ -35,7 +36,7 @@ export class ExtractorPool {
   private readonly load: number[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
-  private readonly local: { parsers: ParserPool; repoFiles: RepoFileSet; readFile?: ReadFile };
+  private readonly local: { parsers: ParserPool; repoFiles: RepoFileSet; words: WordCache; readFile?: ReadFile };
   private readonly canUseWorkers: boolean;
   /** Whether the current repository's jobs go to the workers. */
   private useWorkers = false;
@@ -47,7 +48,7 @@ export class ExtractorPool {
    */
   constructor(private readonly size: number, readFile?: ReadFile) {
     this.canUseWorkers = size > 0 && !readFile && import.meta.url.endsWith('.js') && existsSync(WORKER_FILE);
-    this.local = { parsers: new ParserPool(), repoFiles: new RepoFileSet([]), ...(readFile ? { readFile } : {}) };
+    this.local = { parsers: new ParserPool(), repoFiles: new RepoFileSet([]), words: new WordCache(), ...(readFile ? { readFile } : {}) };
   }
 
   get threads(): number {
@@ -71,7 +72,7 @@ export class ExtractorPool {
   private startWorkers(): void {
     for (let i = this.workers.length; i < this.size; i++) {
       const worker = new Worker(WORKER_FILE);
-      worker.on('message', (reply: WorkerReply) => this.settle(i, reply));
+      worker.on('message', (reply: string) => this.settle(i, JSON.parse(reply) as WorkerReply));
       worker.on('error', (error) => this.failAll(error));
       worker.unref();
       this.workers.push(worker);

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import type { CodeSymbol, FileRole } from '../index/types.js';
-import { CODE_NOISE, STOPWORDS, identifierCounts, splitIdentifier, stem, words } from '../shared/text.js';
+import { CODE_NOISE, STOPWORDS, stem, words } from '../shared/text.js';
+import { countIdentifiers, type WordCache } from './wordCache.js';
 import { findImports, importStyleOf, resolveImports, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
@@ -34,6 +35,8 @@ export interface StaticFacts {
 export interface ExtractContext {
   parsers: ParserPool;
   repoFiles: RepoFileSet;
+  /** Memoised identifier splits and stems, shared by every file an extractor handles. */
+  words: WordCache;
 }
 
 const MAX_MAIN_FUNCTIONS = 40;
@@ -72,7 +75,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     lines_of_code: countNonEmptyLines(content),
     doc,
     summary: doc ?? composeSummary(file_type, symbols, imports.dependencies, content),
-    terms: candidateTerms(filePath, content, symbols, doc),
+    terms: candidateTerms(filePath, content, symbols, doc, context.words),
   };
   if (parseError) facts.parse_error = parseError;
   return facts;
@@ -161,11 +164,13 @@ function shorten(text: string): string {
  * doc comments (2), any other identifier (1, damped). Stems merge `cache`/`caching`; the most frequent surface
  * form is kept so concepts stay readable.
  */
-function candidateTerms(filePath: string, content: string, symbols: CodeSymbol[], doc: string | undefined): Array<[string, number]> {
+function candidateTerms(filePath: string, content: string, symbols: CodeSymbol[], doc: string | undefined, cache: WordCache): Array<[string, number]> {
   const weights = new Map<string, { weight: number; forms: Map<string, number> }>();
   const add = (word: string, weight: number): void => {
-    if (word.length < 3 || STOPWORDS.has(word) || CODE_NOISE.has(word) || /^\d/.test(word)) return;
-    const key = stem(word);
+    if (word.length < 3 || STOPWORDS.has(word) || CODE_NOISE.has(word)) return;
+    const first = word.charCodeAt(0);
+    if (first >= 48 && first <= 57) return;
+    const key = cache.stem(word);
     let entry = weights.get(key);
     if (!entry) {
       entry = { weight: 0, forms: new Map() };
@@ -175,15 +180,15 @@ function candidateTerms(filePath: string, content: string, symbols: CodeSymbol[]
     entry.forms.set(word, (entry.forms.get(word) ?? 0) + 1);
   };
   for (const symbol of symbols) {
-    for (const w of splitIdentifier(symbol.name)) add(w, 3);
+    for (const w of cache.split(symbol.name)) add(w, 3);
     if (symbol.doc) for (const w of words(symbol.doc)) add(w, 1);
   }
   const withoutExt = filePath.replace(/\.[^./]+$/, '');
   for (const w of words(withoutExt)) add(w, 2);
   if (doc) for (const w of words(doc)) add(w, 2);
   const counts = new Map<string, number>();
-  for (const [identifier, n] of identifierCounts(content)) {
-    for (const w of splitIdentifier(identifier)) counts.set(w, (counts.get(w) ?? 0) + n);
+  for (const [identifier, n] of countIdentifiers(content)) {
+    for (const w of cache.split(identifier)) counts.set(w, (counts.get(w) ?? 0) + n);
   }
   for (const [w, n] of counts) add(w, Math.log2(1 + n));
   return [...weights.values()]

@@ -85,7 +85,7 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     }
     const relationships: FileRelationship[] = [];
     let fatalError: unknown = null;
-    const limit = pLimit(config.performance.enable_concurrent_analysis ? config.performance.max_concurrent_files : 1);
+    const limit = pLimit(limiterSize(config, llm !== null, extractors.threads));
     // Concepts need the whole repository before they can be chosen: each profiled summary keeps its slot.
     const termLists: Array<Array<[string, number]>> = [];
     const conceptSlots = new Map<FileSummary, number>();
@@ -178,6 +178,16 @@ function runFacts(llm: LlmSession | null, stats: ReturnType<typeof emptyLlmStats
     cacheHits: stats.cache_hits,
     secretsRedacted: stats.secrets_redacted,
   };
+}
+
+/**
+ * The run's one limiter. With a model it bounds requests in flight (`max_concurrent_files`); without one
+ * the work is parsing, and each extraction thread needs a few files queued to never wait for the next.
+ */
+function limiterSize(config: Config, usesModel: boolean, threads: number): number {
+  if (!config.performance.enable_concurrent_analysis) return 1;
+  const configured = config.performance.max_concurrent_files;
+  return usesModel ? configured : Math.max(configured, threads * 8);
 }
 
 export function createExtractors(config: Config, readFile?: ReadFile): ExtractorPool {

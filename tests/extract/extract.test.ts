@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fg from 'fast-glob';
 import { RepoFileSet } from '../../src/extract/imports.js';
 import { ParserPool } from '../../src/extract/parser.js';
+import { WordCache, countIdentifiers } from '../../src/extract/wordCache.js';
 import { extractStaticFacts } from '../../src/extract/staticProfile.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
@@ -11,9 +12,10 @@ const files = fg.sync('**/*', { cwd: fixture, dot: true });
 const repoFiles = new RepoFileSet(files);
 repoFiles.goModule = 'example.com/poly';
 const parsers = new ParserPool();
+const words = new WordCache();
 afterAll(() => parsers.dispose());
 
-const facts = (file: string) => extractStaticFacts(file, readFileSync(path.join(fixture, file), 'utf8'), { parsers, repoFiles });
+const facts = (file: string) => extractStaticFacts(file, readFileSync(path.join(fixture, file), 'utf8'), { parsers, repoFiles, words });
 const symbolsOf = async (file: string) => (await facts(file)).symbols.map((s) => `${s.kind} ${s.ast_path}`);
 
 interface Case {
@@ -144,5 +146,18 @@ describe('symbol details', () => {
 
   it('recognises a test file by its name', async () => {
     expect((await facts('src/cache/lruCache.test.ts')).role).toBe('test');
+  });
+});
+
+describe('counting identifiers', () => {
+  it('finds what the identifier pattern finds, digits inside names included and leading digits not', () => {
+    expect(Object.fromEntries(countIdentifiers('a1 = b_c + $d; 123abc x.y2 a1'))).toEqual({ a1: 2, b_c: 1, $d: 1, abc: 1, x: 1, y2: 1 });
+  });
+
+  it('splits and stems through the cache with the same answers as without it', () => {
+    const cache = new WordCache(2);
+    expect(cache.split('parseHTTPResponse')).toEqual(['parse', 'http', 'response']);
+    expect(cache.split('parseHTTPResponse')).toEqual(['parse', 'http', 'response']);
+    expect(['caching', 'cached', 'caches'].map((w) => cache.stem(w))).toEqual(['cach', 'cach', 'cach']);
   });
 });
