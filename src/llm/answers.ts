@@ -35,39 +35,50 @@ export interface ProfileAnswer {
   rejected_relationships: number;
 }
 
-/** The request schema: profile fields, plus relationships when a target structure is given. */
-export function profileRequestSchema(relationshipTypes: readonly string[] | null): JsonSchema {
-  const shape = relationshipTypes
-    ? z.strictObject({ ...profileCore, relationships: z.array(relationshipShape(relationshipTypes)).max(12) })
-    : z.strictObject(profileCore);
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(shape, { target: 'draft-7' }) as JsonSchema;
-  return schema;
-}
+/**
+ * The profile answer's request schema and checker, built once per run: relationships are asked for, and
+ * checked against the configured types, only when there is a target structure (`types` not null).
+ */
+export class ProfileAnswerFormat {
+  readonly schema: JsonSchema;
+  private readonly core;
+  private readonly relationship;
 
-export function parseProfileAnswer(value: unknown, relationshipTypes: readonly string[] | null, minConfidence: number): ProfileAnswer | string {
-  const core = z.object({ ...profileCore, relationships: z.array(z.unknown()).optional() }).safeParse(value);
-  if (!core.success) return core.error.issues.map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`).join('; ');
-  const relationships: ProfileAnswer['relationships'] = [];
-  let rejected = 0;
-  if (relationshipTypes) {
-    const shape = relationshipShape(relationshipTypes).loose();
-    for (const raw of core.data.relationships ?? []) {
-      const parsed = shape.safeParse(raw);
-      if (parsed.success && parsed.data.confidence_score > minConfidence) {
-        const { target_file_path, relationship_type, confidence_score, helpful_aspects, potential_contributions, usage_suggestions } = parsed.data;
-        relationships.push({ target_file_path, relationship_type, confidence_score, helpful_aspects, potential_contributions, usage_suggestions });
-      } else {
-        rejected++;
+  constructor(readonly types: readonly string[] | null, readonly minConfidence: number) {
+    const shape = types
+      ? z.strictObject({ ...profileCore, relationships: z.array(relationshipShape(types)).max(12) })
+      : z.strictObject(profileCore);
+    const { $schema: _ignored, ...schema } = z.toJSONSchema(shape, { target: 'draft-7' }) as JsonSchema;
+    this.schema = schema;
+    this.core = z.object({ ...profileCore, relationships: z.array(z.unknown()).optional() });
+    this.relationship = types ? relationshipShape(types).loose() : null;
+  }
+
+  /** The checked answer, or a string naming what is wrong with it. */
+  parse(value: unknown): ProfileAnswer | string {
+    const core = this.core.safeParse(value);
+    if (!core.success) return core.error.issues.map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`).join('; ');
+    const relationships: ProfileAnswer['relationships'] = [];
+    let rejected = 0;
+    if (this.relationship) {
+      for (const raw of core.data.relationships ?? []) {
+        const parsed = this.relationship.safeParse(raw);
+        if (parsed.success && parsed.data.confidence_score > this.minConfidence) {
+          const { target_file_path, relationship_type, confidence_score, helpful_aspects, potential_contributions, usage_suggestions } = parsed.data;
+          relationships.push({ target_file_path, relationship_type, confidence_score, helpful_aspects, potential_contributions, usage_suggestions });
+        } else {
+          rejected++;
+        }
       }
     }
+    return {
+      file_type: core.data.file_type,
+      summary: core.data.summary,
+      key_concepts: [...new Set(core.data.key_concepts)],
+      relationships,
+      rejected_relationships: rejected,
+    };
   }
-  return {
-    file_type: core.data.file_type,
-    summary: core.data.summary,
-    key_concepts: [...new Set(core.data.key_concepts)],
-    relationships,
-    rejected_relationships: rejected,
-  };
 }
 
 const prefilterShape = z.strictObject({ selected: z.array(z.number().int().min(1)) });

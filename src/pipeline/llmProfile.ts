@@ -8,7 +8,7 @@ import type { Config } from '../config/schema.js';
 import { cacheKey, type ProfileCache } from '../cache/profileCache.js';
 import type { StaticFacts } from '../extract/staticProfile.js';
 import { SCHEMA_VERSION } from '../index/types.js';
-import { parseProfileAnswer, profileRequestSchema, type ProfileAnswer } from '../llm/answers.js';
+import type { ProfileAnswer, ProfileAnswerFormat } from '../llm/answers.js';
 import { renderPrompt, type PromptSet } from '../llm/prompts.js';
 import type { JsonSchema, LlmProvider } from '../llm/provider.js';
 import { InvalidAnswerError, statusOf, withRetries, type RequestGate, type RetryPolicy } from '../llm/retry.js';
@@ -36,6 +36,7 @@ export interface LlmContext {
   targetStructure: string | null;
   focus: string | null;
   cache: ProfileCache<ProfileAnswer>;
+  answerFormat: ProfileAnswerFormat;
   retry: RetryPolicy;
   gate: RequestGate;
   stats: LlmStats;
@@ -71,7 +72,6 @@ export async function profileWithLlm(
   hash: string,
   ctx: LlmContext,
 ): Promise<LlmProfileResult> {
-  const types = ctx.targetStructure ? Object.keys(ctx.config.relationships.relationship_types) : null;
   const key = cacheKey({
     contentHash: hash,
     provider: ctx.provider.name,
@@ -89,10 +89,9 @@ export async function profileWithLlm(
 
   const { prompt, secretsRedacted } = buildProfilePrompt(file.path, facts, content, ctx);
   ctx.stats.secrets_redacted += secretsRedacted;
-  const schema = profileRequestSchema(types);
-  const minConfidence = ctx.config.relationships.min_confidence_score;
+  const format = ctx.answerFormat;
   try {
-    const answer = await askModel(ctx, { prompt, schema, schemaName: 'file_profile' }, (value) => parseProfileAnswer(value, types, minConfidence), (raw) =>
+    const answer = await askModel(ctx, { prompt, schema: format.schema, schemaName: 'file_profile' }, (value) => format.parse(value), (raw) =>
       ctx.saveRaw?.(file.path, raw),
     );
     await ctx.cache.set(fastKey, key, answer);

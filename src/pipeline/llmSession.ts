@@ -7,7 +7,7 @@ import type { Config } from '../config/schema.js';
 import { ProfileCache } from '../cache/profileCache.js';
 import type { FileRelationship, FileSummary } from '../index/types.js';
 import { writeFileAtomic } from '../index/serialize.js';
-import type { ProfileAnswer } from '../llm/answers.js';
+import { ProfileAnswerFormat, type ProfileAnswer } from '../llm/answers.js';
 import { loadPromptSet, type PromptSet } from '../llm/prompts.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { RequestGate, type RetryPolicy } from '../llm/retry.js';
@@ -29,6 +29,7 @@ export interface LlmSession {
   provider: LlmProvider;
   prompts: PromptSet;
   cache: ProfileCache<ProfileAnswer>;
+  answerFormat: ProfileAnswerFormat;
   retry: RetryPolicy;
   gate: RequestGate;
   targetStructure: string | null;
@@ -38,6 +39,7 @@ export interface LlmSession {
 
 export function createLlmSession(options: LlmSessionOptions): LlmSession {
   const { config } = options;
+  const targetStructure = options.targetStructure?.trim() || null;
   return {
     provider: options.provider,
     prompts: loadPromptSet(options.promptsDir),
@@ -47,8 +49,12 @@ export function createLlmSession(options: LlmSessionOptions): LlmSession {
       baseDelayMs: config.llm.retry_delay * 1000,
       maxDelayMs: config.llm.max_retry_after * 1000,
     },
+    answerFormat: new ProfileAnswerFormat(
+      targetStructure ? Object.keys(config.relationships.relationship_types) : null,
+      config.relationships.min_confidence_score,
+    ),
     gate: new RequestGate(config.llm.request_delay * 1000),
-    targetStructure: options.targetStructure?.trim() || null,
+    targetStructure,
     focus: options.focus?.trim() || null,
     prefilter: options.prefilter ?? config.file_analysis.enable_pre_filtering,
   };

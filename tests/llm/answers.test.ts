@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseProfileAnswer, profileRequestSchema } from '../../src/llm/answers.js';
+import { ProfileAnswerFormat } from '../../src/llm/answers.js';
 import { loadPromptSet, renderPrompt } from '../../src/llm/prompts.js';
 
 const types = ['direct_match', 'partial_match', 'reference', 'utility'];
@@ -10,22 +10,20 @@ const relationship = (type: string, confidence: number) => ({
 
 describe('checking a model\'s profile answer', () => {
   it('keeps valid relationships and rejects unknown types and low confidence one by one', () => {
-    const answer = parseProfileAnswer(
+    const answer = new ProfileAnswerFormat(types, 0.3).parse(
       { file_type: 'module', summary: 'Caches.', key_concepts: ['cache', 'cache'], relationships: [relationship('direct_match', 0.9), relationship('similar', 0.9), relationship('utility', 0.2)] },
-      types,
-      0.3,
     );
     expect(answer).toMatchObject({ key_concepts: ['cache'], rejected_relationships: 2 });
     expect(typeof answer !== 'string' && answer.relationships.map((r) => r.relationship_type)).toEqual(['direct_match']);
   });
 
   it('rejects an answer without a summary, naming the field', () => {
-    expect(parseProfileAnswer({ file_type: 'module', key_concepts: [] }, null, 0.3)).toMatch(/^summary: /);
+    expect(new ProfileAnswerFormat(null, 0.3).parse({ file_type: 'module', key_concepts: [] })).toMatch(/^summary: /);
   });
 
   it('asks for relationships only when there is a target structure', () => {
-    expect(JSON.stringify(profileRequestSchema(null))).not.toContain('relationships');
-    expect(profileRequestSchema(types)).toMatchObject({ required: ['file_type', 'summary', 'key_concepts', 'relationships'], additionalProperties: false });
+    expect(JSON.stringify(new ProfileAnswerFormat(null, 0.3).schema)).not.toContain('relationships');
+    expect(new ProfileAnswerFormat(types, 0.3).schema).toMatchObject({ required: ['file_type', 'summary', 'key_concepts', 'relationships'], additionalProperties: false });
   });
 });
 
