@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startFakeLlmServer, type FakeLlmServer } from '../tests/support/fakeLlmServer.js';
+import { startFakeLlmServer } from '../tests/support/fakeLlmServer.js';
 import { isMain, runJsonChild } from './lib/child.js';
 import { WORK_DIR, buildCorpus, cloneWithNewMtimes, warmPageCache } from './lib/corpus.js';
 import { Figures, renderTable, type SectionResult } from './lib/figures.js';

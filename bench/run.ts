@@ -5,10 +5,9 @@
  * Progress goes to stderr. Never part of `npm test`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { GROWTH_FULL, GROWTH_QUICK, benchGrowth } from './growth.js';
 import { REPO_ROOT } from './lib/child.js';
 import { BENCH_ROOT } from './lib/corpus.js';
@@ -17,6 +16,7 @@ import type { OfflineRun } from './lib/offlineRuns.js';
 import { round } from './lib/stats.js';
 import { LLM_FULL, LLM_QUICK, benchLlm } from './llm.js';
 import { OFFLINE_FULL, OFFLINE_QUICK, benchOffline } from './offline.js';
+import { benchSearch, type SearchBenchResult } from './search.js';
 
 const SECTIONS = ['offline', 'growth', 'llm', 'search'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -138,35 +138,15 @@ function gitState(): { commit: string; dirty: boolean } {
   }
 }
 
-/**
- * bench/search.ts belongs to another benchmark: call its exported runner (an exported async function named
- * bench…/run…/measure…) when there is one, else point at it. The module is imported only when its source
- * exports such a runner, since importing a script may run it.
- */
+/** Search latency and index size (bench/search.ts), as one section of the table. */
 async function runSearch(): Promise<(SectionResult & { command: string }) | null> {
-  const file = path.join(BENCH_ROOT, 'search.ts');
-  const source = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const runner = [...source.matchAll(/export\s+async\s+function\s+(\w+)/g)].map((m) => m[1] as string).find((name) => /^(bench|run|measure)/i.test(name));
-  if (!runner) {
-    log('search: see bench/search.ts');
-    notes.push('search: see bench/search.ts (it exports no runner to call).');
-    return null;
-  }
   const started = performance.now();
-  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  const fn = mod[runner];
-  if (typeof fn !== 'function') return null;
-  log(`search: bench/search.ts ${runner}()`);
-  const result: unknown = await (fn as (options: unknown) => Promise<unknown>)({ quick, log });
+  const result = await benchSearch({ quick, log });
   return { ...asSection(result, (performance.now() - started) / 1000), command: 'node --import tsx bench/search.ts' };
 }
 
-/** A section from whatever the search runner returns: its figures if it has them, else its numeric leaves. */
-function asSection(result: unknown, seconds: number): SectionResult {
-  const r = result as Partial<SectionResult> | null;
-  if (r && Array.isArray(r.figures)) {
-    return { setup: r.setup ?? {}, figures: r.figures.map((f) => ({ ...f, section: 'search' })), runs: r.runs ?? null, findings: r.findings ?? [], seconds: round(seconds, 1) };
-  }
+/** The search figures, one per numeric field of its result. */
+function asSection(result: SearchBenchResult, seconds: number): SectionResult {
   const figures: Figure[] = [];
   const unitOf = (key: string): string => (/_ms$|(^|_)ms$/.test(key) ? 'ms' : /bytes$/.test(key) ? 'bytes' : /_s$/.test(key) ? 's' : /files$/.test(key) ? 'files' : /runs$/.test(key) ? 'runs' : '');
   const walk = (value: unknown, name: string, unit: string) => {

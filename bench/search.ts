@@ -21,6 +21,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { BENCH_ROOT, WORK_DIR, buildCorpus } from './lib/corpus.js';
 // The compiled build, as users run it.
 import { loadIndexes } from '../dist/search/load.js';
@@ -143,8 +144,12 @@ function timeSpawn(args: string[]): number {
   return ms;
 }
 
-async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
+export type SearchBenchResult = Awaited<ReturnType<typeof benchSearch>>;
+
+/** Measures search at `files` files (50,000 by default; `quick` uses 5,000) and returns the figures. */
+export async function benchSearch(options: Partial<Options> & { quick?: boolean; log?: (line: string) => void } = {}) {
+  const o: Options = { files: options.quick ? 5_000 : 50_000, runs: Math.max(20, QUERIES.length), scorer: 'bm25f', ...options };
+  options.log?.(`search: ${o.files} files, ${o.runs} queries`);
   const { indexes, indexMs } = ensureIndex(o.files);
   const queries = Array.from({ length: o.runs }, (_, i) => QUERIES[i % QUERIES.length] as string);
 
@@ -196,6 +201,10 @@ async function main(): Promise<void> {
     warm_ms: { p50: ms(percentile(warm, 50)), p95: ms(percentile(warm, 95)), runs: warm.length },
     node_startup_ms: ms(percentile(nodeStart, 50)),
   };
+  return result;
+}
+
+function printResult(result: SearchBenchResult, o: Options): void {
   const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   const rows: Array<[string, string]> = [
     ['files indexed', `${result.files} in ${result.indexes} index file(s)`],
@@ -215,7 +224,14 @@ async function main(): Promise<void> {
   if (o.json) writeFileSync(o.json, `${JSON.stringify(result, null, 2)}\n`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  process.exit(1);
-});
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  printResult(await benchSearch(o), o);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exit(1);
+  });
+}

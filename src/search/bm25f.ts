@@ -325,7 +325,6 @@ function structuralPriors(index: FieldIndex, centrality: number, size: number): 
 
 /** Adds weight * (shared name tokens / the longer name's tokens) for files named like the target. */
 function addTargetName(index: FieldIndex, targetName: readonly string[], weight: number, score: Float64Array): void {
-  const n = index.size;
   const wanted = new Set(targetName);
   const shared = new Map<number, number>();
   const fieldMask = (1 << FIELD_BITS) - 1;
