@@ -91,6 +91,8 @@ export function queryWords(text: string): string[] {
 }
 
 export function search(corpus: SearchCorpus, request: SearchRequest): SearchResponse {
+  const max = request.maxResults;
+  if (max !== undefined && (!Number.isInteger(max) || max < 1)) throw new RangeError(`maxResults must be a whole number of at least 1, not ${max}`);
   const target = request.target?.trim() ?? '';
   const keywords = keywordsOf(request);
   const scorer = request.scorer ?? DEFAULT_SCORER;

@@ -199,3 +199,13 @@ describe('words from code', () => {
     expect(testedStems('__tests__/context/cookies.js')).toEqual(['cookies', 'context']);
   });
 });
+
+describe('search arguments', () => {
+  it('refuses a max_results below one instead of slicing from the end', async () => {
+    const { search, SearchCorpus } = await import('../../src/search/search.js');
+    const corpus = new SearchCorpus([]);
+    expect(() => search(corpus, { query: 'cache', maxResults: -1 })).toThrow('maxResults must be a whole number of at least 1, not -1');
+    expect(() => search(corpus, { query: 'cache', maxResults: 0 })).toThrow(RangeError);
+    expect(search(corpus, { query: 'cache', maxResults: 3 }).references).toEqual([]);
+  });
+});
