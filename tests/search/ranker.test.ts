@@ -201,8 +201,7 @@ describe('words from code', () => {
 });
 
 describe('search arguments', () => {
-  it('refuses a max_results below one instead of slicing from the end', async () => {
-    const { search, SearchCorpus } = await import('../../src/search/search.js');
+  it('refuses a max_results below one instead of slicing from the end', () => {
     const corpus = new SearchCorpus([]);
     expect(() => search(corpus, { query: 'cache', maxResults: -1 })).toThrow('maxResults must be a whole number of at least 1, not -1');
     expect(() => search(corpus, { query: 'cache', maxResults: 0 })).toThrow(RangeError);
