@@ -109,6 +109,16 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
   return { indexes, warnings };
 }
 
+/**
+ * Writes the search pack of a large index right after it is written, so the first search does not pay for
+ * it. `index` is the object just serialised to `indexFile`. Answers whether a pack was written.
+ */
+export async function prepareSearchPack(indexFile: string, index: RepoIndex, minFiles = PACK_MIN_FILES): Promise<boolean> {
+  if (index.file_summaries.filter((f) => f.status === 'ok').length < minFiles) return false;
+  const [info, bytes] = await Promise.all([stat(indexFile), readFile(indexFile)]);
+  return packIndex(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, index, bytes) !== null;
+}
+
 /** Builds the field index once, writes it as a pack for the next process, and keeps it for this one. */
 function packIndex(file: string, source: PackSource, index: RepoIndex, bytes: Buffer): PackedIndex | null {
   const ranges = summaryRanges(bytes);

@@ -1,7 +1,7 @@
 import { utimesSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadIndexes } from '../../src/search/load.js';
+import { loadIndexes, prepareSearchPack } from '../../src/search/load.js';
 import { packPathFor, summaryRanges } from '../../src/search/pack.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { makeTempDir } from '../support/tempRepo.js';
@@ -76,6 +76,29 @@ describe('search packs', () => {
     const dir = makeTempDir();
     const file = writeIndex(dir);
     await loadIndexes(dir);
+    expect(existsSync(packPathFor(file))).toBe(false);
+  });
+});
+
+describe('preparing a pack at index time', () => {
+  it('writes the pack the next load reads, with the same answers', async () => {
+    const dir = makeTempDir();
+    const file = writeIndex(dir);
+    const plain = await loadIndexes(dir, { packs: false });
+    const index = plain.indexes[0]?.index;
+    if (!index) throw new Error('fixture index did not load');
+    expect(await prepareSearchPack(file, index, 1)).toBe(true);
+    const packed = await loadIndexes(dir, { packMinFiles: 1 });
+    expect(packed.indexes[0]?.packed).toBeDefined();
+    expect(answer(new SearchCorpus(packed.indexes))).toEqual(answer(new SearchCorpus(plain.indexes)));
+  });
+
+  it('writes nothing for an index below the size that repays a pack', async () => {
+    const dir = makeTempDir();
+    const file = writeIndex(dir);
+    const index = (await loadIndexes(dir, { packs: false })).indexes[0]?.index;
+    if (!index) throw new Error('fixture index did not load');
+    expect(await prepareSearchPack(file, index)).toBe(false);
     expect(existsSync(packPathFor(file))).toBe(false);
   });
 });

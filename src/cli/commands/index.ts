@@ -9,6 +9,7 @@ import type { RepoIndex } from '../../index/types.js';
 import { selectProvider } from '../../llm/select.js';
 import { createLlmSession } from '../../pipeline/llmSession.js';
 import { runIndex } from '../../pipeline/runIndex.js';
+import { prepareSearchPack } from '../../search/load.js';
 import { AbortedError, UsageError } from '../../shared/errors.js';
 import { createProgress } from '../progress.js';
 import { cliState } from '../state.js';
@@ -70,6 +71,8 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   progress.sink({ type: 'info', message: choice.description });
   try {
     const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm });
+    // Large indexes get their search pack now, so the first search does not pay for it.
+    for (const { index, outputPath } of result.written) await prepareSearchPack(outputPath, index);
     progress.stop();
     for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
     if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
