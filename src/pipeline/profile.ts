@@ -3,7 +3,11 @@
  * meaning from doc comments and identifiers); a model, when configured, replaces the meaning and keeps the
  * facts. Skipped files get a summary that says why, in DeepCode's fields, so its readers show them sensibly.
  */
-import type { FileSummary, SkipReason } from '../index/types.js';
+import type { ExtractorPool } from '../extract/extractorPool.js';
+import type { FileRelationship, FileSummary, SkipReason } from '../index/types.js';
+import { ProviderError } from '../shared/errors.js';
+import { profileWithLlm, type LlmContext } from './llmProfile.js';
+import { applyAnswer } from './llmSession.js';
 import { detectLanguage } from '../extract/languages.js';
 import { detectRole, describeFileType } from '../extract/role.js';
 import type { StaticFacts } from '../extract/staticProfile.js';
@@ -59,4 +63,51 @@ export function skippedSummary(file: WalkedFile, reason: SkipReason, detail: str
     symbols: [],
     local_imports: [],
   };
+}
+
+export interface ProfiledFile {
+  summary: FileSummary;
+  relationships: FileRelationship[];
+  /** Candidate concept terms, when the concepts are still to be chosen (static profiles). */
+  terms: Array<[string, number]> | null;
+  cached: boolean;
+}
+
+/**
+ * One file through extract and profile: a skipped file, a static profile, or the model's meaning over the
+ * parser's facts (failing back to the static profile, marked failed, with the reason). A refusal of the
+ * whole run (bad key, unknown model) goes to `onFatal` and answers null.
+ */
+export async function profileFile(
+  file: WalkedFile,
+  extractors: ExtractorPool,
+  context: LlmContext | null,
+  chosen: ReadonlySet<string> | null,
+  onFatal: (error: ProviderError) => void,
+): Promise<ProfiledFile | null> {
+  const extracted = await extractors.run(file);
+  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], terms: null, cached: false };
+  const { facts } = extracted;
+  const summary = staticSummary(file, extracted.hash, facts);
+  const asStatic = (): ProfiledFile => ({ summary, relationships: [], terms: facts.terms, cached: false });
+  if (!context || extracted.content === undefined) return asStatic();
+  if (chosen && !chosen.has(file.path)) {
+    summary.reason = 'not selected by the pre-filter';
+    return asStatic();
+  }
+  let result;
+  try {
+    result = await profileWithLlm(file, facts, extracted.content, extracted.hash, context);
+  } catch (error) {
+    // Only a refusal of the whole run or an interrupt gets here.
+    if (error instanceof ProviderError) onFatal(error);
+    return null;
+  }
+  if (result.secretsRedacted > 0) summary.secrets_redacted = result.secretsRedacted;
+  if (!result.ok) {
+    summary.status = 'failed';
+    summary.reason = result.error;
+    return asStatic();
+  }
+  return { summary, relationships: applyAnswer(summary, result.answer), terms: null, cached: result.cached };
 }

@@ -13,15 +13,15 @@ import type { Config } from '../config/schema.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
 import { preferFastStartup } from '../extract/parser.js';
 import { finalizeConcepts } from '../extract/staticProfile.js';
-import type { FileRelationship, FileStatus, FileSummary, RepoIndex } from '../index/types.js';
-import { AbortedError, ProviderError } from '../shared/errors.js';
+import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
+import { AbortedError } from '../shared/errors.js';
 import { STATIC_RUN, type RunFacts } from './buildIndex.js';
-import { emptyLlmStats, profileWithLlm } from './llmProfile.js';
-import { applyAnswer, llmContext, type LlmSession } from './llmSession.js';
+import { emptyLlmStats } from './llmProfile.js';
+import { llmContext, type LlmSession } from './llmSession.js';
 import { prefilterFiles } from './prefilter.js';
 import type { ReadFile } from './classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
-import { skippedSummary, staticSummary } from './profile.js';
+import { profileFile, skippedSummary } from './profile.js';
 import { buildRepoIndex } from './buildIndex.js';
 import { runGit, walkRepository, type GitRunner } from './walk.js';
 import { writeRepoIndex, writeRunReports, type WrittenRepo } from './writeIndex.js';
@@ -100,40 +100,16 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
       walked.files.map((file) =>
         limit(async () => {
           if (signal.aborted) return;
-          const extracted = await extractors.run(file);
-          let summary: FileSummary;
-          let cached = false;
-          if (!extracted.ok) {
-            summary = skippedSummary(file, extracted.reason, extracted.detail);
-          } else {
-            const { facts } = extracted;
-            summary = staticSummary(file, extracted.hash, facts);
-            const wantsModel = context && extracted.content !== undefined && (!chosen || chosen.has(file.path));
-            const result = wantsModel
-              ? await profileWithLlm(file, facts, extracted.content as string, extracted.hash, context).catch((error: unknown) => {
-                  // Only a refusal of the whole run (bad key, unknown model) or an interrupt gets here.
-                  if (error instanceof ProviderError) {
-                    fatalError ??= error;
-                    fatal.abort(error);
-                  }
-                  return null;
-                })
-              : null;
-            if (signal.aborted) return;
-            if (result && result.secretsRedacted > 0) summary.secrets_redacted = result.secretsRedacted;
-            if (result?.ok) {
-              relationships.push(...applyAnswer(summary, result.answer));
-              cached = result.cached;
-            } else {
-              if (result) {
-                summary.status = 'failed';
-                summary.reason = result.error;
-              } else if (chosen && context) {
-                summary.reason = 'not selected by the pre-filter';
-              }
-              termLists.push(facts.terms);
-              conceptSlots.set(summary, termLists.length - 1);
-            }
+          const done = await profileFile(file, extractors, context, chosen, (error) => {
+            fatalError ??= error;
+            fatal.abort(error);
+          });
+          if (!done || signal.aborted) return;
+          const { summary, cached } = done;
+          relationships.push(...done.relationships);
+          if (done.terms) {
+            termLists.push(done.terms);
+            conceptSlots.set(summary, termLists.length - 1);
           }
           summaries.push(summary);
           emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached });
@@ -202,11 +178,6 @@ async function readGoModule(goMod: string): Promise<string | null> {
   }
 }
 
-export function countByStatus(summaries: FileSummary[]): Record<FileStatus, number> {
-  const counts: Record<FileStatus, number> = { ok: 0, skipped: 0, failed: 0 };
-  for (const s of summaries) counts[s.status]++;
-  return counts;
-}
 
 export interface RunIndexOptions extends IndexRepoOptions {
   outDir: string;
