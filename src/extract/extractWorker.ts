@@ -30,7 +30,7 @@ port.on('message', (message: WorkerRequest) => {
   }
   const jobOptions = options;
   if (!jobOptions) {
-    port.postMessage({ id: message.id, error: 'no repository set before the first job' });
+    port.postMessage(JSON.stringify({ id: message.id, error: 'no repository set before the first job' }));
     return;
   }
   // Replies travel as JSON text: one string copy instead of a structured clone of many small objects, and
