@@ -10,6 +10,14 @@ import { FieldIndex, type IndexedDoc } from './fieldIndex.js';
 import type { LoadedIndex } from './load.js';
 import { Tokenizer } from './profileTokens.js';
 
+/**
+ * Which profiles search ranks: everything but skipped files. A file whose model call failed keeps its
+ * static profile (status `failed`), which is still worth finding.
+ */
+export function isSearchable(file: Pick<FileSummary, 'status'>): boolean {
+  return file.status !== 'skipped';
+}
+
 export interface SearchDoc {
   repo: string;
   file: FileSummary;
@@ -38,7 +46,7 @@ export class SearchCorpus {
   get docs(): SearchDoc[] {
     this.docsCache ??= this.indexes.flatMap(({ index }) =>
       index.file_summaries
-        .filter((file) => file.status === 'ok')
+        .filter(isSearchable)
         .map((file) => ({ repo: index.repo_name, file, searchable: searchableTokens(file) })),
     );
     return this.docsCache;
@@ -58,7 +66,7 @@ export class SearchCorpus {
           segment = { loaded, repo: loaded.packed.repoName, index: loaded.packed.fieldIndex, base, files: null };
         } else {
           const repo = loaded.index.repo_name;
-          const files = loaded.index.file_summaries.filter((file) => file.status === 'ok');
+          const files = loaded.index.file_summaries.filter(isSearchable);
           segment = { loaded, repo, index: FieldIndex.build(files.map((file) => ({ repo, file }))), base, files };
         }
         base += segment.index.size;

@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
 import { normalizeRepoIndex, repoIndexProblem } from '../index/serialize.js';
 import { CodeRagError } from '../shared/errors.js';
+import { isSearchable } from './corpus.js';
 import { FieldIndex } from './fieldIndex.js';
 import { readPack, summaryRanges, writePack, type PackContents, type PackSource } from './pack.js';
 
@@ -100,7 +101,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     }
     const index = normalizeRepoIndex(parsed as Record<string, unknown>, key);
     const loaded: LoadedIndex = { key, file, index };
-    if (source && index.file_summaries.filter((f) => f.status === 'ok').length >= packMinFiles) {
+    if (source && index.file_summaries.filter(isSearchable).length >= packMinFiles) {
       const packed = packIndex(file, source, index, bytes);
       if (packed) loaded.packed = packed;
     }
@@ -114,7 +115,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
  * it. `index` is the object just serialised to `indexFile`. Answers whether a pack was written.
  */
 export async function prepareSearchPack(indexFile: string, index: RepoIndex, minFiles = PACK_MIN_FILES): Promise<boolean> {
-  if (index.file_summaries.filter((f) => f.status === 'ok').length < minFiles) return false;
+  if (index.file_summaries.filter(isSearchable).length < minFiles) return false;
   const [info, bytes] = await Promise.all([stat(indexFile), readFile(indexFile)]);
   return packIndex(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, index, bytes) !== null;
 }
@@ -126,7 +127,7 @@ function packIndex(file: string, source: PackSource, index: RepoIndex, bytes: Bu
   const profiled: FileSummary[] = [];
   const profileRanges: number[] = [];
   index.file_summaries.forEach((summary, i) => {
-    if (summary.status !== 'ok') return;
+    if (!isSearchable(summary)) return;
     profiled.push(summary);
     profileRanges.push(ranges[2 * i] as number, ranges[2 * i + 1] as number);
   });

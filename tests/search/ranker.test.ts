@@ -208,3 +208,14 @@ describe('search arguments', () => {
     expect(search(corpus, { query: 'cache', maxResults: 3 }).references).toEqual([]);
   });
 });
+
+describe('which profiles are searched', () => {
+  const files = [
+    file('src/limiter.ts', { status: 'failed', reason: 'llm_error: 429', symbols: [symbol('TokenBucket', 'class')] }),
+    file('src/limiter.bin.ts', { status: 'skipped', reason: 'binary', symbols: [symbol('TokenBucket', 'class')] }),
+  ];
+
+  it.each(['bm25f', 'deepcode'] as const)('finds a file whose model call failed by its static profile, never a skipped one (%s)', (scorer) => {
+    expect(ranking(corpusOf(files), { query: 'token bucket', scorer })).toEqual(['src/limiter.ts']);
+  });
+});
