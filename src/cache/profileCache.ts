@@ -1,11 +1,14 @@
 /**
  * Model answers, cached in two layers:
- * - an lru-cache keyed by `path:mtime:size` (plus the run key), for repeat look-ups within a process;
+ * - an lru-cache (`performance.max_cache_size` entries) for repeat look-ups within a process;
  * - a persistent store on disk, one JSON file per entry, keyed by a hash of the content hash, provider,
  *   model, prompt versions, schema version and everything else that shapes the answer. A fresh clone (new
  *   mtimes, same content) therefore re-uses every unchanged profile, and bumping a prompt version retires
  *   stale entries without any code.
  * A corrupt entry is deleted and recomputed, never fatal.
+ *
+ * Both layers use the content key. DeepCode's `path:mtime:size` key would only pay if it let a run skip
+ * reading the file, and every run reads it anyway: the parser's facts come from the current text.
  */
 import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
@@ -43,9 +46,8 @@ export class ProfileCache<T extends object> {
     this.memory = new LRUCache<string, T>({ max: maxEntries });
   }
 
-  /** `fastKey` is `path:mtime:size`; `key` is the content-addressed key of the persistent store. */
-  async get(fastKey: string, key: string, isValid: (value: unknown) => value is T): Promise<T | undefined> {
-    const remembered = this.memory.get(fastKey) ?? this.memory.get(key);
+  async get(key: string, isValid: (value: unknown) => value is T): Promise<T | undefined> {
+    const remembered = this.memory.get(key);
     if (remembered) {
       this.stats.hits++;
       return remembered;
@@ -65,7 +67,6 @@ export class ProfileCache<T extends object> {
     try {
       const parsed: unknown = JSON.parse(raw);
       if (!isValid(parsed)) throw new Error('invalid entry');
-      this.memory.set(fastKey, parsed);
       this.memory.set(key, parsed);
       this.stats.hits++;
       return parsed;
@@ -77,8 +78,7 @@ export class ProfileCache<T extends object> {
     }
   }
 
-  async set(fastKey: string, key: string, value: T): Promise<void> {
-    this.memory.set(fastKey, value);
+  async set(key: string, value: T): Promise<void> {
     this.memory.set(key, value);
     if (this.dir) await writeFileAtomic(this.fileFor(key), JSON.stringify(value));
   }

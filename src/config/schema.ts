@@ -110,7 +110,7 @@ export const configSchema = z.strictObject({
       enable_content_caching: z.boolean().default(true),
       /** Worker threads that parse files; null: one per core (up to 8); 0: parse in the main thread. */
       parse_workers: z.number().int().min(0).max(64).nullable().default(null),
-      /** Entries in the in-memory path:mtime:size cache in front of the persistent store. */
+      /** Entries in the in-memory cache of model answers in front of the persistent store. */
       max_cache_size: positiveInt.default(10_000),
     })
     .prefault({}),

@@ -66,7 +66,7 @@ export function answerContext(ctx: Pick<LlmContext, 'config' | 'targetStructure'
 }
 
 export async function profileWithLlm(
-  file: { path: string; mtimeMs: number; size: number },
+  file: { path: string },
   facts: StaticFacts,
   content: string,
   hash: string,
@@ -80,8 +80,7 @@ export async function profileWithLlm(
     schemaVersion: SCHEMA_VERSION,
     context: answerContext(ctx),
   });
-  const fastKey = `${file.path}:${file.mtimeMs}:${file.size}:${key}`;
-  const cached = await ctx.cache.get(fastKey, key, isProfileAnswer);
+  const cached = await ctx.cache.get(key, isProfileAnswer);
   if (cached) {
     ctx.stats.cache_hits++;
     return { ok: true, answer: cached, cached: true, secretsRedacted: 0 };
@@ -94,7 +93,7 @@ export async function profileWithLlm(
     const answer = await askModel(ctx, { prompt, schema: format.schema, schemaName: 'file_profile' }, (value) => format.parse(value), (raw) =>
       ctx.saveRaw?.(file.path, raw),
     );
-    await ctx.cache.set(fastKey, key, answer);
+    await ctx.cache.set(key, answer);
     return { ok: true, answer, cached: false, secretsRedacted };
   } catch (error) {
     if (ctx.signal.aborted) throw error;

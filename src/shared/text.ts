@@ -52,16 +52,6 @@ function isPluralS(identifier: string, i: number): boolean {
   return identifier.charCodeAt(i) === 115 && (i + 1 >= identifier.length || !isLower(identifier.charCodeAt(i + 1)));
 }
 
-/** How often each identifier-like run occurs in `text`: split once per distinct identifier, not per use. */
-export function identifierCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const match of text.matchAll(IDENTIFIER)) {
-    const id = match[0];
-    counts.set(id, (counts.get(id) ?? 0) + 1);
-  }
-  return counts;
-}
-
 /** Every identifier-like run in `text`, split into lowercase words. */
 export function words(text: string): string[] {
   const out: string[] = [];
