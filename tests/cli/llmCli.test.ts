@@ -86,6 +86,13 @@ describe('coderag index with a model', () => {
   it('refuses --target-structure without a model, rather than ignoring it', async () => {
     const result = await runCli(['index', fixture, '--out', makeTempDir(), '--target-structure', '/etc/hostname']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--target-structure and --focus need a model');
+    expect(result.stderr).toContain('error: --target-structure needs a model');
+  });
+
+  it('warns that model-only settings from the config are ignored in an offline run', async () => {
+    const config = configWith('file_analysis:\n  enable_pre_filtering: true\n');
+    const result = await runCli(['index', fixture, '--out', makeTempDir(), '--config', config]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('warning: file_analysis.enable_pre_filtering needs a model; ignored in this offline run');
   });
 });

@@ -49,9 +49,11 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   const targetFile = flags.targetStructure ?? config.relationships.target_structure_file;
   const targetStructure = targetFile ? await readTargetStructure(targetFile) : null;
   const llm = choice.provider ? createLlmSession({ provider: choice.provider, config, targetStructure, focus: flags.focus ?? null }) : null;
-  if (!llm && (targetStructure || flags.focus)) {
-    throw new UsageError('--target-structure and --focus need a model', { hint: 'set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL, or drop them for an offline index' });
+  const modelOnlyFlags = [flags.targetStructure && '--target-structure', flags.focus && '--focus', flags.prefilter && '--prefilter'].filter(Boolean);
+  if (!llm && modelOnlyFlags.length) {
+    throw new UsageError(`${modelOnlyFlags.join(', ')} ${modelOnlyFlags.length === 1 ? 'needs' : 'need'} a model`, { hint: 'set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL, or drop them for an offline index' });
   }
+  const ignoredOffline = !llm && [config.relationships.target_structure_file && 'relationships.target_structure_file', config.file_analysis.enable_pre_filtering && 'file_analysis.enable_pre_filtering'].filter(Boolean);
 
   if (config.debug.verbose_output) cliState.verbose = true;
   const progress = createProgress({
@@ -69,6 +71,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   process.on('SIGINT', onSigint);
   const started = Date.now();
   progress.sink({ type: 'info', message: choice.description });
+  if (ignoredOffline && ignoredOffline.length) progress.sink({ type: 'warning', message: `${ignoredOffline.join(' and ')} ${ignoredOffline.length === 1 ? 'needs' : 'need'} a model; ignored in this offline run` });
   try {
     const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm });
     // Large indexes get their search pack now, so the first search does not pay for it.
