@@ -30,6 +30,9 @@ export class Tokenizer {
       for (const w of words) {
         if (w.length < 2 || STOPWORDS.has(w) || isDigits(w)) continue;
         parts.push(stem(w));
+        // `base64` is also about `base`, `utf8` about `utf`: the letters alone match a request that omits the number.
+        const letters = lettersBeforeDigits(w);
+        if (letters.length >= 3 && !STOPWORDS.has(letters)) parts.push(stem(letters));
       }
       if (words.length > 1) {
         const whole = words.join('');
@@ -49,6 +52,13 @@ export class Tokenizer {
 }
 
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
+
+/** `base64` -> `base`; a word that does not end in digits -> ''. */
+function lettersBeforeDigits(w: string): string {
+  let end = w.length;
+  while (end > 0 && w.charCodeAt(end - 1) >= 48 && w.charCodeAt(end - 1) <= 57) end--;
+  return end === w.length ? '' : w.slice(0, end);
+}
 
 function isDigits(w: string): boolean {
   for (let i = 0; i < w.length; i++) {
