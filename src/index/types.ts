@@ -68,7 +68,14 @@ export interface FileSummary {
   /** Repo paths this file imports (resolved local dependencies); a subset of what `dependencies` names. */
   local_imports: string[];
   secrets_redacted?: number;
+  /**
+   * Where a static profile's summary comes from: the file's leading doc comment or docstring, its first prose
+   * comment, or a sentence composed from its definitions, exports and imports. Absent when a model wrote it.
+   */
+  summary_source?: SummarySource;
 }
+
+export type SummarySource = 'doc' | 'comment' | 'composed';
 
 export type FileRole = 'source' | 'test' | 'config' | 'entry_point' | 'docs' | 'build' | 'example' | 'data' | 'generated';
 

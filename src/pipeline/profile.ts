@@ -38,6 +38,7 @@ export function staticSummary(file: WalkedFile, hash: string, facts: StaticFacts
     local_imports: facts.local_imports,
   };
   if (facts.parse_error) summary.reason = `parse_error: ${facts.parse_error}`;
+  summary.summary_source = facts.summary_source;
   return summary;
 }
 

@@ -98,12 +98,15 @@ export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): string[][]
 }
 
 /**
- * The static profiler writes a summary from the file's type, top-level symbols and imports when the file has
- * no doc comment ("TypeScript source defining functions a, b. Uses x."). The symbols and imports fields already
- * hold those words, and its boilerplate ("source", "defining", "uses") would match requests by accident.
+ * The static profiler composes a summary from the file's definitions, exports and imports when no comment
+ * speaks for it ("Defines functions a, b; uses x."). The symbols and imports fields already hold those words,
+ * and its boilerplate ("defines", "uses") would match requests by accident. Indexes written before
+ * `summary_source` existed started such a summary with the file type.
  */
 function isComposedSummary(file: FileSummary): boolean {
-  return file.profile_source === 'static' && file.file_type !== '' && file.summary.startsWith(file.file_type);
+  if (file.profile_source !== 'static') return false;
+  if (file.summary_source) return file.summary_source === 'composed';
+  return file.file_type !== '' && file.summary.startsWith(file.file_type);
 }
 
 /** What an import says about a file: a package's name, or a local path's last folder and stem. */
