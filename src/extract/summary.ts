@@ -135,19 +135,20 @@ export function shorten(text: string): string {
 /**
  * DeepCode lists "main functions or classes" (as `Class.method`). With definitions at any depth there can be
  * many, so the 40 kept are chosen by rank and listed in the file's order: outer exported callables and
- * classes, the other outer ones, their direct members, type-level declarations, exported constants, then
- * deeper nested callables.
+ * classes, the other outer ones, the members of outer classes, type-level declarations, exported constants,
+ * then functions nested in functions.
  */
 export function mainFunctions(symbols: CodeSymbol[], exports: readonly string[]): string[] {
   const { outer } = layoutOf(symbols);
   const outerSet = new Set(outer);
-  const outerPaths = new Set(outer.map((s) => s.ast_path));
+  /** Members of outer classes come before functions nested in functions. */
+  const outerClasses = new Set(outer.filter((s) => CLASS_LIKE.has(s.kind)).map((s) => s.ast_path));
   const exported = new Set(exports);
   const rank = (symbol: CodeSymbol): number => {
     const isOuter = outerSet.has(symbol);
     if (CALLABLE_OR_CLASS.has(symbol.kind)) {
       if (isOuter) return exported.has(symbol.name) || exported.size === 0 ? 0 : 1;
-      return outerPaths.has(parentPath(symbol)) ? 2 : 5;
+      return outerClasses.has(parentPath(symbol)) ? 2 : 5;
     }
     if (TYPE_LEVEL.has(symbol.kind)) return isOuter ? 3 : 6;
     if ((symbol.kind === 'constant' || symbol.kind === 'variable') && isOuter && exported.has(symbol.name)) return 4;
