@@ -1,11 +1,16 @@
 /** Shared types for the history-based retrieval evaluation (bench/eval). */
 
+/** Languages the evaluation reports on separately. */
+export type Language = 'typescript' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
+
 /** One mined case: a real commit whose message is the query and whose changed source files are the answer. */
 export interface EvalCase {
   /** Short repository name, e.g. "koa". */
   repo: string;
   /** GitHub owner/name the mirror was fetched from, e.g. "koajs/koa". */
   mirror_hint: string;
+  /** The repository's main language; results are reported per language. */
+  language: Language;
   commit: string;
   /** First (only) parent; the index is built from the tree at this commit. */
   parent: string;
