@@ -60,6 +60,13 @@ export const DESCRIBE_REPOS: readonly string[] = [
   'google/auto',
 ];
 
+/**
+ * Repositories whose README has no sentence describing the project (checked by hand: markedjs/marked's README
+ * is headings and bullet lists, so the rules above find only an installation fragment). They are left out rather
+ * than given a description written here.
+ */
+export const NO_README_DESCRIPTION: readonly string[] = ['markedjs/marked'];
+
 export const FILES_PER_REPO = 40;
 export const MAX_FILE_BYTES = 200_000;
 /** A description left with fewer words than this once the name is removed says too little to be a query. */
@@ -150,9 +157,12 @@ function isMarkupLine(line: string): boolean {
   );
 }
 
-/** Paragraphs that are not the description wherever these words occur: sponsorship, thanks, calls for feedback. */
+/**
+ * Paragraphs that are not the description wherever these words occur: sponsorship, thanks, calls for feedback,
+ * GitHub alerts ([!NOTE], whose brackets prose() has removed).
+ */
 const NOT_A_DESCRIPTION_PARAGRAPH =
-  /\b(sponsors?|sponsored|sponsorship|supported by (the community|our|its|sponsors)|backers?|donat\w*|thanks?|thank you|feedback|would love to hear|share your thoughts)\b/i;
+  /\b(sponsors?|sponsored|sponsorship|supported by (the community|our|its|sponsors)|backers?|donat\w*|thanks?|thank you|feedback|would love to hear|share your thoughts)\b|!(note|tip|important|warning|caution)\b/i;
 
 /**
  * Sentences that are not a description: the above, licences, installation, demos, translations, the etymology of
@@ -372,6 +382,10 @@ function main(): void {
   const cases: DescribeCase[] = [];
   for (const hint of DESCRIBE_REPOS) {
     if (isHeldOut(hint)) throw new Error(`${hint} is held out and must not be in DESCRIBE_REPOS`);
+    if (NO_README_DESCRIPTION.includes(hint)) {
+      console.error(`[describe] ${hint}: skipped, its README has no descriptive sentence (NO_README_DESCRIPTION)`);
+      continue;
+    }
     const gitDir = findMirror(hint, root);
     if (!gitDir) {
       console.error(`[describe] no mirror for ${hint} under ${root}; skipped`);

@@ -36,8 +36,12 @@ export interface RankQuery {
 /** A retrieval system under evaluation. */
 export interface Ranker {
   name: string;
-  /** Build whatever the ranker needs for one tree. `files` is the shared candidate set (repo-relative POSIX). */
-  prepare(treeDir: string, files: string[]): Promise<unknown>;
-  /** Return up to `k` repo-relative POSIX paths, best first. */
+  /**
+   * Build whatever the ranker needs for one tree. `files` is the shared candidate set (relative to `treeDir`,
+   * POSIX). With `roots`, `treeDir` holds several repositories, one per root folder, searched together: the
+   * lexical baselines see one corpus of files; CodeRAG indexes each root on its own and searches all the indexes.
+   */
+  prepare(treeDir: string, files: string[], roots?: readonly string[]): Promise<unknown>;
+  /** Return up to `k` paths relative to the prepared tree (so `<root>/<path>` with roots), best first. */
   rank(prepared: unknown, q: RankQuery, k: number): Promise<string[]> | string[];
 }
