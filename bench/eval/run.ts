@@ -364,13 +364,23 @@ async function runDescribe(o: Options, rankers: readonly Ranker[], findMirror: (
   const tc = performance.now();
   const roots: string[] = [];
   const files: string[] = [];
+  const present: DescribeCase[] = [];
+  let skipped = 0;
   for (const c of cases) {
     const root = describeRoot(c);
     const dir = join(DESCRIBE_DIR, root);
-    materialiseFiles(DESCRIBE_DIR, root, c.commit, c.files, existsSync(dir) ? undefined : findMirror(c.repo));
+    try {
+      materialiseFiles(DESCRIBE_DIR, root, c.commit, c.files, existsSync(dir) ? undefined : findMirror(c.repo));
+    } catch (err) {
+      if (err instanceof Error && err.message.includes(MIRRORS_ENV)) throw err;
+      console.error(`[eval] describe: skipping ${c.repo}: ${err instanceof Error ? err.message : String(err)}`);
+      skipped++;
+      continue;
+    }
+    present.push(c);
     roots.push(root);
-    const present = new Set(listCandidates(dir, o.includeGenerated));
-    files.push(...c.files.filter((f) => present.has(f)).map((f) => `${root}/${f}`));
+    const candidates = new Set(listCandidates(dir, o.includeGenerated));
+    files.push(...c.files.filter((f) => candidates.has(f)).map((f) => `${root}/${f}`));
   }
   const checkoutMs = performance.now() - tc;
   const results: CaseResult[] = [];
@@ -379,7 +389,7 @@ async function runDescribe(o: Options, rankers: readonly Ranker[], findMirror: (
     let t = performance.now();
     const prepared = await ranker.prepare(DESCRIBE_DIR, files, roots);
     if (tm) tm.prepareMs += performance.now() - t;
-    for (const c of cases) {
+    for (const c of present) {
       const q: RankQuery = { query: c.query, keywords: keywordTerms(c.query) };
       t = performance.now();
       const ranked = reposByBestFile(await ranker.rank(prepared, q, DESCRIBE_FILES_K));
@@ -398,7 +408,7 @@ async function runDescribe(o: Options, rankers: readonly Ranker[], findMirror: (
       });
     }
   }
-  return { results, checkoutMs, skipped: 0, trees: roots.length };
+  return { results, checkoutMs, skipped, trees: roots.length };
 }
 
 async function main(): Promise<void> {
