@@ -4,7 +4,7 @@
  * turn limit forces a last proposal). The conversation is checkpointed after every model answer and every
  * author answer; the approved structure is written atomically, and the checkpoint then removed.
  */
-import type { Config } from '../config/schema.js';
+import { defaultConfig, type Config } from '../config/schema.js';
 import { writeFileAtomic } from '../index/serialize.js';
 import { loadPrompt, renderPrompt, type PromptTemplate } from '../llm/prompts.js';
 import type { LlmProvider } from '../llm/provider.js';
@@ -31,7 +31,8 @@ export interface PlanOptions {
   /** What to build; required for a new conversation, checked against the saved one on resume. */
   query?: string | undefined;
   provider: LlmProvider;
-  config: Config;
+  /** Default: the built-in defaults. */
+  config?: Config;
   answers: AnswerSource;
   /** Where the approved structure is written. */
   out: string;
@@ -68,13 +69,14 @@ export function isApproval(answer: string): boolean {
 }
 
 export async function plan(options: PlanOptions): Promise<PlanResult> {
-  const { config, answers } = options;
+  const config = options.config ?? defaultConfig();
+  const { answers } = options;
   const emit = options.onEvent ?? (() => {});
   const now = options.now ?? (() => new Date());
   const signal = options.signal ?? new AbortController().signal;
   const store = options.store ?? fileStateStore(statePathFor(options.out));
   const maxTurns = options.maxTurns ?? config.plan.max_turns;
-  const state = await openConversation(options, store, now, emit);
+  const state = await openConversation(options, config, store, now, emit);
   const saved = `the conversation is saved in ${store.location}`;
   const checkpoint = async () => {
     state.updated_at = now().toISOString();
@@ -161,7 +163,7 @@ export async function plan(options: PlanOptions): Promise<PlanResult> {
   }
 }
 
-async function openConversation(options: PlanOptions, store: PlanStateStore, now: () => Date, emit: (event: PlanEvent) => void): Promise<PlanState> {
+async function openConversation(options: PlanOptions, config: Config, store: PlanStateStore, now: () => Date, emit: (event: PlanEvent) => void): Promise<PlanState> {
   const saved = await store.load();
   const query = options.query?.trim();
   if (options.resume) {
@@ -177,7 +179,7 @@ async function openConversation(options: PlanOptions, store: PlanStateStore, now
     throw new UsageError(`a conversation is already saved in ${store.location}`, { hint: 'continue it with --resume, or move or delete the file to start over' });
   }
   if (!query) throw new UsageError('--query is required to start a plan', { hint: 'coderag plan --query "what to build" --out target_structure.md' });
-  const limits = { maxFileSize: options.config.plan.max_input_file_size, maxChars: options.config.plan.max_input_chars };
+  const limits = { maxFileSize: config.plan.max_input_file_size, maxChars: config.plan.max_input_chars };
   const parts = [
     options.inputsDir ? await readInputDocuments(options.inputsDir, limits) : null,
     options.indexesDir ? await indexesOverview(options.indexesDir) : null,
