@@ -152,7 +152,7 @@ export async function plan(options: PlanOptions): Promise<PlanResult> {
         state.turns.push({ model: turn, answer: null });
         await checkpoint();
         emit({ type: 'turn', number: state.turns.length, turn });
-        return await finish((turn as Extract<ModelTurn, { kind: 'proposal' }>).files, 'approved');
+        return await finish(latestProposal(state) ?? [], 'approved');
       }
       current.answer = redactSecrets(reply).text;
       await checkpoint();

@@ -12,6 +12,7 @@ import type { LlmProvider } from '../../src/llm/provider.js';
 import { listAnswers, type AnswerSource } from '../../src/plan/answers.js';
 import { isApproval, plan, type PlanEvent, type PlanOptions } from '../../src/plan/plan.js';
 import type { PlanState, PlanStateStore } from '../../src/plan/state.js';
+import { indexRepo } from '../../src/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir } from '../support/tempRepo.js';
 import { CACHE_PLAN, isPlanRequest, planScript, proposal, question } from './planScript.js';
@@ -222,6 +223,27 @@ describe('plan()', () => {
     expect(notes).toContain('input notes/scan.txt skipped (binary: contains NUL bytes)');
     expect(notes).toContain('input notes/dump.txt skipped (too large: size 2000 bytes exceeds the 1000 byte limit)');
     expect(notes).toContain('1 secret redacted from the inputs');
+  });
+});
+
+describe('plan() with --indexes', () => {
+  it('shows the model the indexed files, so a proposal can say what each planned file draws on', async () => {
+    const indexes = makeTempDir();
+    const index = await indexRepo(path.resolve(import.meta.dirname, '../fixtures/polyglot'), { config: { performance: { parse_workers: 0 } } });
+    writeFileSync(path.join(indexes, 'polyglot_index.json'), JSON.stringify(index));
+    server.configure({ respond: planScript([CACHE_PLAN]) });
+    const { result } = run({ indexesDir: indexes, answers: listAnswers(['approve']) });
+    await result;
+    const sent = JSON.parse(server.stats.bodies[0] ?? '{}').messages[1].content as string;
+    expect(sent).toContain('Repository polyglot (');
+    expect(sent).toMatch(/- polyglot\/src\/cache\/lruCache\.ts: \S/);
+    expect(sent).not.toContain('polyglot/src/cache/lruCache.test.ts');
+  });
+
+  it('is an error when the indexes folder holds no index', async () => {
+    await expect(run({ indexesDir: makeTempDir(), answers: listAnswers([]) }).result).rejects.toThrow('no index files found in');
+    await expect(run({ indexesDir: '/nonexistent/indexes', answers: listAnswers([]) }).result).rejects.toThrow('indexes folder not found: /nonexistent/indexes');
+    expect(server.stats.requests).toBe(0);
   });
 });
 

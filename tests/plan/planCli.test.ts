@@ -89,6 +89,13 @@ describe('coderag plan with --answers', () => {
     expect(result.stderr).toContain('hint: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL');
   });
 
+  it('is a usage error for a missing inputs folder, before any model call', async () => {
+    const result = await runCli(['plan', '--query', 'x', '--inputs', '/nonexistent/docs', '--out', path.join(makeTempDir(), 'ts.md'), '--answers', answersFile('approve')], { env: env() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: inputs folder not found: /nonexistent/docs');
+    expect(server.stats.requests).toBe(0);
+  });
+
   it('names a corrupt state file and leaves it alone instead of starting afresh', async () => {
     const out = path.join(makeTempDir(), 'ts.md');
     writeFileSync(`${out}.plan.json`, '{"format": "coderag-plan-state", "turns": [');
