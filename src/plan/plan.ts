@@ -6,7 +6,6 @@
  */
 import { defaultConfig, type Config } from '../config/schema.js';
 import { writeFileAtomic } from '../index/serialize.js';
-import { loadPrompt, renderPrompt, type PromptTemplate } from '../llm/prompts.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { InvalidAnswerError, RequestGate, statusOf } from '../llm/retry.js';
 import { redactSecrets } from '../shared/secrets.js';
@@ -15,6 +14,7 @@ import { AbortedError, CodeRagError, ProviderError, UsageError, errorMessage } f
 import type { AnswerSource } from './answers.js';
 import { indexesOverview, readInputDocuments } from './context.js';
 import { fileStateStore, statePathFor, STATE_FORMAT, STATE_VERSION, type PlanState, type PlanStateStore } from './state.js';
+import { loadPlanPrompts, renderPlanPrompt } from './prompt.js';
 import { renderTargetStructure } from './structure.js';
 import { parseTurn, turnRequestSchema, type ModelTurn, type PlannedFile } from './turn.js';
 
@@ -83,7 +83,7 @@ export async function plan(options: PlanOptions): Promise<PlanResult> {
     await store.save(state);
   };
 
-  const prompts = { plan: loadPrompt('plan', options.promptsDir), turn: loadPrompt('plan_turn', options.promptsDir), final: loadPrompt('plan_final', options.promptsDir) };
+  const prompts = loadPlanPrompts(options.promptsDir);
   const stats = emptyLlmStats();
   const ctx = {
     provider: options.provider,
@@ -120,14 +120,16 @@ export async function plan(options: PlanOptions): Promise<PlanResult> {
     for (;;) {
       const last = state.turns.at(-1);
       if (!last || last.answer !== null) {
-        const final = state.turns.length + 1 >= maxTurns;
+        // An approval before any proposal, or the turn limit, asks for the final structure.
+        const approved = last?.answer != null && isApproval(last.answer);
+        const final = approved || state.turns.length + 1 >= maxTurns;
         const turn = await ask(final);
         state.turns.push({ model: turn, answer: null });
         await checkpoint();
         emit({ type: 'turn', number: state.turns.length, turn });
         if (final && turn.kind === 'proposal') {
-          emit({ type: 'note', message: `turn limit reached (${maxTurns} turns): writing the last proposal without approval` });
-          return await finish(turn.files, 'turn_limit');
+          if (!approved) emit({ type: 'note', message: `turn limit reached (${maxTurns} turns): writing the last proposal without approval` });
+          return await finish(turn.files, approved ? 'approved' : 'turn_limit');
         }
       } else {
         emit({ type: 'turn', number: state.turns.length, turn: last.model });
@@ -136,24 +138,14 @@ export async function plan(options: PlanOptions): Promise<PlanResult> {
       const current = state.turns.at(-1)!;
       const reply = await answer(current.model);
       if (reply !== null && !answers.interactive) emit({ type: 'answer', text: reply });
-      if (reply === null || isApproval(reply)) {
-        const proposal = latestProposal(state);
-        if (proposal) {
-          if (reply === null) emit({ type: 'note', message: 'input ended after a proposal: taking it as approved' });
-          return await finish(proposal, 'approved');
-        }
-        if (reply === null) {
-          throw new CodeRagError('the input ended before the model proposed a structure', { hint: `${saved}; continue it with --resume` });
-        }
-        current.answer = reply;
-        await checkpoint();
-        emit({ type: 'note', message: 'approved before any proposal: asking the model for its final structure' });
-        const turn = await ask(true);
-        state.turns.push({ model: turn, answer: null });
-        await checkpoint();
-        emit({ type: 'turn', number: state.turns.length, turn });
-        return await finish(latestProposal(state) ?? [], 'approved');
+      const proposal = latestProposal(state);
+      if (reply === null) {
+        if (!proposal) throw new CodeRagError('the input ended before the model proposed a structure', { hint: `${saved}; continue it with --resume` });
+        emit({ type: 'note', message: 'input ended after a proposal: taking it as approved' });
+        return await finish(proposal, 'approved');
       }
+      if (isApproval(reply) && proposal) return await finish(proposal, 'approved');
+      if (isApproval(reply)) emit({ type: 'note', message: 'approved before any proposal: asking the model for its final structure' });
       current.answer = redactSecrets(reply).text;
       await checkpoint();
     }
@@ -207,29 +199,6 @@ function latestProposal(state: PlanState): PlannedFile[] | null {
     if (turn.kind === 'proposal') return turn.files;
   }
   return null;
-}
-
-export function renderPlanPrompt(prompts: { plan: PromptTemplate; turn: PromptTemplate; final: PromptTemplate }, state: PlanState, final: boolean): string {
-  return renderPrompt(prompts.plan, {
-    query: state.query,
-    context: state.context,
-    conversation: renderConversation(state),
-    instruction: renderPrompt(final ? prompts.final : prompts.turn, {}),
-  });
-}
-
-function renderConversation(state: PlanState): string {
-  if (state.turns.length === 0) return '(nothing yet: this is the first turn)';
-  const lines: string[] = [];
-  for (const { model, answer } of state.turns) {
-    if (model.kind === 'question') lines.push(`You asked: ${model.message}`);
-    else {
-      lines.push(`You proposed: ${model.message}`);
-      for (const f of model.files) lines.push(`  - ${f.path}: ${f.purpose}${f.draws_on.length ? ` (draws on: ${f.draws_on.join(', ')})` : ''}`);
-    }
-    if (answer !== null) lines.push(`The author answered: ${answer}`);
-  }
-  return lines.join('\n');
 }
 
 /** Resolves with the promise, or rejects as soon as the signal aborts (an answer typed later is not awaited). */

@@ -165,6 +165,21 @@ describe('plan()', () => {
     expect(events).toContainEqual({ type: 'note', message: 'approved before any proposal: asking the model for its final structure' });
   });
 
+  it('resumes an approval whose final structure never came by asking for it again', async () => {
+    server.configure({ respond: (req) => (isPlanRequest(req) ? { kind: 'question', message: 'One more thing?', files: [] } : undefined) });
+    const c = config();
+    c.llm.max_retries = 0;
+    const first = run({ config: c, answers: listAnswers(['done']) });
+    await expect(first.result).rejects.toThrow('a question where a final structure was required');
+    expect(first.store.current()?.turns.map((t) => t.answer)).toEqual(['done']);
+
+    server.configure({ respond: planScript([CACHE_PLAN]) });
+    server.resetStats();
+    const resumed = run({ store: first.store, resume: true, answers: listAnswers([]) });
+    expect((await resumed.result).ending).toBe('approved');
+    expect(server.stats.bodies[0]).toContain('This is the last turn');
+  });
+
   it('ends at the turn limit with a last proposal, and says so', async () => {
     server.configure({ respond: planScript([question('One?'), question('Two?'), question('Three?'), CACHE_PLAN]) });
     const { result, events } = run({ maxTurns: 2, answers: listAnswers(['a', 'b', 'c']) });

@@ -79,7 +79,7 @@ describe('coderag plan with --answers', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: no terminal to answer at and no --answers file');
     expect(server.stats.requests).toBe(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it('says planning needs a model, exit code 2, when none is configured', async () => {
@@ -131,7 +131,7 @@ describe('coderag plan with --answers', () => {
 
 describe('coderag plan interrupted', () => {
   it('continues after kill -9 from the last completed turn with --resume', async () => {
-    server.configure({ latencyMs: 400, respond: planScript([question('Which storage?'), question('Which protocol?'), CACHE_PLAN]) });
+    server.configure({ latencyMs: 1500, respond: planScript([question('Which storage?'), question('Which protocol?'), CACHE_PLAN]) });
     const out = path.join(makeTempDir(), 'ts.md');
     const config = fastConfig();
     const killed = await runCli(['plan', '--query', 'a caching HTTP service', '--out', out, '--answers', answersFile('in memory', 'http', 'approve'), '--config', config], {
