@@ -24,6 +24,10 @@ export type { IndexEvent, EventSink } from './pipeline/events.js';
 export { loadIndexes, type LoadedIndex } from './search/load.js';
 export { SearchCorpus, type SearchRequest, type SearchResponse, type Reference } from './search/search.js';
 export { formatMarkdown, searchResultJson, overviewJson } from './search/format.js';
+export { plan, isApproval, type PlanOptions, type PlanResult, type PlanEvent, type PlanEnding } from './plan/plan.js';
+export { listAnswers, terminalAnswers, type AnswerSource } from './plan/answers.js';
+export { fileStateStore, statePathFor, type PlanState, type PlanStateStore, type PlanTurn } from './plan/state.js';
+export type { ModelTurn, PlannedFile } from './plan/turn.js';
 export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';
 
 export interface IndexRepoOptions {

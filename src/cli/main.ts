@@ -49,6 +49,25 @@ function buildProgram(): Command {
     });
 
   program
+    .command('plan')
+    .description('Plan the project to be written with a model, one question at a time, and write its target structure.')
+    .option('--query <text>', 'what to build (required unless --resume)')
+    .option('--inputs <dir>', 'a folder of .md and .txt documents to plan from')
+    .option('-i, --indexes <dir>', 'a folder of indexes whose code the plan may draw on')
+    .requiredOption('-o, --out <file>', 'where to write the approved target structure, e.g. target_structure.md')
+    .option('--resume', 'continue the conversation saved beside --out', false)
+    .option('--answers <file>', 'answers, one per line, instead of a terminal (CI, scripts)')
+    .option('--max-turns <n>', 'model turns before the last proposal is written (plan.max_turns)', positiveInt)
+    .option('-c, --config <file>', 'configuration file (default: ./indexer_config.yaml if present)')
+    .addOption(new Option('--provider <name>', 'model provider (llm.model_provider)').choices(['auto', 'openai', 'anthropic']))
+    .option('--model <name>', 'model name (llm.model)')
+    .addHelpText('after', '\nApprove a proposal with approve, done, SOLUTION APPROVED or Ctrl+D. The conversation is saved beside --out\n(<out>.plan.json) after every turn; --resume continues it after Ctrl+C, a crash or kill.\nExample:\n  coderag plan --query "a TTL cache service" --inputs docs/ --indexes indexes --out target_structure.md\n  coderag index ./repo --target-structure target_structure.md\n')
+    .action(async (opts) => {
+      const { planCommand } = await import('./commands/plan.js');
+      await planCommand(opts);
+    });
+
+  program
     .command('search')
     .description('Rank indexed files for a target file and keywords, and list the target\'s relationships.')
     .option('-t, --target <file>', 'the file you are about to write, e.g. src/cache.ts', '')

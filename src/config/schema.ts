@@ -114,6 +114,17 @@ export const configSchema = z.strictObject({
       max_cache_size: positiveInt.default(10_000),
     })
     .prefault({}),
+  /** (CodeRAG) `coderag plan`: the conversation that writes a target structure. */
+  plan: z
+    .strictObject({
+      /** Model turns before the loop ends with the last proposal; `--max-turns` overrides. */
+      max_turns: positiveInt.max(100).default(12),
+      /** Bytes; larger input documents are skipped with a note. */
+      max_input_file_size: positiveInt.default(262_144),
+      /** Characters of all input documents together sent to the model; the rest is cut with a note. */
+      max_input_chars: positiveInt.default(40_000),
+    })
+    .prefault({}),
   debug: z
     .strictObject({
       save_raw_responses: z.boolean().default(false),
