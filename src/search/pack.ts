@@ -173,7 +173,29 @@ export function readPack(indexFile: string, source: PackSource): PackContents | 
   } catch {
     return null;
   }
-  return decodePack(buffer, source);
+  try {
+    const contents = decodePack(buffer, source);
+    return contents && hasConsistentSizes(contents) ? contents : null;
+  } catch {
+    // A header of the wrong shape or an array at a misaligned offset: a damaged pack, read as none.
+    return null;
+  }
+}
+
+/** The arrays agree on the number of documents and terms (a cheap check; the body carries no checksum). */
+function hasConsistentSizes({ fieldIndex: x, profileRanges }: PackContents): boolean {
+  const n = x.paths.length;
+  const t = x.terms.length;
+  return (
+    profileRanges.length === 2 * n &&
+    x.lengths.length === x.avgLength.length * n &&
+    [x.repoOf, x.roles, x.languageOf, x.isCode, x.linesOfCode].every((a) => a.length === n) &&
+    x.importStart.length === n + 1 &&
+    x.importerStart.length === n + 1 &&
+    x.df.length === t &&
+    x.postingStart.length === t + 1 &&
+    x.postingStart[t] === x.postings.length
+  );
 }
 
 /** Writes the pack atomically; a folder that cannot be written is not an error, the next load just parses. */
