@@ -5,6 +5,8 @@
  */
 import { overviewJson, searchResultJson } from '../search/format.js';
 import { DEFAULT_MAX_RESULTS, search, type MatchedSymbol } from '../search/search.js';
+import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
+import { CodeRagError } from '../shared/errors.js';
 import type { IndexCache, IndexSnapshot } from './indexCache.js';
 
 export interface ToolContext {
@@ -114,6 +116,57 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
   };
 }
 
+export interface FileOutlineArgs {
+  repo: string;
+  path: string;
+  indexes_path?: string | undefined;
+}
+
+export interface FindSymbolArgs {
+  name: string;
+  kind?: string | undefined;
+  max_results?: number | undefined;
+  indexes_path?: string | undefined;
+}
+
+/** The symbols of one file with their kinds, lines, nesting and docs, read from its index. */
+export async function getFileOutline(context: ToolContext, args: FileOutlineArgs): Promise<ToolAnswer> {
+  const indexesPath = args.indexes_path || context.defaultIndexesDir;
+  const snapshot = await context.cache.get(indexesPath);
+  const fields = { repo: args.repo, path: args.path, indexes_path: indexesPath };
+  if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
+  try {
+    // The file's own status (ok, failed, skipped) is `file_status`: `status` is the answer's, as in every tool.
+    const { status: fileStatus, ...outline } = fileOutline(snapshot.indexes, args.repo, args.path);
+    return {
+      isError: false,
+      json: { status: 'success', ...outline, file_status: fileStatus, total_symbols: outline.symbols.length, indexes_path: indexesPath, warnings: [...snapshot.warnings] },
+    };
+  } catch (error) {
+    if (error instanceof CodeRagError) return notFound(error, fields, snapshot);
+    throw error;
+  }
+}
+
+/** Where a name is defined across the folder's indexes: exact matches first, bounded. */
+export async function findSymbolTool(context: ToolContext, args: FindSymbolArgs): Promise<ToolAnswer> {
+  const indexesPath = args.indexes_path || context.defaultIndexesDir;
+  const snapshot = await context.cache.get(indexesPath);
+  const fields = { name: args.name, kind: args.kind ?? null, indexes_path: indexesPath };
+  if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
+  try {
+    const result = findSymbol(snapshot.indexes, args.name, { ...(args.kind ? { kind: args.kind } : {}), maxResults: args.max_results ?? DEFAULT_SYMBOL_RESULTS });
+    const notice = result.total_matches === 0 ? `no symbol named "${result.name}"${result.kind ? ` of kind ${result.kind}` : ''} in ${snapshot.indexes.length} index(es); try part of the name, or the search tool` : undefined;
+    return {
+      isError: false,
+      json: { status: 'success', ...result, ...(notice ? { notice } : {}), indexes_path: indexesPath, total_indexes_loaded: snapshot.indexes.length, warnings: [...snapshot.warnings] },
+    };
+  } catch (error) {
+    if (error instanceof CodeRagError) return notFound(error, fields, snapshot);
+    throw error;
+  }
+}
+
 /** DeepCode's keyword parsing: split on commas, trim, drop empties. */
 export function splitKeywords(keywords: string | readonly string[] | undefined): string[] {
   const list = typeof keywords === 'string' ? keywords.split(',') : [...(keywords ?? [])];
@@ -122,4 +175,8 @@ export function splitKeywords(keywords: string | readonly string[] | undefined):
 
 function failure(message: string, fields: Record<string, unknown>, snapshot: IndexSnapshot): ToolAnswer {
   return { isError: true, json: { status: 'error', message, ...fields, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings], hint: HINT } };
+}
+
+function notFound(error: CodeRagError, fields: Record<string, unknown>, snapshot: IndexSnapshot): ToolAnswer {
+  return { isError: true, json: { status: 'error', message: error.message, ...fields, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings], hint: error.hint ?? HINT } };
 }

@@ -5,6 +5,7 @@
  */
 import type { LoadedIndex } from './load.js';
 import type { SearchResponse } from './search.js';
+import type { FileOutline, SymbolSearch } from './symbols.js';
 
 const RULE = '='.repeat(80);
 
@@ -143,4 +144,26 @@ export function formatOverviewText(overview: ReturnType<typeof overviewJson>): s
     );
   }
   return lines.join('\n').trimEnd();
+}
+
+/** `coderag outline`'s text: the file, its summary, then each symbol indented by its nesting, with its lines. */
+export function formatOutlineText(outline: FileOutline): string {
+  const lines = [`${outline.file_path} (${outline.repo_name}${outline.language ? `, ${outline.language}` : ''}, ${outline.lines_of_code} lines of code${outline.status === 'ok' ? '' : `, ${outline.status}`})`];
+  if (outline.summary) lines.push(outline.summary);
+  lines.push('');
+  if (outline.symbols.length === 0) lines.push('(no symbols recorded for this file)');
+  for (const s of outline.symbols) {
+    const doc = s.doc ? `  ${s.doc.split('\n')[0]?.slice(0, 100)}` : '';
+    lines.push(`${'  '.repeat(s.depth)}${s.kind} ${s.name}  lines ${s.start_line}-${s.end_line}${doc}`);
+  }
+  return lines.join('\n');
+}
+
+/** `coderag symbol`'s text: one definition a line, `repo path:start-end kind ast_path (match)`. */
+export function formatSymbolsText(result: SymbolSearch): string {
+  const what = `"${result.name}"${result.kind ? ` (${result.kind})` : ''}`;
+  if (result.total_matches === 0) return `no definition of ${what} in the indexes`;
+  const lines = [`${result.total_matches} definition(s) of ${what}${result.truncated ? `, the first ${result.matches.length} shown` : ''}:`];
+  for (const m of result.matches) lines.push(`${m.repo_name}  ${m.file_path}:${m.start_line}-${m.end_line}  ${m.kind} ${m.ast_path}${m.match === 'exact' ? '' : `  (${m.match.replace('_', ' ')} match)`}`);
+  return lines.join('\n');
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IndexCache } from '../../src/mcp/indexCache.js';
-import { getIndexesOverview, searchCodeReferences, searchText, splitKeywords, type ToolContext } from '../../src/mcp/tools.js';
+import { findSymbolTool, getFileOutline, getIndexesOverview, searchCodeReferences, searchText, splitKeywords, type ToolContext } from '../../src/mcp/tools.js';
 import { makeTempDir } from '../support/tempRepo.js';
 import { CACHE_REPO, LIMITER_REPO, writeIndex } from './sampleIndexes.js';
 
@@ -103,5 +103,41 @@ describe('the search tool', () => {
     const context = contextWith();
     const answer = await searchText(context, { query: 'cache' });
     expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: `No index files found or failed to load from: ${context.dir}`, query: 'cache' } });
+  });
+});
+
+describe('the get_file_outline tool', () => {
+  it('lists a file\'s symbols with their lines, the file\'s own status apart from the answer\'s', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO], ['limiter', LIMITER_REPO]);
+    const answer = await getFileOutline(context, { repo: 'cachelib', path: 'src/lruCache.ts' });
+    expect(answer.json).toMatchObject({ status: 'success', file_status: 'ok', repo_name: 'cachelib', file_path: 'src/lruCache.ts', total_symbols: 2, indexes_path: context.dir });
+    expect(answer.json.symbols).toEqual([
+      { kind: 'function', name: 'createCache', ast_path: 'createCache', start_line: 1, end_line: 8, depth: 0 },
+      { kind: 'function', name: 'setTtl', ast_path: 'setTtl', start_line: 11, end_line: 18, depth: 0 },
+    ]);
+  });
+
+  it('answers a tool error that suggests the right path for a wrong one', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const answer = await getFileOutline(context, { repo: 'cachelib', path: 'lib/lruCache.ts' });
+    expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: 'no file lib/lruCache.ts in cachelib', hint: 'did you mean src/lruCache.ts?', repo: 'cachelib' } });
+  });
+});
+
+describe('the find_symbol tool', () => {
+  it('says where a name is defined across the indexes', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO], ['limiter', LIMITER_REPO]);
+    const answer = await findSymbolTool(context, { name: 'takeToken' });
+    expect(answer.json).toMatchObject({ status: 'success', name: 'takeToken', total_matches: 1, truncated: false, total_indexes_loaded: 2 });
+    expect(answer.json.matches).toEqual([
+      { kind: 'function', name: 'takeToken', ast_path: 'takeToken', start_line: 1, end_line: 8, depth: 0, repo_name: 'limiter', index: 'limiter_index', file_path: 'src/tokenBucket.ts', match: 'exact' },
+    ]);
+  });
+
+  it('answers no match with a notice that says what to try', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const answer = await findSymbolTool(context, { name: 'flushAll', kind: 'function' });
+    expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_matches: 0, matches: [] } });
+    expect(answer.json.notice).toBe('no symbol named "flushAll" of kind function in 1 index(es); try part of the name, or the search tool');
   });
 });
