@@ -24,6 +24,7 @@ export type { IndexEvent, EventSink } from './pipeline/events.js';
 export { loadIndexes, type LoadedIndex } from './search/load.js';
 export { SearchCorpus, type SearchRequest, type SearchResponse, type Reference } from './search/search.js';
 export { formatMarkdown, searchResultJson, overviewJson } from './search/format.js';
+export { addSnippets, type Snippet, type SnippetOptions } from './search/snippets.js';
 export { fileOutline, findSymbol, SYMBOL_KINDS, type FileOutline, type OutlineSymbol, type SymbolMatch, type SymbolSearch, type FindSymbolOptions } from './search/symbols.js';
 export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';
 

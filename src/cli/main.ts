@@ -60,6 +60,7 @@ function buildProgram(): Command {
     .addOption(new Option('--type <kind>', 'narrow the answer to one kind of element').choices([...ELEMENT_TYPES]))
     .addOption(new Option('--scorer <name>', 'ranking method').choices([...SCORERS]).default(DEFAULT_SCORER))
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
+    .option('--snippets <n>', 'show n lines around each matching symbol\'s first line, read from the repository if it is unchanged on disk', positiveInt)
     .option('--json', 'print DeepCode\'s search_code_references JSON plus structured references', false)
     .addHelpText('after', '\nExample:\n  coderag search --target cache.ts --keywords ttl,eviction\n')
     .action(async (opts) => {

@@ -152,6 +152,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         target_file: z.string().optional().describe('The file you are about to write; its name and extension count too'),
         max_results: maxResults,
         indexes_path: indexesPath,
+        snippets: z.number().int().min(1).max(50).optional().describe('Also return this many source lines before and after each matching symbol\'s first line, when the repository is unchanged on disk'),
       },
       outputSchema: searchOutput,
       annotations: readOnly,

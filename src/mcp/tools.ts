@@ -5,6 +5,7 @@
  */
 import { overviewJson, searchResultJson } from '../search/format.js';
 import { DEFAULT_MAX_RESULTS, search, type MatchedSymbol } from '../search/search.js';
+import { addSnippets, type Snippet } from '../search/snippets.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
 import { CodeRagError } from '../shared/errors.js';
 import type { IndexCache, IndexSnapshot } from './indexCache.js';
@@ -38,6 +39,8 @@ export interface SearchArgs {
   target_file?: string | undefined;
   max_results?: number | undefined;
   indexes_path?: string | undefined;
+  /** Lines around each matching symbol's first line, read from the repository when it is unchanged on disk. */
+  snippets?: number | undefined;
 }
 
 const HINT = 'run `coderag index <repo> --out <dir>` first, or pass indexes_path';
@@ -76,6 +79,8 @@ export interface SearchHit {
   matched_keywords: string[];
   /** Elements whose names match the query, with their lines. */
   symbols: MatchedSymbol[];
+  snippets?: Snippet[];
+  snippet_notice?: string;
 }
 
 /** Free text ranked with the default scorer. */
@@ -86,7 +91,8 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
   if (snapshot.indexes.length === 0) {
     return failure(`No index files found or failed to load from: ${indexesPath}`, { query: args.query, target_file: target, indexes_path: indexesPath }, snapshot);
   }
-  const response = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS });
+  const ranked = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS });
+  const response = args.snippets ? await addSnippets(ranked, snapshot.indexes, { lines: args.snippets }) : ranked;
   const results: SearchHit[] = response.references.map((ref) => ({
     repo: ref.repo_name,
     path: ref.file_path,
@@ -97,6 +103,8 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
     role: ref.role,
     matched_keywords: ref.matched_keywords,
     symbols: ref.symbols,
+    ...(ref.snippets ? { snippets: ref.snippets } : {}),
+    ...(ref.snippet_notice ? { snippet_notice: ref.snippet_notice } : {}),
   }));
   return {
     isError: false,

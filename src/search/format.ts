@@ -45,6 +45,11 @@ export function formatMarkdown(response: SearchResponse): string {
       if (ref.symbols.length) {
         lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${s.ast_path} (lines ${s.start_line}-${s.end_line})`).join('; ')}`);
       }
+      for (const snippet of ref.snippets ?? []) {
+        const fence = '`'.repeat(Math.max(3, ...[...snippet.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+        lines.push(`**Lines ${snippet.from_line}-${snippet.to_line}** (${snippet.kind} ${snippet.ast_path}):`, `${fence}${ref.language.toLowerCase().replace(/[^a-z0-9+#-]/g, '')}`, snippet.text, fence);
+      }
+      if (ref.snippet_notice) lines.push(`**Snippets**: ${ref.snippet_notice}`);
       lines.push('');
     });
   }

@@ -11,6 +11,7 @@ import type { CodeSymbol, SymbolKind } from '../index/types.js';
 import { STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
+import type { Snippet } from './snippets.js';
 import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
 import type { IndexedDoc } from './fieldIndex.js';
 import { fieldTokens, splitPath } from './profileTokens.js';
@@ -60,6 +61,10 @@ export interface Reference {
   language: string;
   symbols: MatchedSymbol[];
   matched_keywords: string[];
+  /** Source lines around the matching symbols, when asked for and the repository is on disk (snippets.ts). */
+  snippets?: Snippet[];
+  /** Why a reference with matching symbols has no snippets. */
+  snippet_notice?: string;
 }
 
 export interface SearchResponse {

@@ -4,6 +4,7 @@
 import { loadConfig } from '../../config/load.js';
 import { formatMarkdown, searchResultJson } from '../../search/format.js';
 import { loadIndexes } from '../../search/load.js';
+import { addSnippets } from '../../search/snippets.js';
 import { SearchCorpus, search, type ElementType, type ScorerName } from '../../search/search.js';
 import { CodeRagError, UsageError } from '../../shared/errors.js';
 
@@ -17,6 +18,7 @@ export interface SearchFlags {
   scorer: ScorerName;
   config?: string;
   json: boolean;
+  snippets?: number;
 }
 
 export async function indexesDir(flagDir: string | undefined, configPath: string | undefined): Promise<string> {
@@ -34,7 +36,7 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   const { indexes, warnings } = await loadIndexes(dir);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (indexes.length === 0) throw new CodeRagError(`no index files found in ${dir}`, { hint: 'run `coderag index <repo>` first' });
-  const response = search(new SearchCorpus(indexes), {
+  const ranked = search(new SearchCorpus(indexes), {
     target: flags.target,
     keywords,
     ...(flags.query ? { query: flags.query } : {}),
@@ -42,6 +44,7 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
     ...(flags.type ? { type: flags.type } : {}),
     scorer: flags.scorer,
   });
+  const response = flags.snippets ? await addSnippets(ranked, indexes, { lines: flags.snippets }) : ranked;
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(searchResultJson(response, dir, indexes, warnings), null, 2)}\n`);
   } else {
