@@ -82,7 +82,7 @@ export function normalizeRepoIndex(raw: Record<string, unknown>, fallbackName: s
 }
 
 const FILE_STATUSES: readonly unknown[] = ['ok', 'skipped', 'failed'] satisfies FileStatus[];
-const OPTIONAL_STRINGS = ['last_modified', 'language', 'role', 'reason', 'profile_source', 'content_hash'] as const;
+const OPTIONAL_STRINGS = ['last_modified', 'language', 'role', 'reason', 'profile_source', 'content_hash', 'vocabulary'] as const;
 
 function isFileSummaryLike(value: unknown): value is FileSummary {
   return typeof value === 'object' && value !== null && typeof (value as { file_path?: unknown }).file_path === 'string';

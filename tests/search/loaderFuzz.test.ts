@@ -59,6 +59,7 @@ const summary = maybe(
       content_hash: maybe(fc.string()),
       symbols: maybe(fc.array(symbol, { maxLength: 4 })),
       local_imports: maybe(fc.array(maybe(fc.constantFrom('src/retry.ts', 'lib/cache.py')), { maxLength: 3 })),
+      vocabulary: maybe(fc.constantFrom('retry:3 request:2 header', 'x:', ':5', 'a:1e999 b:-1 c:NaN', '')),
     },
     { requiredKeys: [] },
   ),
@@ -148,6 +149,7 @@ describe('the index loaders, fuzzed', () => {
           expect(typeof file.summary).toBe('string');
           expect(Number.isFinite(file.lines_of_code)).toBe(true);
           expect(['ok', 'skipped', 'failed']).toContain(file.status);
+          for (const key of ['language', 'role', 'content_hash', 'vocabulary'] as const) if (key in file) expect(typeof file[key]).toBe('string');
           for (const s of file.symbols) {
             expect([typeof s.kind, typeof s.name, typeof s.ast_path]).toEqual(['string', 'string', 'string']);
             expect(Number.isFinite(s.start_line) && Number.isFinite(s.end_line)).toBe(true);
