@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AnalysisMetadata, CodeSymbol, FileRelationship, FileStatus, FileSummary, RepoIndex } from './types.js';
+import { SCHEMA_VERSION, type AnalysisMetadata, type CodeSymbol, type FileRelationship, type FileStatus, type FileSummary, type RepoIndex } from './types.js';
 
 export interface JsonStyle {
   indent: number;
@@ -42,6 +42,25 @@ export function repoIndexProblem(value: unknown): string | null {
     }
   }
   return null;
+}
+
+/** The index schema a parsed index says it was written with, when it says so with a whole number. */
+export function schemaVersionOf(value: unknown): number | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const metadata = (value as { analysis_metadata?: unknown }).analysis_metadata;
+  const version = typeof metadata === 'object' && metadata !== null ? (metadata as { schema_version?: unknown }).schema_version : undefined;
+  return typeof version === 'number' && Number.isInteger(version) && version >= 0 ? version : null;
+}
+
+/**
+ * What a reader should know about an index's schema: a newer one than this CodeRAG writes is read as far as
+ * its fields are understood, and said so. Older schemas and DeepCode's indexes (no version) are read as they
+ * are, their missing fields filled in, so they need no note.
+ */
+export function schemaNote(value: unknown): string | null {
+  const version = schemaVersionOf(value);
+  if (version === null || version <= SCHEMA_VERSION) return null;
+  return `written by a newer CodeRAG (index schema ${version}; this one writes schema ${SCHEMA_VERSION}): read as far as its fields are understood; upgrade coderag to use all of it`;
 }
 
 /**

@@ -117,6 +117,7 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
       scorer: response.scorer,
       total_results: results.length,
       results,
+      ...(response.notice ? { notice: response.notice } : {}),
       indexes_loaded: snapshot.indexes.map((i) => i.key),
       total_indexes_loaded: snapshot.indexes.length,
       warnings: [...snapshot.warnings],

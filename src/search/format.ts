@@ -14,6 +14,7 @@ const codePointSort = (values: Iterable<string>): string[] => [...values].sort((
 
 export function formatMarkdown(response: SearchResponse): string {
   const lines: string[] = [`# Code Reference Information - ${response.target_file}`, RULE, ''];
+  if (response.notice) lines.push(`> ${response.notice}`, '');
   if (response.relationships.length) {
     lines.push('## 🎯 Direct Relationships', '');
     response.relationships.slice(0, 5).forEach((rel, i) => {
@@ -91,6 +92,7 @@ export function searchResultJson(response: SearchResponse, indexesPath: string, 
     scorer: response.scorer,
     references: response.references,
     relationships: response.relationships,
+    ...(response.notice ? { notice: response.notice } : {}),
     warnings: [...warnings],
   };
 }

@@ -12,7 +12,8 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
-import { normalizeRepoIndex, repoIndexProblem } from '../index/serialize.js';
+import { normalizeRepoIndex, repoIndexProblem, schemaNote, schemaVersionOf } from '../index/serialize.js';
+import { SCHEMA_VERSION } from '../index/types.js';
 import { CodeRagError } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
 import { FieldIndex } from './fieldIndex.js';
@@ -96,9 +97,12 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     if (isRunReport(parsed)) continue;
     const problem = repoIndexProblem(parsed);
     if (problem) {
-      warnings.push(`skipped ${name}: not a repository index (${problem})`);
+      const version = schemaVersionOf(parsed);
+      warnings.push(`skipped ${name}: not a repository index (${problem})${version === null ? '' : `, though it names index schema ${version} (this CodeRAG writes ${SCHEMA_VERSION})`}`);
       continue;
     }
+    const schema = schemaNote(parsed);
+    if (schema) warnings.push(`${name}: ${schema}`);
     const index = normalizeRepoIndex(parsed as Record<string, unknown>, key);
     const loaded: LoadedIndex = { key, file, index };
     if (source && index.file_summaries.filter(isSearchable).length >= packMinFiles) {

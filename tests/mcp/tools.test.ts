@@ -99,6 +99,15 @@ describe('the search tool', () => {
     expect(results[0]?.symbols).toContainEqual(expect.objectContaining({ name: 'takeToken', start_line: 1 }));
   });
 
+  it('answers a query of only stopwords and punctuation with no results and a notice saying why', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const answer = await searchText(context, { query: 'what is the ???' });
+    expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_results: 0, results: [], keywords_used: [] } });
+    expect(answer.json.notice).toMatch(/^no results: "what is the \?\?\?" has only stopwords, numbers or punctuation/);
+    const deepcode = await searchCodeReferences(context, { target_file: '', keywords: 'the,;' });
+    expect(deepcode.json.notice).toMatch(/^no results: "the, ;" has only stopwords/);
+  });
+
   it('answers an error naming the folder when nothing is indexed', async () => {
     const context = contextWith();
     const answer = await searchText(context, { query: 'cache' });

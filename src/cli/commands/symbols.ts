@@ -5,8 +5,7 @@
 import { formatOutlineText, formatSymbolsText } from '../../search/format.js';
 import { loadIndexes } from '../../search/load.js';
 import { fileOutline, findSymbol } from '../../search/symbols.js';
-import { CodeRagError } from '../../shared/errors.js';
-import { indexesDir } from './search.js';
+import { indexesDir, noIndexesError } from './search.js';
 
 interface CommonFlags {
   indexes?: string;
@@ -18,7 +17,7 @@ async function loadFolder(flags: CommonFlags) {
   const dir = await indexesDir(flags.indexes, flags.config);
   const { indexes, warnings } = await loadIndexes(dir);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-  if (indexes.length === 0) throw new CodeRagError(`no index files found in ${dir}`, { hint: 'run `coderag index <repo>` first' });
+  if (indexes.length === 0) throw await noIndexesError(dir, warnings);
   return { dir, indexes, warnings };
 }
 
