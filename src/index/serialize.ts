@@ -80,7 +80,7 @@ export function normalizeRepoIndex(raw: Record<string, unknown>, fallbackName: s
       dependencies: stringList(s.dependencies),
       summary: typeof s.summary === 'string' ? s.summary : '',
       lines_of_code: finiteNumber(s.lines_of_code, 0),
-      symbols: Array.isArray(s.symbols) ? s.symbols.flatMap(symbolOf) : [],
+      symbols: Array.isArray(s.symbols) ? symbolsOf(s.symbols) : [],
       local_imports: stringList(s.local_imports),
       status: FILE_STATUSES.includes(s.status) ? s.status : 'ok',
     };
@@ -105,6 +105,25 @@ const OPTIONAL_STRINGS = ['last_modified', 'language', 'role', 'reason', 'profil
 
 function isFileSummaryLike(value: unknown): value is FileSummary {
   return typeof value === 'object' && value !== null && typeof (value as { file_path?: unknown }).file_path === 'string';
+}
+
+/** The list as it is when every symbol is well formed (the common case, and no copy), else repaired. */
+function symbolsOf(values: readonly unknown[]): CodeSymbol[] {
+  if (values.every(isWellFormedSymbol)) return values as CodeSymbol[];
+  return values.flatMap(symbolOf);
+}
+
+function isWellFormedSymbol(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const s = value as Partial<Record<keyof CodeSymbol, unknown>>;
+  return (
+    typeof s.name === 'string' &&
+    typeof s.kind === 'string' &&
+    typeof s.ast_path === 'string' &&
+    Number.isFinite(s.start_line) &&
+    Number.isFinite(s.end_line) &&
+    (s.doc === undefined || typeof s.doc === 'string')
+  );
 }
 
 /** A symbol with a name, a kind and finite lines; its path defaults to its name. */
