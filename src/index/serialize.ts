@@ -49,7 +49,7 @@ export function schemaVersionOf(value: unknown): number | null {
   if (typeof value !== 'object' || value === null) return null;
   const metadata = (value as { analysis_metadata?: unknown }).analysis_metadata;
   const version = typeof metadata === 'object' && metadata !== null ? (metadata as { schema_version?: unknown }).schema_version : undefined;
-  return typeof version === 'number' && Number.isInteger(version) && version >= 0 ? version : null;
+  return typeof version === 'number' && Number.isSafeInteger(version) && version >= 0 ? version : null;
 }
 
 /**

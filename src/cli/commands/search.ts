@@ -2,10 +2,8 @@
  * `coderag search`: load the indexes, rank, print markdown (people) or JSON (programs).
  */
 import { readdir } from 'node:fs/promises';
-import { loadConfig } from '../../config/load.js';
 import { formatMarkdown, searchResultJson } from '../../search/format.js';
 import { loadIndexes } from '../../search/load.js';
-import { addSnippets } from '../../search/snippets.js';
 import { SearchCorpus, search, type ElementType, type ScorerName } from '../../search/search.js';
 import { CodeRagError, UsageError } from '../../shared/errors.js';
 
@@ -24,6 +22,8 @@ export interface SearchFlags {
 
 export async function indexesDir(flagDir: string | undefined, configPath: string | undefined): Promise<string> {
   if (flagDir) return flagDir;
+  // Loaded only when needed: validating a config costs more than the rest of a search's start-up.
+  const { loadConfig } = await import('../../config/load.js');
   const { config } = await loadConfig({ configPath });
   return config.paths.output_dir;
 }
@@ -63,7 +63,8 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
     ...(flags.type ? { type: flags.type } : {}),
     scorer: flags.scorer,
   });
-  const response = flags.snippets ? await addSnippets(ranked, indexes, { lines: flags.snippets }) : ranked;
+  // Loaded only when asked for, like the config: a plain search should not pay for it.
+  const response = flags.snippets ? await (await import('../../search/snippets.js')).addSnippets(ranked, indexes, { lines: flags.snippets }) : ranked;
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(searchResultJson(response, dir, indexes, warnings), null, 2)}\n`);
   } else {
