@@ -59,6 +59,14 @@ describe('coderag outline, symbol and search --snippets on a freshly indexed rep
     expect((await runCli(['symbol', 'retryRequest', '--indexes', out])).stdout).toContain('retrylib  src/retry.ts:13-15  function retryRequest');
   });
 
+  it('lists each result\'s matching symbols with their lines, in markdown and in JSON', async () => {
+    const markdown = (await runCli(['search', '--query', 'backoff delay', '--indexes', out])).stdout;
+    expect(markdown).toMatch(/\*\*Matching Symbols\*\*: .*method RetryPolicy-backoffDelay \(lines 8-10\)/);
+    const json = JSON.parse((await runCli(['search', '--query', 'backoff delay', '--indexes', out, '--json'])).stdout) as { references: { file_path: string; symbols: unknown[] }[] };
+    expect(json.references[0]?.file_path).toBe('src/retry.ts');
+    expect(json.references[0]?.symbols).toContainEqual({ kind: 'method', name: 'backoffDelay', ast_path: 'RetryPolicy-backoffDelay', start_line: 8, end_line: 10 });
+  });
+
   it('shows lines around each matching symbol while the file is unchanged, and says why not once it changed or moved', async () => {
     const search = async () => JSON.parse((await runCli(['search', '--query', 'retry backoff delay', '--snippets', '1', '--indexes', out, '--json'])).stdout) as { references: { file_path: string; snippets?: { ast_path: string; from_line: number; to_line: number; text: string }[]; snippet_notice?: string }[] };
     const fresh = (await search()).references[0];

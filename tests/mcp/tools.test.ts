@@ -1,9 +1,11 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IndexCache } from '../../src/mcp/indexCache.js';
 import { findSymbolTool, getFileOutline, getIndexesOverview, searchCodeReferences, searchText, splitKeywords, type ToolContext } from '../../src/mcp/tools.js';
 import { makeTempDir } from '../support/tempRepo.js';
-import { CACHE_REPO, LIMITER_REPO, writeIndex } from './sampleIndexes.js';
+import { contentHash } from '../../src/shared/hash.js';
+import { CACHE_REPO, LIMITER_REPO, sampleIndex, writeIndex } from './sampleIndexes.js';
 
 const DEEPCODE_SEARCH_KEYS = [
   'status',
@@ -106,6 +108,19 @@ describe('the search tool', () => {
     expect(answer.json.notice).toMatch(/^no results: "what is the \?\?\?" has only stopwords, numbers or punctuation/);
     const deepcode = await searchCodeReferences(context, { target_file: '', keywords: 'the,;' });
     expect(deepcode.json.notice).toMatch(/^no results: "the, ;" has only stopwords/);
+  });
+
+  it('adds source lines around matching symbols when asked, or says why it cannot', async () => {
+    const repo = makeTempDir();
+    const source = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n');
+    writeFileSync(path.join(repo, 'bucket.ts'), source);
+    const onDisk = sampleIndex('bucketlib', [{ path: 'bucket.ts', summary: 'A token bucket.', functions: ['takeToken'], concepts: ['token'] }]);
+    Object.assign(onDisk.file_summaries[0] as object, { content_hash: contentHash(source) });
+    const context = contextWith(['bucketlib', { ...onDisk, analysis_metadata: { repo_path: repo } }], ['limiter', LIMITER_REPO]);
+    const answer = await searchText(context, { query: 'take token', snippets: 1 });
+    const results = answer.json.results as { repo: string; snippets?: { from_line: number; to_line: number; text: string }[]; snippet_notice?: string }[];
+    expect(results.find((r) => r.repo === 'bucketlib')?.snippets).toEqual([expect.objectContaining({ from_line: 1, to_line: 2, text: 'line 1\nline 2' })]);
+    expect(results.find((r) => r.repo === 'limiter')?.snippet_notice).toBe('no snippets: the index does not record where the repository was');
   });
 
   it('answers an error naming the folder when nothing is indexed', async () => {
