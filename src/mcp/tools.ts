@@ -165,10 +165,9 @@ export async function findSymbolTool(context: ToolContext, args: FindSymbolArgs)
   if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
   try {
     const result = findSymbol(snapshot.indexes, args.name, { ...(args.kind ? { kind: args.kind } : {}), maxResults: args.max_results ?? DEFAULT_SYMBOL_RESULTS });
-    const notice = result.total_matches === 0 ? `no symbol named "${result.name}"${result.kind ? ` of kind ${result.kind}` : ''} in ${snapshot.indexes.length} index(es); try part of the name, or the search tool` : undefined;
     return {
       isError: false,
-      json: { status: 'success', ...result, ...(notice ? { notice } : {}), indexes_path: indexesPath, total_indexes_loaded: snapshot.indexes.length, warnings: [...snapshot.warnings] },
+      json: { status: 'success', ...result, indexes_path: indexesPath, total_indexes_loaded: snapshot.indexes.length, warnings: [...snapshot.warnings] },
     };
   } catch (error) {
     if (error instanceof CodeRagError) return notFound(error, fields, snapshot);

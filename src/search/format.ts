@@ -169,7 +169,7 @@ export function formatOutlineText(outline: FileOutline): string {
 /** `coderag symbol`'s text: one definition a line, `repo path:start-end kind ast_path (match)`. */
 export function formatSymbolsText(result: SymbolSearch): string {
   const what = `"${result.name}"${result.kind ? ` (${result.kind})` : ''}`;
-  if (result.total_matches === 0) return `no definition of ${what} in the indexes`;
+  if (result.total_matches === 0) return result.notice ?? `no definition of ${what} in the indexes`;
   const lines = [`${result.total_matches} definition(s) of ${what}${result.truncated ? `, the first ${result.matches.length} shown` : ''}:`];
   for (const m of result.matches) lines.push(`${m.repo_name}  ${m.file_path}:${m.start_line}-${m.end_line}  ${m.kind} ${m.ast_path}${m.match === 'exact' ? '' : `  (${m.match.replace('_', ' ')} match)`}`);
   return lines.join('\n');

@@ -86,6 +86,8 @@ export interface SymbolSearch {
   /** True when more matched than `matches` holds. */
   truncated: boolean;
   matches: SymbolMatch[];
+  /** Why there are no matches, when there are none. */
+  notice?: string;
 }
 
 export interface FindSymbolOptions {
@@ -149,6 +151,7 @@ export function findSymbol(indexes: readonly LoadedIndex[], name: string, option
     total_matches: found.length,
     truncated: found.length > max,
     matches: found.slice(0, max).map(({ rank: _rank, roleRank: _role, ...match }) => match),
+    ...(found.length === 0 ? { notice: `no symbol named "${query}"${kind ? ` of kind ${kind}` : ''} in ${indexes.length} index(es); try part of the name, or a search` } : {}),
   };
 }
 

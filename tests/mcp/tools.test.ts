@@ -162,6 +162,6 @@ describe('the find_symbol tool', () => {
     const context = contextWith(['cachelib', CACHE_REPO]);
     const answer = await findSymbolTool(context, { name: 'flushAll', kind: 'function' });
     expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_matches: 0, matches: [] } });
-    expect(answer.json.notice).toBe('no symbol named "flushAll" of kind function in 1 index(es); try part of the name, or the search tool');
+    expect(answer.json.notice).toBe('no symbol named "flushAll" of kind function in 1 index(es); try part of the name, or a search');
   });
 });

@@ -91,7 +91,8 @@ describe('finding where a symbol is defined', () => {
   });
 
   it('answers no matches, not an error, for a name nothing defines', () => {
-    expect(findSymbol([CACHE], 'flushAll')).toMatchObject({ total_matches: 0, matches: [], truncated: false });
+    expect(findSymbol([CACHE], 'flushAll')).toMatchObject({ total_matches: 0, matches: [], truncated: false, notice: 'no symbol named "flushAll" in 1 index(es); try part of the name, or a search' });
+    expect(findSymbol([CACHE], 'get').notice).toBeUndefined();
   });
 
   it('rejects an unknown kind and an empty name with a clear message', () => {
