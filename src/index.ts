@@ -28,6 +28,8 @@ export { plan, isApproval, type PlanOptions, type PlanResult, type PlanEvent, ty
 export { listAnswers, terminalAnswers, type AnswerSource } from './plan/answers.js';
 export { fileStateStore, statePathFor, type PlanState, type PlanStateStore, type PlanTurn } from './plan/state.js';
 export type { ModelTurn, PlannedFile } from './plan/turn.js';
+export { addSnippets, type Snippet, type SnippetOptions } from './search/snippets.js';
+export { fileOutline, findSymbol, SYMBOL_KINDS, type FileOutline, type OutlineSymbol, type SymbolMatch, type SymbolSearch, type FindSymbolOptions } from './search/symbols.js';
 export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';
 
 export interface IndexRepoOptions {

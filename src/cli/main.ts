@@ -7,6 +7,7 @@ import { CodeRagError, errorMessage } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
 import { cliState } from './state.js';
 import { DEFAULT_SCORER, ELEMENT_TYPES, SCORERS } from '../search/search.js';
+import { SYMBOL_KINDS } from '../search/symbols.js';
 
 // Each command's module is loaded when it runs: `search` should not pay for the model SDKs and tree-sitter.
 
@@ -78,6 +79,7 @@ function buildProgram(): Command {
     .addOption(new Option('--type <kind>', 'narrow the answer to one kind of element').choices([...ELEMENT_TYPES]))
     .addOption(new Option('--scorer <name>', 'ranking method').choices([...SCORERS]).default(DEFAULT_SCORER))
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
+    .option('--snippets <n>', 'show n lines around each matching symbol\'s first line, read from the repository if it is unchanged on disk', positiveInt)
     .option('--json', 'print DeepCode\'s search_code_references JSON plus structured references', false)
     .addHelpText('after', '\nExample:\n  coderag search --target cache.ts --keywords ttl,eviction\n')
     .action(async (opts) => {
@@ -94,6 +96,33 @@ function buildProgram(): Command {
     .action(async (opts) => {
       const { overviewCommand } = await import('./commands/overview.js');
       await overviewCommand(opts);
+    });
+
+  program
+    .command('outline')
+    .description('The symbols of one indexed file, with their kinds, lines, nesting and docs.')
+    .argument('<repo>', 'repository name (as `coderag overview` lists it) or index name')
+    .argument('<path>', 'file path relative to the repository root, e.g. src/cache.ts')
+    .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
+    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
+    .option('--json', 'print the outline as JSON', false)
+    .action(async (repo: string, filePath: string, opts) => {
+      const { outlineCommand } = await import('./commands/symbols.js');
+      await outlineCommand(repo, filePath, opts);
+    });
+
+  program
+    .command('symbol')
+    .description('Where a function, class or other symbol is defined, across the indexes (exact names first).')
+    .argument('<name>', 'a name, e.g. LruCache, or a qualified one, e.g. LruCache.get')
+    .addOption(new Option('--kind <kind>', 'only symbols of this kind').choices([...SYMBOL_KINDS]))
+    .option('-n, --max-results <n>', 'how many definitions to list', positiveInt, 20)
+    .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
+    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
+    .option('--json', 'print the matches as JSON', false)
+    .action(async (name: string, opts) => {
+      const { symbolCommand } = await import('./commands/symbols.js');
+      await symbolCommand(name, opts);
     });
 
   program

@@ -10,7 +10,8 @@ import { DEFAULT_MAX_RESULTS } from '../search/search.js';
 import { errorMessage } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
 import { IndexCache } from './indexCache.js';
-import { getIndexesOverview, searchCodeReferences, searchText, type ToolAnswer, type ToolContext } from './tools.js';
+import { DEFAULT_SYMBOL_RESULTS, SYMBOL_KINDS } from '../search/symbols.js';
+import { findSymbolTool, getFileOutline, getIndexesOverview, searchCodeReferences, searchText, type ToolAnswer, type ToolContext } from './tools.js';
 
 export interface McpServerOptions {
   /** The folder used when a call gives no `indexes_path`; relative paths resolve against the working directory. */
@@ -65,6 +66,22 @@ const searchOutput = z.looseObject({
   total_indexes_loaded: z.number(),
 });
 
+const outlineSymbol = z.looseObject({ kind: z.string(), name: z.string(), ast_path: z.string(), start_line: z.number(), end_line: z.number() });
+const fileOutlineOutput = z.looseObject({
+  status: z.literal('success'),
+  repo_name: z.string(),
+  file_path: z.string(),
+  total_symbols: z.number(),
+  symbols: z.array(outlineSymbol),
+});
+const findSymbolOutput = z.looseObject({
+  status: z.literal('success'),
+  name: z.string(),
+  total_matches: z.number(),
+  truncated: z.boolean(),
+  matches: z.array(outlineSymbol.extend({ repo_name: z.string(), file_path: z.string(), match: z.string() })),
+});
+
 export function createMcpServer(options: McpServerOptions): McpServer {
   const log = options.log ?? (() => {});
   const context: ToolContext = { cache: options.cache ?? new IndexCache({ log }), defaultIndexesDir: options.defaultIndexesDir };
@@ -73,7 +90,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     {
       instructions:
         'Search indexed code repositories for files to read before writing a file. get_indexes_overview lists what is indexed; ' +
-        'search_code_references ranks files for a target file and comma-separated keywords (DeepCode\'s tool); search takes free text.',
+        'search_code_references ranks files for a target file and comma-separated keywords (DeepCode\'s tool); search takes free text; ' +
+        'get_file_outline lists a file\'s symbols with their lines; find_symbol says where a name is defined.',
     },
   );
 
@@ -134,11 +152,49 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         target_file: z.string().optional().describe('The file you are about to write; its name and extension count too'),
         max_results: maxResults,
         indexes_path: indexesPath,
+        snippets: z.number().int().min(1).max(50).optional().describe('Also return this many source lines before and after each matching symbol\'s first line, when the repository is unchanged on disk'),
       },
       outputSchema: searchOutput,
       annotations: readOnly,
     },
     (args) => answer('search', () => searchText(context, args)),
+  );
+
+  server.registerTool(
+    'get_file_outline',
+    {
+      title: 'File outline',
+      description:
+        'The symbols of one indexed file (functions, classes, methods, constants…) with their kinds, start and end lines, nesting ' +
+        '(ast_path) and doc comments, read from the index: what to read before opening the file, and which lines.',
+      inputSchema: {
+        repo: z.string().trim().min(1).describe('Repository name (as get_indexes_overview lists it) or index name'),
+        path: z.string().trim().min(1).describe('File path relative to the repository root, e.g. src/cache/lruCache.ts'),
+        indexes_path: indexesPath,
+      },
+      outputSchema: fileOutlineOutput,
+      annotations: readOnly,
+    },
+    (args) => answer('get_file_outline', () => getFileOutline(context, args)),
+  );
+
+  server.registerTool(
+    'find_symbol',
+    {
+      title: 'Find symbol',
+      description:
+        'Where a function, class, method or other symbol is defined, across every index: repository, file, lines and ast_path. ' +
+        'Exact names first, then qualified names (LruCache.get), then case-insensitive and trailing-part matches; bounded.',
+      inputSchema: {
+        name: z.string().trim().min(1).describe('The symbol\'s name, e.g. LruCache, or qualified, e.g. LruCache.get'),
+        kind: z.enum(SYMBOL_KINDS as [string, ...string[]]).optional().describe('Only symbols of this kind'),
+        max_results: z.number().int().min(1).max(200).optional().describe(`Maximum number of definitions to return (default: ${DEFAULT_SYMBOL_RESULTS})`),
+        indexes_path: indexesPath,
+      },
+      outputSchema: findSymbolOutput,
+      annotations: readOnly,
+    },
+    (args) => answer('find_symbol', () => findSymbolTool(context, args)),
   );
 
   return server;

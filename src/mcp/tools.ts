@@ -5,6 +5,9 @@
  */
 import { overviewJson, searchResultJson } from '../search/format.js';
 import { DEFAULT_MAX_RESULTS, search, type MatchedSymbol } from '../search/search.js';
+import { addSnippets, type Snippet } from '../search/snippets.js';
+import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
+import { CodeRagError } from '../shared/errors.js';
 import type { IndexCache, IndexSnapshot } from './indexCache.js';
 
 export interface ToolContext {
@@ -36,6 +39,8 @@ export interface SearchArgs {
   target_file?: string | undefined;
   max_results?: number | undefined;
   indexes_path?: string | undefined;
+  /** Lines around each matching symbol's first line, read from the repository when it is unchanged on disk. */
+  snippets?: number | undefined;
 }
 
 const HINT = 'run `coderag index <repo> --out <dir>` first, or pass indexes_path';
@@ -74,6 +79,8 @@ export interface SearchHit {
   matched_keywords: string[];
   /** Elements whose names match the query, with their lines. */
   symbols: MatchedSymbol[];
+  snippets?: Snippet[];
+  snippet_notice?: string;
 }
 
 /** Free text ranked with the default scorer. */
@@ -84,7 +91,8 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
   if (snapshot.indexes.length === 0) {
     return failure(`No index files found or failed to load from: ${indexesPath}`, { query: args.query, target_file: target, indexes_path: indexesPath }, snapshot);
   }
-  const response = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS });
+  const ranked = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS });
+  const response = args.snippets ? await addSnippets(ranked, snapshot.indexes, { lines: args.snippets }) : ranked;
   const results: SearchHit[] = response.references.map((ref) => ({
     repo: ref.repo_name,
     path: ref.file_path,
@@ -95,6 +103,8 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
     role: ref.role,
     matched_keywords: ref.matched_keywords,
     symbols: ref.symbols,
+    ...(ref.snippets ? { snippets: ref.snippets } : {}),
+    ...(ref.snippet_notice ? { snippet_notice: ref.snippet_notice } : {}),
   }));
   return {
     isError: false,
@@ -107,11 +117,62 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
       scorer: response.scorer,
       total_results: results.length,
       results,
+      ...(response.notice ? { notice: response.notice } : {}),
       indexes_loaded: snapshot.indexes.map((i) => i.key),
       total_indexes_loaded: snapshot.indexes.length,
       warnings: [...snapshot.warnings],
     },
   };
+}
+
+export interface FileOutlineArgs {
+  repo: string;
+  path: string;
+  indexes_path?: string | undefined;
+}
+
+export interface FindSymbolArgs {
+  name: string;
+  kind?: string | undefined;
+  max_results?: number | undefined;
+  indexes_path?: string | undefined;
+}
+
+/** The symbols of one file with their kinds, lines, nesting and docs, read from its index. */
+export async function getFileOutline(context: ToolContext, args: FileOutlineArgs): Promise<ToolAnswer> {
+  const indexesPath = args.indexes_path || context.defaultIndexesDir;
+  const snapshot = await context.cache.get(indexesPath);
+  const fields = { repo: args.repo, path: args.path, indexes_path: indexesPath };
+  if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
+  try {
+    // The file's own status (ok, failed, skipped) is `file_status`: `status` is the answer's, as in every tool.
+    const { status: fileStatus, ...outline } = fileOutline(snapshot.indexes, args.repo, args.path);
+    return {
+      isError: false,
+      json: { status: 'success', ...outline, file_status: fileStatus, total_symbols: outline.symbols.length, indexes_path: indexesPath, warnings: [...snapshot.warnings] },
+    };
+  } catch (error) {
+    if (error instanceof CodeRagError) return notFound(error, fields, snapshot);
+    throw error;
+  }
+}
+
+/** Where a name is defined across the folder's indexes: exact matches first, bounded. */
+export async function findSymbolTool(context: ToolContext, args: FindSymbolArgs): Promise<ToolAnswer> {
+  const indexesPath = args.indexes_path || context.defaultIndexesDir;
+  const snapshot = await context.cache.get(indexesPath);
+  const fields = { name: args.name, kind: args.kind ?? null, indexes_path: indexesPath };
+  if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
+  try {
+    const result = findSymbol(snapshot.indexes, args.name, { ...(args.kind ? { kind: args.kind } : {}), maxResults: args.max_results ?? DEFAULT_SYMBOL_RESULTS });
+    return {
+      isError: false,
+      json: { status: 'success', ...result, indexes_path: indexesPath, total_indexes_loaded: snapshot.indexes.length, warnings: [...snapshot.warnings] },
+    };
+  } catch (error) {
+    if (error instanceof CodeRagError) return notFound(error, fields, snapshot);
+    throw error;
+  }
 }
 
 /** DeepCode's keyword parsing: split on commas, trim, drop empties. */
@@ -122,4 +183,8 @@ export function splitKeywords(keywords: string | readonly string[] | undefined):
 
 function failure(message: string, fields: Record<string, unknown>, snapshot: IndexSnapshot): ToolAnswer {
   return { isError: true, json: { status: 'error', message, ...fields, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings], hint: HINT } };
+}
+
+function notFound(error: CodeRagError, fields: Record<string, unknown>, snapshot: IndexSnapshot): ToolAnswer {
+  return { isError: true, json: { status: 'error', message: error.message, ...fields, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings], hint: error.hint ?? HINT } };
 }

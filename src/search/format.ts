@@ -5,6 +5,7 @@
  */
 import type { LoadedIndex } from './load.js';
 import type { SearchResponse } from './search.js';
+import type { FileOutline, SymbolSearch } from './symbols.js';
 
 const RULE = '='.repeat(80);
 
@@ -13,6 +14,7 @@ const codePointSort = (values: Iterable<string>): string[] => [...values].sort((
 
 export function formatMarkdown(response: SearchResponse): string {
   const lines: string[] = [`# Code Reference Information - ${response.target_file}`, RULE, ''];
+  if (response.notice) lines.push(`> ${response.notice}`, '');
   if (response.relationships.length) {
     lines.push('## 🎯 Direct Relationships', '');
     response.relationships.slice(0, 5).forEach((rel, i) => {
@@ -44,6 +46,11 @@ export function formatMarkdown(response: SearchResponse): string {
       if (ref.symbols.length) {
         lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${s.ast_path} (lines ${s.start_line}-${s.end_line})`).join('; ')}`);
       }
+      for (const snippet of ref.snippets ?? []) {
+        const fence = '`'.repeat(Math.max(3, ...[...snippet.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+        lines.push(`**Lines ${snippet.from_line}-${snippet.to_line}** (${snippet.kind} ${snippet.ast_path}):`, `${fence}${ref.language.toLowerCase().replace(/[^a-z0-9+#-]/g, '')}`, snippet.text, fence);
+      }
+      if (ref.snippet_notice) lines.push(`**Snippets**: ${ref.snippet_notice}`);
       lines.push('');
     });
   }
@@ -85,6 +92,7 @@ export function searchResultJson(response: SearchResponse, indexesPath: string, 
     scorer: response.scorer,
     references: response.references,
     relationships: response.relationships,
+    ...(response.notice ? { notice: response.notice } : {}),
     warnings: [...warnings],
   };
 }
@@ -143,4 +151,26 @@ export function formatOverviewText(overview: ReturnType<typeof overviewJson>): s
     );
   }
   return lines.join('\n').trimEnd();
+}
+
+/** `coderag outline`'s text: the file, its summary, then each symbol indented by its nesting, with its lines. */
+export function formatOutlineText(outline: FileOutline): string {
+  const lines = [`${outline.file_path} (${outline.repo_name}${outline.language ? `, ${outline.language}` : ''}, ${outline.lines_of_code} lines of code${outline.status === 'ok' ? '' : `, ${outline.status}`})`];
+  if (outline.summary) lines.push(outline.summary);
+  lines.push('');
+  if (outline.symbols.length === 0) lines.push('(no symbols recorded for this file)');
+  for (const s of outline.symbols) {
+    const doc = s.doc ? `  ${s.doc.split('\n')[0]?.slice(0, 100)}` : '';
+    lines.push(`${'  '.repeat(s.depth)}${s.kind} ${s.name}  lines ${s.start_line}-${s.end_line}${doc}`);
+  }
+  return lines.join('\n');
+}
+
+/** `coderag symbol`'s text: one definition a line, `repo path:start-end kind ast_path (match)`. */
+export function formatSymbolsText(result: SymbolSearch): string {
+  const what = `"${result.name}"${result.kind ? ` (${result.kind})` : ''}`;
+  if (result.total_matches === 0) return result.notice ?? `no definition of ${what} in the indexes`;
+  const lines = [`${result.total_matches} definition(s) of ${what}${result.truncated ? `, the first ${result.matches.length} shown` : ''}:`];
+  for (const m of result.matches) lines.push(`${m.repo_name}  ${m.file_path}:${m.start_line}-${m.end_line}  ${m.kind} ${m.ast_path}${m.match === 'exact' ? '' : `  (${m.match.replace('_', ' ')} match)`}`);
+  return lines.join('\n');
 }

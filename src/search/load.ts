@@ -8,15 +8,16 @@
  * JSON: ranking needs nothing else, the profiles an answer shows are parsed one by one from their bytes, and
  * the whole index is parsed only if something asks for it (`overview`, DeepCode's scorer).
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
-import { normalizeRepoIndex, repoIndexProblem } from '../index/serialize.js';
+import { normalizeRepoIndex, repoIndexProblem, schemaNote, schemaVersionOf } from '../index/serialize.js';
+import { SCHEMA_VERSION } from '../index/types.js';
 import { CodeRagError } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
 import { FieldIndex } from './fieldIndex.js';
-import { readPack, summaryRanges, writePack, type PackContents, type PackSource } from './pack.js';
+import { packPathFor, readPack, summaryRanges, writePack, type PackContents, type PackSource } from './pack.js';
 
 export interface LoadedIndex {
   /** The file's name without `.json`: DeepCode's key for an index. */
@@ -91,9 +92,12 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     if (isRunReport(parsed)) continue;
     const problem = repoIndexProblem(parsed);
     if (problem) {
-      warnings.push(`skipped ${name}: not a repository index (${problem})`);
+      const version = schemaVersionOf(parsed);
+      warnings.push(`skipped ${name}: not a repository index (${problem})${version === null ? '' : `, though it names index schema ${version} (this CodeRAG writes ${SCHEMA_VERSION})`}`);
       continue;
     }
+    const schema = schemaNote(parsed);
+    if (schema) warnings.push(`${name}: ${schema}`);
     const index = normalizeRepoIndex(parsed as Record<string, unknown>, key);
     const loaded: LoadedIndex = { key, file, index };
     if (source) {
@@ -161,7 +165,16 @@ function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex
     if (found && found.file_path === paths[d]) return found;
     // The index changed since its pack was read: fall back to the whole file.
     const byPath = wholeIndex().file_summaries.find((f) => f.file_path === paths[d]);
-    if (!byPath) throw new CodeRagError(`${paths[d]} is no longer in ${file}`);
+    if (!byPath) {
+      // The pack names a file the index does not hold (a damaged pack, or a stale one): drop it, so the next
+      // load rebuilds it from the JSON.
+      try {
+        rmSync(packPathFor(file), { force: true });
+      } catch {
+        // An unwritable folder: the pack stays, and so does this message.
+      }
+      throw new CodeRagError(`${paths[d]} is no longer in ${file}`, { hint: 'its search file did not match the index and was removed; search again' });
+    }
     return byPath;
   };
   const loaded: LoadedIndex = {
@@ -170,16 +183,20 @@ function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex
     get index() {
       return wholeIndex();
     },
-    packed: { repoName: pack.repoName, relationships: pack.relationships, fieldIndex: pack.fieldIndex, profile },
+    // The pack's header carries the relationships unchecked; normalising drops any a damaged header mangled.
+    packed: { repoName: pack.repoName, relationships: normalizeRepoIndex({ relationships: pack.relationships }, key).relationships, fieldIndex: pack.fieldIndex, profile },
   };
   return loaded;
 }
 
 function readProfile(file: string, start: number, end: number, key: string): FileSummary | null {
-  const buffer = Buffer.alloc(end - start);
+  // A damaged pack can hold any numbers here: a range outside the file is no profile.
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) return null;
   let fd: number | null = null;
   try {
     fd = openSync(file, 'r');
+    if (end > fstatSync(fd).size) return null;
+    const buffer = Buffer.alloc(end - start);
     readSync(fd, buffer, 0, buffer.length, start);
     const raw = JSON.parse(buffer.toString('utf8')) as unknown;
     if (typeof raw !== 'object' || raw === null) return null;

@@ -11,6 +11,7 @@ import type { CodeSymbol, SymbolKind } from '../index/types.js';
 import { STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
+import type { Snippet } from './snippets.js';
 import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
 import type { IndexedDoc } from './fieldIndex.js';
 import { splitPath } from './profileTokens.js';
@@ -60,6 +61,10 @@ export interface Reference {
   language: string;
   symbols: MatchedSymbol[];
   matched_keywords: string[];
+  /** Source lines around the matching symbols, when asked for and the repository is on disk (snippets.ts). */
+  snippets?: Snippet[];
+  /** Why a reference with matching symbols has no snippets. */
+  snippet_notice?: string;
 }
 
 export interface SearchResponse {
@@ -68,6 +73,8 @@ export interface SearchResponse {
   scorer: ScorerName;
   references: Reference[];
   relationships: MatchedRelationship[];
+  /** Why the answer is empty, when it is: nothing searchable in the request, nothing indexed, or no match. */
+  notice?: string;
 }
 
 export const DEFAULT_MAX_RESULTS = 10;
@@ -98,7 +105,23 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
   const scorer = request.scorer ?? DEFAULT_SCORER;
   const relationships = target ? findRelationships(target, corpus.indexes) : [];
   const references = scorer === 'deepcode' ? deepcodeReferences(corpus, request, target, keywords) : bm25fReferences(corpus, request, target, keywords, relationships);
-  return { target_file: target, keywords_used: keywords, scorer, references, relationships };
+  const notice = references.length || relationships.length ? undefined : emptyAnswerNotice(corpus, request, target, keywords);
+  return { target_file: target, keywords_used: keywords, scorer, references, relationships, ...(notice ? { notice } : {}) };
+}
+
+/** Why a request found nothing, so an empty answer never comes without a reason. */
+export function emptyAnswerNotice(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: readonly string[]): string {
+  const asked = [...(request.query?.trim() ? [request.query.trim()] : []), ...(request.keywords ?? []).map((k) => k.trim()).filter(Boolean)];
+  const tokenizer = corpus.tokenizer;
+  const searchable = keywords.some((k) => tokenizer.text(k).length > 0) || (target !== '' && tokenizer.text(splitPath(target).stem).length > 0);
+  if (!searchable) {
+    const what = asked.length ? `"${asked.join(', ')}"` : 'the request';
+    return `no results: ${what} has only stopwords, numbers or punctuation, so there is nothing to search for; name what the code does, e.g. "retry with backoff"`;
+  }
+  if (corpus.indexes.length > 0 && corpus.size === 0) return 'no results: the indexes hold no searchable file (every file was skipped when indexing)';
+  const wanted = [...(target ? [target] : []), ...keywords].join(', ');
+  if (request.type && request.type !== 'file') return `no results: no ${request.type} matches ${wanted}; try without the type filter`;
+  return `no results: no indexed file matches ${wanted}`;
 }
 
 function deepcodeReferences(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: string[]): Reference[] {

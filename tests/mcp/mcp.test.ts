@@ -47,9 +47,9 @@ describe('coderag mcp over stdio, end to end', () => {
 
   const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }, undefined, { timeout: 10_000 });
 
-  it('lists DeepCode\'s two tools and the free-text search', async () => {
+  it('lists DeepCode\'s two tools, the free-text search and the symbol look-ups', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_indexes_overview', 'search', 'search_code_references']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['find_symbol', 'get_file_outline', 'get_indexes_overview', 'search', 'search_code_references']);
     expect(stderr).toContain(`coderag mcp: serving ${out} on stdio`);
   });
 
@@ -84,7 +84,29 @@ describe('coderag mcp over stdio, end to end', () => {
     expect(results[0]?.symbols[0]?.start_line).toBeGreaterThan(0);
   });
 
+  it('outlines a file: the class, its methods nested under it, with their lines', async () => {
+    const result = await call('get_file_outline', { repo: 'polyglot', path: 'src/cache/lruCache.ts' });
+    expect(result.isError).toBeFalsy();
+    const json = jsonOf(result);
+    expect(json).toMatchObject({ status: 'success', repo_name: 'polyglot', file_path: 'src/cache/lruCache.ts', language: 'TypeScript' });
+    const symbols = json.symbols as { kind: string; ast_path: string; start_line: number; end_line: number; depth: number }[];
+    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'class', ast_path: 'LruCache', start_line: 15, end_line: 40, depth: 0 }));
+    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'method', ast_path: 'LruCache-get', start_line: 23, end_line: 27, depth: 1 }));
+    expect(result.structuredContent).toEqual(json);
+  });
+
+  it('finds where a method is defined by its qualified name, and every get by its bare name', async () => {
+    const qualified = jsonOf(await call('find_symbol', { name: 'LruCache.get' }));
+    expect(qualified).toMatchObject({ status: 'success', total_matches: 1, matches: [{ file_path: 'src/cache/lruCache.ts', start_line: 23, end_line: 27, match: 'qualified' }] });
+    const bare = jsonOf(await call('find_symbol', { name: 'get', kind: 'method', max_results: 2 }));
+    expect(bare).toMatchObject({ status: 'success', truncated: true });
+    expect((bare.matches as unknown[]).length).toBe(2);
+  });
+
   it.each([
+    ['find_symbol', { name: 'get', kind: 'lambda' }],
+    ['find_symbol', { name: '' }],
+    ['get_file_outline', { repo: 'polyglot' }],
     ['search_code_references', { target_file: 'cache.ts', max_results: 0 }],
     ['search_code_references', { target_file: 'cache.ts', max_results: 'ten' }],
     ['search_code_references', { keywords: 'ttl' }],

@@ -26,15 +26,17 @@ function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
 }
 
 describe('the MCP server in process', () => {
-  it('offers DeepCode\'s two tools with DeepCode\'s argument names, and a free-text search', async () => {
+  it('offers DeepCode\'s two tools with DeepCode\'s argument names, a free-text search and the symbol look-ups', async () => {
     const client = await connect({ defaultIndexesDir: makeTempDir() });
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['get_indexes_overview', 'search', 'search_code_references']);
+    expect(Object.keys(byName).sort()).toEqual(['find_symbol', 'get_file_outline', 'get_indexes_overview', 'search', 'search_code_references']);
     expect(Object.keys(byName.search_code_references?.inputSchema.properties ?? {})).toEqual(['indexes_path', 'target_file', 'keywords', 'max_results']);
     expect(byName.search_code_references?.inputSchema.required).toEqual(['target_file']);
     expect(Object.keys(byName.get_indexes_overview?.inputSchema.properties ?? {})).toEqual(['indexes_path']);
     expect(byName.search?.inputSchema.required).toEqual(['query']);
+    expect(byName.get_file_outline?.inputSchema.required).toEqual(['repo', 'path']);
+    expect(byName.find_symbol?.inputSchema.required).toEqual(['name']);
   });
 
   it('returns the JSON as text and as structured content', async () => {

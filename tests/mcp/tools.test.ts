@@ -1,9 +1,11 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IndexCache } from '../../src/mcp/indexCache.js';
-import { getIndexesOverview, searchCodeReferences, searchText, splitKeywords, type ToolContext } from '../../src/mcp/tools.js';
+import { findSymbolTool, getFileOutline, getIndexesOverview, searchCodeReferences, searchText, splitKeywords, type ToolContext } from '../../src/mcp/tools.js';
 import { makeTempDir } from '../support/tempRepo.js';
-import { CACHE_REPO, LIMITER_REPO, writeIndex } from './sampleIndexes.js';
+import { contentHash } from '../../src/shared/hash.js';
+import { CACHE_REPO, LIMITER_REPO, sampleIndex, writeIndex } from './sampleIndexes.js';
 
 const DEEPCODE_SEARCH_KEYS = [
   'status',
@@ -99,9 +101,67 @@ describe('the search tool', () => {
     expect(results[0]?.symbols).toContainEqual(expect.objectContaining({ name: 'takeToken', start_line: 1 }));
   });
 
+  it('answers a query of only stopwords and punctuation with no results and a notice saying why', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const answer = await searchText(context, { query: 'what is the ???' });
+    expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_results: 0, results: [], keywords_used: [] } });
+    expect(answer.json.notice).toMatch(/^no results: "what is the \?\?\?" has only stopwords, numbers or punctuation/);
+    const deepcode = await searchCodeReferences(context, { target_file: '', keywords: 'the,;' });
+    expect(deepcode.json.notice).toMatch(/^no results: "the, ;" has only stopwords/);
+  });
+
+  it('adds source lines around matching symbols when asked, or says why it cannot', async () => {
+    const repo = makeTempDir();
+    const source = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n');
+    writeFileSync(path.join(repo, 'bucket.ts'), source);
+    const onDisk = sampleIndex('bucketlib', [{ path: 'bucket.ts', summary: 'A token bucket.', functions: ['takeToken'], concepts: ['token'] }]);
+    Object.assign(onDisk.file_summaries[0] as object, { content_hash: contentHash(source) });
+    const context = contextWith(['bucketlib', { ...onDisk, analysis_metadata: { repo_path: repo } }], ['limiter', LIMITER_REPO]);
+    const answer = await searchText(context, { query: 'take token', snippets: 1 });
+    const results = answer.json.results as { repo: string; snippets?: { from_line: number; to_line: number; text: string }[]; snippet_notice?: string }[];
+    expect(results.find((r) => r.repo === 'bucketlib')?.snippets).toEqual([expect.objectContaining({ from_line: 1, to_line: 2, text: 'line 1\nline 2' })]);
+    expect(results.find((r) => r.repo === 'limiter')?.snippet_notice).toBe('no snippets: the index does not record where the repository was');
+  });
+
   it('answers an error naming the folder when nothing is indexed', async () => {
     const context = contextWith();
     const answer = await searchText(context, { query: 'cache' });
     expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: `No index files found or failed to load from: ${context.dir}`, query: 'cache' } });
+  });
+});
+
+describe('the get_file_outline tool', () => {
+  it('lists a file\'s symbols with their lines, the file\'s own status apart from the answer\'s', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO], ['limiter', LIMITER_REPO]);
+    const answer = await getFileOutline(context, { repo: 'cachelib', path: 'src/lruCache.ts' });
+    expect(answer.json).toMatchObject({ status: 'success', file_status: 'ok', repo_name: 'cachelib', file_path: 'src/lruCache.ts', total_symbols: 2, indexes_path: context.dir });
+    expect(answer.json.symbols).toEqual([
+      { kind: 'function', name: 'createCache', ast_path: 'createCache', start_line: 1, end_line: 8, depth: 0 },
+      { kind: 'function', name: 'setTtl', ast_path: 'setTtl', start_line: 11, end_line: 18, depth: 0 },
+    ]);
+  });
+
+  it('answers a tool error that suggests the right path for a wrong one', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const answer = await getFileOutline(context, { repo: 'cachelib', path: 'lib/lruCache.ts' });
+    expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: 'no file lib/lruCache.ts in cachelib', hint: 'did you mean src/lruCache.ts?', repo: 'cachelib' } });
+  });
+});
+
+describe('the find_symbol tool', () => {
+  it('says where a name is defined across the indexes', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO], ['limiter', LIMITER_REPO]);
+    const answer = await findSymbolTool(context, { name: 'takeToken' });
+    expect(answer.json).toMatchObject({ status: 'success', name: 'takeToken', total_matches: 1, truncated: false, total_indexes_loaded: 2 });
+    expect(answer.json.matches).toEqual([
+      { kind: 'function', name: 'takeToken', ast_path: 'takeToken', start_line: 1, end_line: 8, depth: 0, repo_name: 'limiter', index: 'limiter_index', file_path: 'src/tokenBucket.ts', match: 'exact' },
+    ]);
+  });
+
+  it('answers no match with a notice that says what to try', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const answer = await findSymbolTool(context, { name: 'flushAll', kind: 'function' });
+    expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_matches: 0, matches: [] } });
+    expect(answer.json.notice).toBe('no symbol named "flushAll" of kind function in 1 index(es); try part of the name, or a search');
   });
 });

@@ -4,14 +4,13 @@
 import path from 'node:path';
 import { formatOverviewText, overviewJson } from '../../search/format.js';
 import { loadIndexes } from '../../search/load.js';
-import { CodeRagError } from '../../shared/errors.js';
-import { indexesDir } from './search.js';
+import { indexesDir, noIndexesError } from './search.js';
 
 export async function overviewCommand(flags: { indexes?: string; config?: string; json: boolean }): Promise<void> {
   const dir = await indexesDir(flags.indexes, flags.config);
   const { indexes, warnings } = await loadIndexes(dir);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-  if (indexes.length === 0) throw new CodeRagError(`no index files found in ${dir}`, { hint: 'run `coderag index <repo>` first' });
+  if (indexes.length === 0) throw await noIndexesError(dir, warnings);
   const overview = overviewJson(dir, path.resolve(dir), indexes, warnings);
   process.stdout.write(flags.json ? `${JSON.stringify(overview, null, 2)}\n` : `${formatOverviewText(overview)}\n`);
 }

@@ -1,6 +1,7 @@
 /**
  * `coderag search`: load the indexes, rank, print markdown (people) or JSON (programs).
  */
+import { readdir } from 'node:fs/promises';
 import { formatMarkdown, searchResultJson } from '../../search/format.js';
 import { loadIndexes } from '../../search/load.js';
 import { SearchCorpus, search, type ElementType, type ScorerName } from '../../search/search.js';
@@ -16,6 +17,7 @@ export interface SearchFlags {
   scorer: ScorerName;
   config?: string;
   json: boolean;
+  snippets?: number;
 }
 
 export async function indexesDir(flagDir: string | undefined, configPath: string | undefined): Promise<string> {
@@ -26,6 +28,24 @@ export async function indexesDir(flagDir: string | undefined, configPath: string
   return config.paths.output_dir;
 }
 
+/**
+ * The error for a folder that gave no index: empty, holding no JSON, or holding JSON that is not an index
+ * (the warnings printed before it name each file and why).
+ */
+export async function noIndexesError(dir: string, warnings: readonly string[]): Promise<CodeRagError> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const json = names.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+  const why =
+    names.length === 0
+      ? 'the folder is empty'
+      : json.length === 0
+        ? `it holds ${names.length} entr${names.length === 1 ? 'y' : 'ies'} but no .json file`
+        : warnings.length
+          ? `none of its ${json.length} .json file(s) could be read as a repository index (see the warnings above)`
+          : `its ${json.length} .json file(s) are run reports, not repository indexes`;
+  return new CodeRagError(`no index files found in ${dir}: ${why}`, { hint: 'run `coderag index <repo> --out <dir>` first, or pass --indexes <dir>' });
+}
+
 export async function searchCommand(flags: SearchFlags): Promise<void> {
   const keywords = flags.keywords.split(',').map((k) => k.trim()).filter(Boolean);
   if (!flags.target && keywords.length === 0 && !flags.query) {
@@ -34,8 +54,8 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   const dir = await indexesDir(flags.indexes, flags.config);
   const { indexes, warnings } = await loadIndexes(dir);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-  if (indexes.length === 0) throw new CodeRagError(`no index files found in ${dir}`, { hint: 'run `coderag index <repo>` first' });
-  const response = search(new SearchCorpus(indexes), {
+  if (indexes.length === 0) throw await noIndexesError(dir, warnings);
+  const ranked = search(new SearchCorpus(indexes), {
     target: flags.target,
     keywords,
     ...(flags.query ? { query: flags.query } : {}),
@@ -43,6 +63,8 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
     ...(flags.type ? { type: flags.type } : {}),
     scorer: flags.scorer,
   });
+  // Loaded only when asked for, like the config: a plain search should not pay for it.
+  const response = flags.snippets ? await (await import('../../search/snippets.js')).addSnippets(ranked, indexes, { lines: flags.snippets }) : ranked;
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(searchResultJson(response, dir, indexes, warnings), null, 2)}\n`);
   } else {
