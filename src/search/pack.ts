@@ -5,16 +5,18 @@
  * answer shows are parsed alone.
  *
  * A pack names the index file's size and modification time; a pack that does not match is stale and ignored
- * (and rewritten by the next load). Layout: the magic `CRAGPACK`, a u32 header length, a JSON header, then the
- * typed arrays, each 8-byte aligned, as the header lists them. Numbers are little-endian.
+ * (and rewritten by the next load). Layout: the magic `CRAGPACK`, a u32 header length, a JSON header (which
+ * holds a CRC-32 of what follows it), then the typed arrays, each 8-byte aligned, as the header lists them.
+ * Numbers are little-endian.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
 import { FIELD_COUNT, FieldIndex, type FieldIndexData } from './fieldIndex.js';
 import { termTableFromBytes, validStarts } from './termTable.js';
 
-export const PACK_VERSION = 2;
+export const PACK_VERSION = 3;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
 
@@ -52,6 +54,8 @@ interface Header {
   totalFiles: number;
   relationships: FileRelationship[];
   sections: Section[];
+  /** CRC-32 of the bytes after the header: a damaged pack is found when it is opened, not mid-search. */
+  bodyCrc32: number;
 }
 
 const STRING_SEPARATOR = '\0';
@@ -100,6 +104,8 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
     sections.push({ name: blob.name, kind: blob.kind, offset, bytes: blob.data.byteLength, ...(blob.count === undefined ? {} : { count: blob.count }) });
     offset = align(offset + blob.data.byteLength);
   }
+  const body = Buffer.alloc(offset);
+  blobs.forEach((blob, i) => body.set(blob.data, (sections[i] as Section).offset));
   const header: Header = {
     version: PACK_VERSION,
     source: { size: source.size, mtimeMs: source.mtimeMs },
@@ -107,6 +113,7 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
     totalFiles: contents.totalFiles,
     relationships: contents.relationships,
     sections,
+    bodyCrc32: crc32(body),
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const bodyStart = align(MAGIC.length + 4 + headerBytes.byteLength);
@@ -114,7 +121,7 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
   out.write(MAGIC, 0, 'latin1');
   out.writeUInt32LE(headerBytes.byteLength, MAGIC.length);
   headerBytes.copy(out, MAGIC.length + 4);
-  blobs.forEach((blob, i) => out.set(blob.data, bodyStart + (sections[i] as Section).offset));
+  out.set(body, bodyStart);
   return out;
 }
 
@@ -136,8 +143,10 @@ export function decodePack(buffer: Buffer, source: PackSource): PackRead {
   }
   if (typeof header !== 'object' || header === null || typeof header.source !== 'object' || header.source === null) return corrupt('unreadable header');
   if (header.version !== PACK_VERSION || header.source.size !== source.size || header.source.mtimeMs !== source.mtimeMs) return { status: 'stale' };
+  const bodyStart = align(MAGIC.length + 4 + headerLength);
+  if (bodyStart > buffer.byteLength || crc32(buffer.subarray(bodyStart)) !== header.bodyCrc32) return corrupt('checksum mismatch');
   try {
-    const pack = decodeBody(buffer, header, align(MAGIC.length + 4 + headerLength));
+    const pack = decodeBody(buffer, header, bodyStart);
     return pack ? { status: 'fresh', pack } : corrupt('missing or misshapen sections');
   } catch (error) {
     return corrupt((error as Error).message);
