@@ -51,6 +51,20 @@ function buildProgram(): Command {
     });
 
   program
+    .command('merge')
+    .description('Combine the partial indexes of `coderag index --shard i/n` into the indexes a single run writes.')
+    .argument('<shards...>', 'shard files (*.shard-i-of-n.json), or folders holding them')
+    .option('-o, --out <dir>', 'output folder for the merged indexes (paths.output_dir)', undefined)
+    .option('-c, --config <file>', 'configuration file (for paths.output_dir and the output section)')
+    .option('--json', 'print a JSON run summary on stdout', false)
+    .option('-q, --quiet', 'no closing lines', false)
+    .addHelpText('after', '\nShards of different commits, file lists or settings are refused, naming the difference.\nExample:\n  coderag merge shards/ --out indexes\n')
+    .action(async (shards: string[], opts) => {
+      const { mergeCommand } = await import('./commands/merge.js');
+      await mergeCommand(shards, opts);
+    });
+
+  program
     .command('search')
     .description('Rank indexed files for a target file and keywords, and list the target\'s relationships.')
     .option('-t, --target <file>', 'the file you are about to write, e.g. src/cache.ts', '')
