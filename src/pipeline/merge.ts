@@ -6,11 +6,12 @@
  *
  * Per-file facts (symbols, imports resolved against the whole tree, model answers, relationships) are already
  * final in each shard. What depends on the whole repository is recomputed: static key concepts are weighted
- * by document frequency across every file, so they are chosen again from each summary's candidate terms.
+ * by document frequency across every file, so they are chosen again from the stored profiles
+ * (`chooseConcepts`, the same step a single run ends with).
  */
 import { readFile } from 'node:fs/promises';
 import type { Config } from '../config/schema.js';
-import { finalizeConcepts } from '../extract/staticProfile.js';
+import { chooseConcepts } from '../extract/staticProfile.js';
 import { normalizeRepoIndex, repoIndexProblem } from '../index/serialize.js';
 import type { AnalysisMetadata, FileSummary, RepoIndex, ShardInfo } from '../index/types.js';
 import { CodeRagError } from '../shared/errors.js';
@@ -21,9 +22,6 @@ export interface ShardPart {
   file: string;
   index: RepoIndex;
 }
-
-/** Candidate concept terms of a stored summary, strongest first (see `finalizeConcepts`). */
-export type TermsOf = (summary: FileSummary) => Array<[string, number]>;
 
 /** A set of shards that cannot be merged: exit code 1, the difference in the message. */
 export class MergeError extends CodeRagError {}
@@ -45,7 +43,7 @@ export async function readShard(file: string): Promise<ShardPart> {
 }
 
 /** Merges every repository's shards; the answer is in repository-name order. */
-export function mergeShards(parts: readonly ShardPart[], config: Config, termsOf: TermsOf): RepoIndex[] {
+export function mergeShards(parts: readonly ShardPart[], config: Config): RepoIndex[] {
   if (parts.length === 0) throw new MergeError('no shards to merge');
   const byRepo = new Map<string, ShardPart[]>();
   for (const part of parts) {
@@ -53,10 +51,10 @@ export function mergeShards(parts: readonly ShardPart[], config: Config, termsOf
     list.push(part);
     byRepo.set(part.index.repo_name, list);
   }
-  return [...byRepo.keys()].sort().map((repo) => mergeRepository(repo, byRepo.get(repo) as ShardPart[], config, termsOf));
+  return [...byRepo.keys()].sort().map((repo) => mergeRepository(repo, byRepo.get(repo) as ShardPart[], config));
 }
 
-function mergeRepository(repo: string, parts: ShardPart[], config: Config, termsOf: TermsOf): RepoIndex {
+function mergeRepository(repo: string, parts: ShardPart[], config: Config): RepoIndex {
   const ordered = checkComplete(repo, parts);
   checkAgreement(repo, ordered);
   const first = ordered[0] as ShardPart;
@@ -73,9 +71,7 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config, terms
     }
   }
   // Static concepts are weighed against the whole repository, as a single run weighs them.
-  const staticProfiles = summaries.filter((s) => s.profile_source === 'static');
-  const concepts = finalizeConcepts(staticProfiles.map(termsOf));
-  staticProfiles.forEach((summary, i) => (summary.key_concepts = concepts[i] ?? []));
+  chooseConcepts(summaries);
 
   const metas = ordered.map((p) => p.index.analysis_metadata);
   const sum = (pick: (m: AnalysisMetadata) => number): number => metas.reduce((n, m) => n + (pick(m) || 0), 0);

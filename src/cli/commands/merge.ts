@@ -10,10 +10,7 @@ import { writeRepoIndex, writeRunReports, type WrittenRepo } from '../../pipelin
 import { prepareSearchPack } from '../../search/load.js';
 import { UsageError } from '../../shared/errors.js';
 import { closingLine } from './index.js';
-import type { FileSummary } from '../../index/types.js';
 
-// PENDING: replaced by candidateTermsOf from extract/staticProfile.ts once it lands on main.
-const storedTermsOf = (_summary: FileSummary): Array<[string, number]> => [];
 
 export interface MergeFlags {
   out?: string;
@@ -31,7 +28,7 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise
   const files = await shardFiles(inputs);
   const parts: ShardPart[] = [];
   for (const shardFile of files) parts.push(await readShard(shardFile));
-  const merged = mergeShards(parts, config, storedTermsOf);
+  const merged = mergeShards(parts, config);
   const outDir = config.paths.output_dir;
   const written: WrittenRepo[] = [];
   for (const index of merged) {
