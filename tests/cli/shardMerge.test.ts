@@ -66,6 +66,10 @@ describe('coderag index --shard and coderag merge', () => {
     const full = read(path.join(fullOut, 'polyglot_index.json'));
     const merged = read(path.join(mergedOut, 'polyglot_index.json'));
     expect(withoutTimings(merged)).toEqual(withoutTimings(full));
+    // Within one shard, concepts are weighed against that shard's files only: the merge had to choose them again.
+    const fullConcepts = new Map(full.file_summaries.map((f) => [f.file_path, f.key_concepts]));
+    const shardSummaries = Array.from({ length: SHARDS }, (_, i) => read(shardFile(i + 1)).file_summaries).flat();
+    expect(shardSummaries.some((f) => JSON.stringify(f.key_concepts) !== JSON.stringify(fullConcepts.get(f.file_path)))).toBe(true);
     expect(readdirSync(mergedOut).sort()).toEqual(['indexing_statistics.json', 'indexing_summary.json', 'polyglot_index.json']);
   });
 
