@@ -61,7 +61,7 @@ function buildProgram(): Command {
     .addHelpText('after', '\nShards of different commits, file lists or settings are refused, naming the difference.\nExample:\n  coderag merge shards/ --out indexes\n')
     .action(async (shards: string[], opts) => {
       const { mergeCommand } = await import('./commands/merge.js');
-      await mergeCommand(shards, opts);
+      cliState.exitCode = await mergeCommand(shards, opts);
     });
 
   program

@@ -9,7 +9,7 @@ import { mergeShards, readShard, type ShardPart } from '../../pipeline/merge.js'
 import { writeRepoIndex, writeRunReports, type WrittenRepo } from '../../pipeline/writeIndex.js';
 import { prepareSearchPack } from '../../search/load.js';
 import { UsageError } from '../../shared/errors.js';
-import { closingLine } from './index.js';
+import { closingLine, EXIT_FILES_FAILED, failedFiles } from './index.js';
 
 
 export interface MergeFlags {
@@ -21,7 +21,8 @@ export interface MergeFlags {
 
 const SHARD_FILE = /\.shard-\d+-of-\d+\.json$/;
 
-export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise<void> {
+/** Answers the exit code: 0, or EXIT_FILES_FAILED when the merged indexes hold failed files (as `index` does). */
+export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise<number> {
   const overrides: Record<string, Record<string, unknown>> = {};
   if (flags.out !== undefined) overrides.paths = { output_dir: flags.out };
   const { config, file } = await loadConfig({ configPath: flags.config, overrides });
@@ -46,6 +47,7 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise
   } else {
     for (const { outputPath } of written) process.stdout.write(`${outputPath}\n`);
   }
+  return written.some(({ index }) => failedFiles(index).length > 0) ? EXIT_FILES_FAILED : 0;
 }
 
 /** The files given, and every shard file directly inside the folders given. */
