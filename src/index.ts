@@ -24,6 +24,9 @@ export type { IndexEvent, EventSink } from './pipeline/events.js';
 export { loadIndexes, type LoadedIndex } from './search/load.js';
 export { SearchCorpus, type SearchRequest, type SearchResponse, type Reference } from './search/search.js';
 export { formatMarkdown, searchResultJson, overviewJson } from './search/format.js';
+export { checkFreshness, type RepoFreshness } from './search/freshness.js';
+export { mergeShards, readShard, MergeError, type ShardPart } from './pipeline/merge.js';
+export { parseShard, inShard, type Shard } from './pipeline/shard.js';
 export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';
 
 export interface IndexRepoOptions {
