@@ -1,8 +1,9 @@
 /**
  * Freshness: whether each loaded index still describes its repository as it is on disk, so an agent knows
  * when to re-index instead of re-indexing blindly or trusting an old answer. The check is cheap and bounded:
- * `git rev-parse HEAD` and `git status --porcelain -uno` (tracked files only) with a time limit, plus a stat
- * of at most MAX_STATS changed files. A repository that is not on disk (indexes copied from CI) is not checked.
+ * one `git status --porcelain=v2 --branch -uno` (HEAD and the changed tracked files) with a time limit, and
+ * only when an index was made from a dirty tree, a stat of at most MAX_STATS changed files. A repository that
+ * is not on disk (indexes copied from CI) is not checked.
  */
 import { execFile } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
@@ -59,6 +60,27 @@ export async function checkFreshness(loaded: readonly LoadedIndex[], options: Fr
   return Promise.all(loaded.map((l) => checkOne(l, git, mtime)));
 }
 
+/**
+ * `checkFreshness` with answers kept for `ttlMs` per loaded index, for a server answering bursts of calls: a
+ * reloaded index is a new object, so a re-index is seen at once; a repository moving on, within `ttlMs`.
+ */
+export function freshnessWithin(ttlMs: number, options: FreshnessOptions & { now?: () => number } = {}): (loaded: readonly LoadedIndex[]) => Promise<RepoFreshness[]> {
+  const git = options.git ?? queryGit;
+  const mtime = options.mtime ?? fileMtime;
+  const now = options.now ?? Date.now;
+  const memo = new WeakMap<LoadedIndex, { at: number; answer: Promise<RepoFreshness> }>();
+  return (loaded) =>
+    Promise.all(
+      loaded.map((l) => {
+        const hit = memo.get(l);
+        if (hit && now() - hit.at < ttlMs) return hit.answer;
+        const answer = checkOne(l, git, mtime);
+        memo.set(l, { at: now(), answer });
+        return answer;
+      }),
+    );
+}
+
 async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string) => Promise<number | null>): Promise<RepoFreshness> {
   const meta = indexMetadata(loaded);
   const repoName = loaded.packed?.repoName ?? loaded.index.repo_name;
@@ -77,21 +99,15 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
   if (!info?.isDirectory()) return unchecked(`repository not on disk at ${meta.repo_path}`);
   if (!meta.git_commit) return unchecked('the repository was not a git work tree when indexed');
 
-  let head: string;
-  let top: string;
+  let status: GitStatus;
   try {
-    [head = '', top = ''] = (await git(['rev-parse', 'HEAD', '--show-toplevel'], meta.repo_path)).trim().split('\n');
+    status = parseStatus(await git(['status', '--porcelain=v2', '--branch', '-z', '-uno', '--', '.'], meta.repo_path));
   } catch {
     return unchecked('git could not read the repository (not a work tree now, or git timed out)');
   }
+  const { head, changed } = status;
   if (head !== meta.git_commit) {
-    return stale(`HEAD moved from ${short(meta.git_commit)} to ${short(head)} since indexing`, { head_commit: head });
-  }
-  let changed: string[];
-  try {
-    changed = parsePorcelain(await git(['status', '--porcelain', '-z', '-uno', '--', '.'], meta.repo_path));
-  } catch {
-    return unchecked('git status did not answer in time');
+    return stale(`HEAD moved from ${short(meta.git_commit)} to ${head ? short(head) : 'no commit'} since indexing`, head ? { head_commit: head } : {});
   }
   if (changed.length === 0) {
     return meta.git_dirty ? stale(`the uncommitted changes that were indexed are gone; the work tree now matches ${short(head)}`) : { ...base, checked: true, stale: false };
@@ -100,6 +116,12 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
     return stale(`${plural(changed.length, 'tracked file')} changed since indexing (${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''})`);
   }
   // Indexed with uncommitted changes and still dirty: a changed file modified after the run began is news.
+  let top: string;
+  try {
+    top = (await git(['rev-parse', '--show-toplevel'], meta.repo_path)).trim();
+  } catch {
+    return unchecked('git could not read the repository (not a work tree now, or git timed out)');
+  }
   const startedAt = Date.parse(meta.analysis_date) - (meta.duration_ms ?? 0);
   for (const file of changed.slice(0, MAX_STATS)) {
     const modified = await mtime(path.join(top, file));
@@ -108,17 +130,34 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
   return { ...base, checked: true, stale: false };
 }
 
-/** Paths from `git status --porcelain -z`: `XY path`, with a rename's source as a separate entry after it. */
-export function parsePorcelain(output: string): string[] {
+export interface GitStatus {
+  /** HEAD's commit; null before the first commit. */
+  head: string | null;
+  /** Changed tracked files, relative to the top of the work tree. */
+  changed: string[];
+}
+
+/** Fields before the path in `git status --porcelain=v2` entries: ordinary (1), renamed or copied (2), unmerged (u). */
+const PATH_FIELD: Record<string, number> = { '1': 8, '2': 9, u: 10 };
+
+/** Reads `git status --porcelain=v2 --branch -z`; a rename's source follows it as a separate entry. */
+export function parseStatus(output: string): GitStatus {
   const entries = output.split('\0');
-  const paths: string[] = [];
+  let head: string | null = null;
+  const changed: string[] = [];
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i] as string;
-    if (entry.length < 4) continue;
-    paths.push(entry.slice(3));
-    if (entry[0] === 'R' || entry[0] === 'C') i++;
+    if (entry.startsWith('# branch.oid ')) {
+      const oid = entry.slice('# branch.oid '.length).trim();
+      head = /^[0-9a-f]{7,}$/.test(oid) ? oid : null;
+      continue;
+    }
+    const skip = PATH_FIELD[entry[0] ?? ''];
+    if (skip === undefined) continue;
+    changed.push(entry.split(' ').slice(skip).join(' '));
+    if (entry[0] === '2') i++;
   }
-  return paths;
+  return { head, changed };
 }
 
 const short = (commit: string): string => commit.slice(0, 12);

@@ -5,7 +5,7 @@ import { defaultConfig } from '../../src/config/schema.js';
 import { IndexCache } from '../../src/mcp/indexCache.js';
 import { getIndexesOverview, searchCodeReferences, searchText } from '../../src/mcp/tools.js';
 import { runIndex } from '../../src/pipeline/runIndex.js';
-import { checkFreshness, parsePorcelain, readTrailingMetadata } from '../../src/search/freshness.js';
+import { checkFreshness, freshnessWithin, parseStatus, queryGit, readTrailingMetadata } from '../../src/search/freshness.js';
 import { loadIndexes } from '../../src/search/load.js';
 import { makeTempDir, makeTempRepo, type TempRepo } from '../support/tempRepo.js';
 
@@ -97,6 +97,25 @@ describe('freshness of an index against its repository on disk', () => {
   });
 });
 
+describe('freshness kept for a moment between calls', () => {
+  it('asks git once per index within the time limit, again after it, and at once for a reloaded index', async () => {
+    const repo = gitRepo();
+    const out = await indexInto(repo);
+    let calls = 0;
+    let clock = 0;
+    const check = freshnessWithin(1000, { git: (args, cwd) => (calls++, queryGit(args, cwd)), now: () => clock });
+    const { indexes } = await loadIndexes(out, { packs: false });
+    await check(indexes);
+    await check(indexes);
+    expect(calls).toBe(1);
+    clock = 1500;
+    await check(indexes);
+    expect(calls).toBe(2);
+    await check((await loadIndexes(out, { packs: false })).indexes);
+    expect(calls).toBe(3);
+  });
+});
+
 describe('freshness in the MCP tools', () => {
   it('search_code_references, search and get_indexes_overview report indexed_commit and stale per repository', async () => {
     const repo = gitRepo();
@@ -116,9 +135,23 @@ describe('freshness in the MCP tools', () => {
   });
 });
 
-describe('reading git status --porcelain -z', () => {
-  it('lists changed paths and skips the source of a rename', () => {
-    expect(parsePorcelain(' M src/a.ts\0R  new.ts\0old.ts\0A  b.ts\0')).toEqual(['src/a.ts', 'new.ts', 'b.ts']);
-    expect(parsePorcelain('')).toEqual([]);
+describe('reading git status --porcelain=v2 --branch -z', () => {
+  const oid = 'a7c2419565da1dad4ccafc24b46ef24bb0637971';
+  const blob = '78981922613b2afb6025042ff6bd878ac1994e85';
+  it('reads HEAD and the changed paths (spaces kept), skipping the source of a rename', () => {
+    const output = [
+      `# branch.oid ${oid}`,
+      '# branch.head main',
+      `1 .M N... 100644 100644 100644 ${blob} ${blob} src/my file.ts`,
+      `2 R. N... 100644 100644 100644 ${blob} ${blob} R100 new.ts`,
+      'old.ts',
+      `u UU N... 100644 100644 100644 100644 ${blob} ${blob} ${blob} conflict.ts`,
+      '',
+    ].join('\0');
+    expect(parseStatus(output)).toEqual({ head: oid, changed: ['src/my file.ts', 'new.ts', 'conflict.ts'] });
+  });
+
+  it('has no HEAD before the first commit', () => {
+    expect(parseStatus('# branch.oid (initial)\0# branch.head main\0')).toEqual({ head: null, changed: [] });
   });
 });
