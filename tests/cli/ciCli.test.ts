@@ -81,8 +81,9 @@ describe('coderag index when some files fail', () => {
     expect(summary).toMatchObject({ type: 'summary', exit_code: 3 });
     expect(summary?.failed_files).toEqual(failed.map((f: { file_path: string; reason: string }) => ({ repo: 'repo', path: f.file_path, reason: f.reason })));
 
-    const plain = await runCli(['index', repo.root, '--out', makeTempDir(), '--config', config], { env });
+    const plain = await runCli(['index', repo.root, '--out', makeTempDir(), '--config', config, '--json'], { env });
     expect(plain.code).toBe(3);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ exit_code: 3, failed_files: summary?.failed_files });
     expect(plain.stderr).toContain(`warning: repo: src/cache.ts failed: ${failed[0].reason}`);
     expect(plain.stderr).toMatch(/repo: 0 files indexed, 0 skipped, 2 failed/);
     repo.remove();

@@ -98,7 +98,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
       if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
     }
     if (flags.json) {
-      process.stdout.write(`${JSON.stringify(runSummary(result.written, result.reports, Date.now() - started), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ ...runSummary(result.written, result.reports, Date.now() - started), exit_code: exitCode, failed_files: failures }, null, 2)}\n`);
     } else {
       for (const { outputPath } of result.written) process.stdout.write(`${outputPath}\n`);
     }
