@@ -8,7 +8,9 @@ import path from 'node:path';
 import type { CodeSymbol, FileRole, FileSummary } from '../index/types.js';
 import { CODE_NOISE, STOPWORDS, stem, words } from '../shared/text.js';
 import { WordCache } from './wordCache.js';
-import { fileVocabulary, parseVocabulary } from './vocabulary.js';
+import { fileVocabulary } from './vocabulary.js';
+import { parseVocabulary } from '../index/vocabulary.js';
+import { isComposedSummary } from '../index/summaries.js';
 import { findImports, importStyleOf, resolveImports, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
@@ -159,14 +161,6 @@ function topLevelKeys(content: string): string[] {
 
 function shorten(text: string): string {
   return text.length > SUMMARY_MAX ? `${text.slice(0, SUMMARY_MAX - 1).trimEnd()}…` : text;
-}
-
-/**
- * The static profiler composes a summary from the file's type, symbols and imports when the file has no doc
- * comment ("TypeScript source defining functions a, b. Uses x."): its words restate other fields.
- */
-export function isComposedSummary(file: Pick<FileSummary, 'profile_source' | 'file_type' | 'summary'>): boolean {
-  return file.profile_source === 'static' && file.file_type !== '' && file.summary.startsWith(file.file_type);
 }
 
 /**

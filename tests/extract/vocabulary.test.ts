@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { indexRepo, search } from '../../src/index.js';
 import { candidateTermsOf, chooseConcepts } from '../../src/extract/staticProfile.js';
-import { fileVocabulary, MAX_VOCABULARY, parseVocabulary } from '../../src/extract/vocabulary.js';
+import { fileVocabulary, MAX_VOCABULARY } from '../../src/extract/vocabulary.js';
+import { parseVocabulary } from '../../src/index/vocabulary.js';
 import { WordCache } from '../../src/extract/wordCache.js';
 import { makeTempRepo } from '../support/tempRepo.js';
 

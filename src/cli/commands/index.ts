@@ -84,8 +84,8 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   if (ignoredOffline && ignoredOffline.length) progress.sink({ type: 'warning', message: `${ignoredOffline.join(' and ')} ${ignoredOffline.length === 1 ? 'needs' : 'need'} a model; ignored in this offline run` });
   try {
     const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, shard });
-    // Large indexes get their search pack now, so the first search does not pay for it; partial ones are never searched.
-    if (!shard) for (const { index, outputPath } of result.written) await prepareSearchPack(outputPath, index);
+    // Every index gets its search pack now, so no search pays for it; partial indexes are never searched.
+    if (!shard) for (const { outputPath } of result.written) await prepareSearchPack(outputPath);
     progress.stop();
     const failures = result.written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
     const exitCode = failures.length ? EXIT_FILES_FAILED : 0;

@@ -34,7 +34,7 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise
   const written: WrittenRepo[] = [];
   for (const index of merged) {
     const outputPath = await writeRepoIndex(index, outDir, config);
-    await prepareSearchPack(outputPath, index);
+    await prepareSearchPack(outputPath);
     written.push({ index, outputPath });
   }
   const reports = await writeRunReports(written, outDir, config, file);
