@@ -2,11 +2,12 @@
  * `coderag index --shard i/n` and `coderag merge`, as a CI matrix runs them: the merged shards equal the
  * index a single run writes, and shards that do not belong together are refused with the difference named.
  */
-import { cpSync, readFileSync, readdirSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoIndex } from '../../src/index/types.js';
 import { runCli } from '../support/cli.js';
+import { startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir, makeTempRepo, type TempRepo } from '../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
@@ -114,4 +115,40 @@ describe('coderag index --shard and coderag merge', () => {
     expect(result.stderr).toContain(`error: polyglot: shards come from different commits: ${before} in shard 1/${SHARDS}`);
     expect(result.stderr).toContain(`${after} in shard 2/${SHARDS}`);
   });
+});
+
+describe('coderag merge of shards profiled by a model', () => {
+  let server: FakeLlmServer;
+  beforeAll(async () => {
+    server = await startFakeLlmServer({ seed: 11 });
+    server.configure({ latencyMs: 0, faults: {} });
+  });
+  afterAll(() => server.close());
+
+  it('equals the single run: model profiles, relationships, calls and tokens', async () => {
+    const dir = makeTempDir();
+    const config = path.join(dir, 'indexer_config.yaml');
+    writeFileSync(config, 'llm:\n  request_delay: 0\n');
+    const target = path.join(dir, 'plan.txt');
+    writeFileSync(target, 'src/cache/ttl_cache.ts\nsrc/http/router.ts\n');
+    // Each run gets its own answer cache, so every run makes its own calls.
+    const env = () => ({ OPENAI_API_KEY: 'sk-test-0123456789abcdefghij', OPENAI_BASE_URL: server.openaiBaseUrl, CODERAG_CACHE_DIR: makeTempDir() });
+    const args = ['--config', config, '--target-structure', target, '-q'];
+    const fullOut = makeTempDir();
+    const shardOut = makeTempDir();
+    const mergedOut = makeTempDir();
+    const runs = await Promise.all([
+      runCli(['index', fixture, '--out', fullOut, ...args], { env: env() }),
+      runCli(['index', fixture, '--out', shardOut, '--shard', '1/2', ...args], { env: env() }),
+      runCli(['index', fixture, '--out', shardOut, '--shard', '2/2', ...args], { env: env() }),
+    ]);
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const merge = await runCli(['merge', shardOut, '--out', mergedOut, '-q']);
+    expect(merge.code, merge.stderr).toBe(0);
+    const full = read(path.join(fullOut, 'polyglot_index.json'));
+    const merged = read(path.join(mergedOut, 'polyglot_index.json'));
+    expect(full.analysis_metadata).toMatchObject({ provider: 'openai', llm_calls: 26 });
+    expect(full.relationships.length).toBeGreaterThan(0);
+    expect(withoutTimings(merged)).toEqual(withoutTimings(full));
+  }, 120_000);
 });
