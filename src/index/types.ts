@@ -3,7 +3,7 @@
  * additions beside them. Additions only, never renames: this file is a public contract.
  */
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** How a file ended up in the index. Anything but `ok` carries a reason. */
 export type FileStatus = 'ok' | 'skipped' | 'failed';

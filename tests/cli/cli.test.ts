@@ -33,7 +33,7 @@ describe('coderag index, search and overview end to end (offline)', () => {
     expect(summary).toMatchObject({ language: 'TypeScript', status: 'ok', profile_source: 'static', role: 'source' });
     expect(summary.content_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(summary.key_concepts).toContain('cache');
-    expect(index.analysis_metadata).toMatchObject({ schema_version: 1, tool: 'coderag', provider: 'static', llm_calls: 0 });
+    expect(index.analysis_metadata).toMatchObject({ schema_version: 2, tool: 'coderag', provider: 'static', llm_calls: 0 });
   });
 
   it('writes the same index twice for the same repository, byte for byte apart from timings', async () => {
