@@ -1,14 +1,16 @@
 /**
  * Freshness: whether each loaded index still describes its repository as it is on disk, so an agent knows
  * when to re-index instead of re-indexing blindly or trusting an old answer. The check is cheap and bounded:
- * one `git status --porcelain=v2 --branch -uno` (HEAD and the changed tracked files) with a time limit, and
- * only when an index was made from a dirty tree, a stat of at most MAX_STATS changed files. A repository that
+ * `git rev-parse HEAD` (milliseconds at any size), then `git status -uno` (tracked files only) under a short
+ * time limit, since it grows with the work tree; only when an index was made from a dirty tree, a stat of at
+ * most MAX_STATS changed files. At most CONCURRENT_CHECKS repositories are checked at once. A repository that
  * is not on disk (indexes copied from CI) is not checked.
  */
 import { execFile } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import type { AnalysisMetadata } from '../index/types.js';
 import type { LoadedIndex } from './load.js';
 
@@ -23,14 +25,14 @@ export interface RepoFreshness {
   /** Whether the repository on disk was looked at; when not, `reason` says why. */
   checked: boolean;
   stale: boolean;
-  /** Why the index is stale, or why it was not checked. */
+  /** Why the index is stale, or why it was not checked (or not fully). */
   reason?: string;
   /** HEAD on disk, when it differs from the indexed commit. */
   head_commit?: string;
 }
 
-/** Runs git in a folder and answers its stdout; rejects on failure or after the time limit. */
-export type GitQuery = (args: string[], cwd: string) => Promise<string>;
+/** Runs git in a folder and answers its stdout; rejects on failure or after the time limit (ms). */
+export type GitQuery = (args: string[], cwd: string, timeoutMs?: number) => Promise<string>;
 
 export interface FreshnessOptions {
   git?: GitQuery;
@@ -39,11 +41,14 @@ export interface FreshnessOptions {
 }
 
 const GIT_TIMEOUT_MS = 2000;
+/** `git status` stats every tracked file: past this, a search answers without waiting for it. */
+const STATUS_TIMEOUT_MS = 1000;
 const MAX_STATS = 200;
+const CONCURRENT_CHECKS = 4;
 
-export const queryGit: GitQuery = (args, cwd) =>
+export const queryGit: GitQuery = (args, cwd, timeoutMs = GIT_TIMEOUT_MS) =>
   new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
   });
 
 const fileMtime = async (file: string): Promise<number | null> => {
@@ -57,7 +62,8 @@ const fileMtime = async (file: string): Promise<number | null> => {
 export async function checkFreshness(loaded: readonly LoadedIndex[], options: FreshnessOptions = {}): Promise<RepoFreshness[]> {
   const git = options.git ?? queryGit;
   const mtime = options.mtime ?? fileMtime;
-  return Promise.all(loaded.map((l) => checkOne(l, git, mtime)));
+  const limit = pLimit(CONCURRENT_CHECKS);
+  return Promise.all(loaded.map((l) => limit(() => checkOne(l, git, mtime))));
 }
 
 /**
@@ -69,12 +75,13 @@ export function freshnessWithin(ttlMs: number, options: FreshnessOptions & { now
   const mtime = options.mtime ?? fileMtime;
   const now = options.now ?? Date.now;
   const memo = new WeakMap<LoadedIndex, { at: number; answer: Promise<RepoFreshness> }>();
+  const limit = pLimit(CONCURRENT_CHECKS);
   return (loaded) =>
     Promise.all(
       loaded.map((l) => {
         const hit = memo.get(l);
         if (hit && now() - hit.at < ttlMs) return hit.answer;
-        const answer = checkOne(l, git, mtime);
+        const answer = limit(() => checkOne(l, git, mtime));
         memo.set(l, { at: now(), answer });
         return answer;
       }),
@@ -99,15 +106,21 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
   if (!info?.isDirectory()) return unchecked(`repository not on disk at ${meta.repo_path}`);
   if (!meta.git_commit) return unchecked('the repository was not a git work tree when indexed');
 
-  let status: GitStatus;
+  let head: string;
+  let top: string;
   try {
-    status = parseStatus(await git(['status', '--porcelain=v2', '--branch', '-z', '-uno', '--', '.'], meta.repo_path));
+    [head = '', top = ''] = (await git(['rev-parse', 'HEAD', '--show-toplevel'], meta.repo_path)).trim().split('\n');
   } catch {
-    return unchecked('git could not read the repository (not a work tree now, or git timed out)');
+    return unchecked('git could not read the repository (not a work tree now, no commit, or git timed out)');
   }
-  const { head, changed } = status;
   if (head !== meta.git_commit) {
-    return stale(`HEAD moved from ${short(meta.git_commit)} to ${head ? short(head) : 'no commit'} since indexing`, head ? { head_commit: head } : {});
+    return stale(`HEAD moved from ${short(meta.git_commit)} to ${short(head)} since indexing`, { head_commit: head });
+  }
+  let changed: string[];
+  try {
+    changed = changedFiles(await git(['status', '--porcelain=v2', '-z', '-uno', '--', '.'], meta.repo_path, STATUS_TIMEOUT_MS));
+  } catch {
+    return { ...base, checked: true, stale: false, reason: `HEAD is the indexed commit; edits to tracked files not checked (git status gave no answer within ${STATUS_TIMEOUT_MS} ms)` };
   }
   if (changed.length === 0) {
     return meta.git_dirty ? stale(`the uncommitted changes that were indexed are gone; the work tree now matches ${short(head)}`) : { ...base, checked: true, stale: false };
@@ -116,12 +129,6 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
     return stale(`${plural(changed.length, 'tracked file')} changed since indexing (${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''})`);
   }
   // Indexed with uncommitted changes and still dirty: a changed file modified after the run began is news.
-  let top: string;
-  try {
-    top = (await git(['rev-parse', '--show-toplevel'], meta.repo_path)).trim();
-  } catch {
-    return unchecked('git could not read the repository (not a work tree now, or git timed out)');
-  }
   const startedAt = Date.parse(meta.analysis_date) - (meta.duration_ms ?? 0);
   for (const file of changed.slice(0, MAX_STATS)) {
     const modified = await mtime(path.join(top, file));
@@ -130,34 +137,24 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
   return { ...base, checked: true, stale: false };
 }
 
-export interface GitStatus {
-  /** HEAD's commit; null before the first commit. */
-  head: string | null;
-  /** Changed tracked files, relative to the top of the work tree. */
-  changed: string[];
-}
-
 /** Fields before the path in `git status --porcelain=v2` entries: ordinary (1), renamed or copied (2), unmerged (u). */
 const PATH_FIELD: Record<string, number> = { '1': 8, '2': 9, u: 10 };
 
-/** Reads `git status --porcelain=v2 --branch -z`; a rename's source follows it as a separate entry. */
-export function parseStatus(output: string): GitStatus {
+/**
+ * The changed tracked files in `git status --porcelain=v2 -z`, relative to the top of the work tree; a
+ * rename's source follows it as a separate entry and is passed over.
+ */
+export function changedFiles(output: string): string[] {
   const entries = output.split('\0');
-  let head: string | null = null;
   const changed: string[] = [];
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i] as string;
-    if (entry.startsWith('# branch.oid ')) {
-      const oid = entry.slice('# branch.oid '.length).trim();
-      head = /^[0-9a-f]{7,}$/.test(oid) ? oid : null;
-      continue;
-    }
     const skip = PATH_FIELD[entry[0] ?? ''];
     if (skip === undefined) continue;
     changed.push(entry.split(' ').slice(skip).join(' '));
     if (entry[0] === '2') i++;
   }
-  return { head, changed };
+  return changed;
 }
 
 const short = (commit: string): string => commit.slice(0, 12);
@@ -172,23 +169,30 @@ export function indexMetadata(loaded: LoadedIndex): AnalysisMetadata | null {
   return readTrailingMetadata(loaded.file);
 }
 
-const TAIL_BYTES = 64 * 1024;
+/** Metadata is a few kilobytes; a long `.coderagignore` or many skip reasons can make it more. */
+const TAIL_BYTES = [8 * 1024, 256 * 1024];
 
 export function readTrailingMetadata(file: string): AnalysisMetadata | null {
   let fd: number | null = null;
   try {
     fd = openSync(file, 'r');
     const size = fstatSync(fd).size;
-    const length = Math.min(size, TAIL_BYTES);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    const tail = buffer.toString('utf8');
-    const at = tail.lastIndexOf('"analysis_metadata"');
-    if (at < 0) return null;
-    const body = tail.slice(tail.indexOf(':', at) + 1).trimEnd();
-    if (!body.endsWith('}')) return null;
-    const value = JSON.parse(body.slice(0, -1)) as unknown;
-    return typeof value === 'object' && value !== null ? (value as AnalysisMetadata) : null;
+    for (const bytes of TAIL_BYTES) {
+      const length = Math.min(size, bytes);
+      const buffer = Buffer.alloc(length);
+      readSync(fd, buffer, 0, length, size - length);
+      const tail = buffer.toString('utf8');
+      const at = tail.lastIndexOf('"analysis_metadata"');
+      if (at < 0) {
+        if (length === size) return null;
+        continue;
+      }
+      const body = tail.slice(tail.indexOf(':', at) + 1).trimEnd();
+      if (!body.endsWith('}')) return null;
+      const value = JSON.parse(body.slice(0, -1)) as unknown;
+      return typeof value === 'object' && value !== null ? (value as AnalysisMetadata) : null;
+    }
+    return null;
   } catch {
     return null;
   } finally {
