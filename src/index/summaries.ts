@@ -2,9 +2,13 @@
 import type { FileSummary } from './types.js';
 
 /**
- * The static profiler composes a summary from the file's type, symbols and imports when the file has no doc
- * comment ("TypeScript source defining functions a, b. Uses x."): its words restate other fields.
+ * The static profiler composes a summary from the file's definitions, exports and imports when no comment
+ * speaks for it ("Defines functions a, b; uses x."): its words restate other fields, and its boilerplate
+ * ("defines", "uses") would match requests by accident. Indexes written before `summary_source` existed
+ * started such a summary with the file type.
  */
-export function isComposedSummary(file: Pick<FileSummary, 'profile_source' | 'file_type' | 'summary'>): boolean {
-  return file.profile_source === 'static' && file.file_type !== '' && file.summary.startsWith(file.file_type);
+export function isComposedSummary(file: Pick<FileSummary, 'profile_source' | 'file_type' | 'summary' | 'summary_source'>): boolean {
+  if (file.profile_source !== 'static') return false;
+  if (file.summary_source) return file.summary_source === 'composed';
+  return file.file_type !== '' && file.summary.startsWith(file.file_type);
 }

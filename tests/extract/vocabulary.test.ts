@@ -88,10 +88,13 @@ describe('key concepts', () => {
     const cache = new WordCache();
     const terms = candidateTermsOf(
       {
-        file_path: 'src/a.ts', file_type: 'TypeScript source', main_functions: [], key_concepts: [], dependencies: [], summary: 'TypeScript source.',
-        lines_of_code: 1, last_modified: '', language: 'TypeScript', role: 'source', status: 'ok', profile_source: 'static', content_hash: '',
-        size_bytes: 1, symbols: [{ kind: 'function', name: 'throttleRequests', ast_path: 'throttleRequests', start_line: 1, end_line: 1 }],
-        local_imports: [], vocabulary: 'buffer:3 throttleRequests',
+        file_path: 'src/a.ts',
+        file_type: 'TypeScript source',
+        summary: 'Defines function throttleRequests.',
+        summary_source: 'composed',
+        profile_source: 'static',
+        symbols: [{ kind: 'function', name: 'throttleRequests', ast_path: 'throttleRequests', start_line: 1, end_line: 1 }],
+        vocabulary: 'buffer:3 throttleRequests',
       },
       cache,
     );
