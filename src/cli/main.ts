@@ -43,10 +43,26 @@ function buildProgram(): Command {
     .option('--no-cache', 'ignore and do not write the persistent profile cache (performance.enable_content_caching)')
     .option('--json', 'print a JSON run summary on stdout', false)
     .option('-q, --quiet', 'no progress output', false)
-    .addHelpText('after', '\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n')
+    .option('--shard <i/n>', 'profile only shard i of n (stable by path) and write a partial index for `coderag merge`')
+    .addOption(new Option('--progress <format>', 'progress on stderr: a bar or plain lines (auto), plain lines, or NDJSON events (json)').choices(['auto', 'plain', 'json']).default('auto'))
+    .addHelpText('after', '\nExit codes: 0 done, 3 indexes written but some files failed (reasons in the index), 1 failure, 2 usage, 130 interrupted.\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n')
     .action(async (repos: string[], opts) => {
       const { indexCommand } = await import('./commands/index.js');
-      await indexCommand(repos, opts);
+      cliState.exitCode = await indexCommand(repos, opts);
+    });
+
+  program
+    .command('merge')
+    .description('Combine the partial indexes of `coderag index --shard i/n` into the indexes a single run writes.')
+    .argument('<shards...>', 'shard files (*.shard-i-of-n.json), or folders holding them')
+    .option('-o, --out <dir>', 'output folder for the merged indexes (paths.output_dir)', undefined)
+    .option('-c, --config <file>', 'configuration file (for paths.output_dir and the output section)')
+    .option('--json', 'print a JSON run summary on stdout', false)
+    .option('-q, --quiet', 'no closing lines', false)
+    .addHelpText('after', '\nShards of different commits, file lists or settings are refused, naming the difference.\nExample:\n  coderag merge shards/ --out indexes\n')
+    .action(async (shards: string[], opts) => {
+      const { mergeCommand } = await import('./commands/merge.js');
+      cliState.exitCode = await mergeCommand(shards, opts);
     });
 
   program
@@ -145,7 +161,7 @@ export async function main(argv: string[]): Promise<number> {
   cliState.verbose = argv.includes('--verbose');
   try {
     await program.parseAsync(argv);
-    return 0;
+    return cliState.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version exit 0; every parse failure is a usage error.

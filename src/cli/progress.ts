@@ -1,12 +1,16 @@
 /**
- * Draws pipeline events: a cli-progress bar on a TTY, plain lines every few seconds elsewhere (CI logs), all
- * on stderr so stdout carries results only.
+ * Draws pipeline events: a cli-progress bar on a TTY, plain lines every few seconds elsewhere (CI logs), or
+ * with `--progress json` one JSON object per line (NDJSON) for scripts; all on stderr so stdout carries
+ * results only.
  */
 import { appendFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { EventSink, IndexEvent } from '../pipeline/events.js';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
+/** `auto`: a bar on a TTY, plain lines elsewhere; `plain`: plain lines always; `json`: NDJSON events. */
+export type ProgressFormat = 'auto' | 'plain' | 'json';
+export const PROGRESS_FORMATS: readonly ProgressFormat[] = ['auto', 'plain', 'json'];
 const RANK: Record<LogLevel, number> = { DEBUG: 0, INFO: 1, WARNING: 2, ERROR: 3 };
 
 export interface ProgressOptions {
@@ -18,18 +22,26 @@ export interface ProgressOptions {
   logFile?: string | null;
   /** Seconds between plain progress lines when not on a TTY. */
   interval?: number;
+  format?: ProgressFormat;
 }
 
 export interface Progress {
   sink: EventSink;
+  /** Warnings to print at the end; in JSON mode they were written as events already, so this stays empty. */
   warnings: string[];
+  /** Whether events go out as NDJSON (then the closing lines go out as a `summary` event too). */
+  json: boolean;
+  /** Writes one NDJSON record (JSON mode only). */
+  record(value: Record<string, unknown>): void;
   stop(): void;
 }
 
 export function createProgress(options: ProgressOptions): Progress {
   const warnings: string[] = [];
   const { stream } = options;
-  const tty = Boolean(stream.isTTY) && !process.env.CI;
+  const format = options.format ?? 'auto';
+  const json = format === 'json';
+  const tty = format === 'auto' && Boolean(stream.isTTY) && !process.env.CI;
   let bar: cliProgress.SingleBar | null = null;
   let done = 0;
   let total = 0;
@@ -41,7 +53,17 @@ export function createProgress(options: ProgressOptions): Progress {
     if (options.logFile) appendFileSync(options.logFile, `${new Date().toISOString()} ${name} ${message}\n`);
   };
 
+  const record = (value: Record<string, unknown>): void => {
+    if (json) stream.write(`${JSON.stringify(value)}\n`);
+  };
+
   const sink = (event: IndexEvent): void => {
+    if (json) {
+      if (event.type === 'warning') log('WARNING', event.message);
+      else if (event.type === 'info') log('INFO', event.message);
+      record(event);
+      return;
+    }
     switch (event.type) {
       case 'warning':
         log('WARNING', event.message);
@@ -90,6 +112,8 @@ export function createProgress(options: ProgressOptions): Progress {
   return {
     sink,
     warnings,
+    json,
+    record,
     stop() {
       bar?.stop();
       bar = null;

@@ -132,6 +132,24 @@ export interface AnalysisMetadata {
   files_by_status: Record<FileStatus, number>;
   skipped_by_reason: Record<string, number>;
   duration_ms: number;
+  /** Whether tracked files differed from `git_commit` when indexed; null outside git. */
+  git_dirty?: boolean | null;
+  /** Files each `.coderagignore` rule excluded, by rule. */
+  excluded_by_rule?: Record<string, number>;
+  /** Set on a partial index (`coderag index --shard i/n`); `coderag merge` combines a complete set. */
+  shard?: ShardInfo;
+}
+
+/** What a partial index must agree on with its siblings before `coderag merge` combines them. */
+export interface ShardInfo {
+  /** 1-based: shard `index` of `count`. */
+  index: number;
+  count: number;
+  /** How many files the walk listed across all shards, and a digest of their paths. */
+  files_total: number;
+  files_digest: string;
+  /** The settings that shape profiles (schema, analyzer, provider, model, prompts, file analysis, relationships). */
+  settings: Record<string, unknown>;
 }
 
 export interface RepoIndex {

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DEFAULT_MAX_RESULTS } from '../search/search.js';
 import { errorMessage } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
+import { freshnessWithin } from '../search/freshness.js';
 import { IndexCache } from './indexCache.js';
 import { DEFAULT_SYMBOL_RESULTS, SYMBOL_KINDS } from '../search/symbols.js';
 import { findSymbolTool, getFileOutline, getIndexesOverview, searchCodeReferences, searchText, type ToolAnswer, type ToolContext } from './tools.js';
@@ -27,6 +28,9 @@ const indexesPath = z
   .optional()
   .describe('Path to the indexes directory containing JSON index files (default: the folder the server was started with)');
 const maxResults = z.number().int().min(1).optional().describe(`Maximum number of results to return (default: ${DEFAULT_MAX_RESULTS})`);
+
+/** How long a repository's freshness answer serves further calls: an agent's burst of queries costs one git call. */
+const FRESHNESS_TTL_MS = 2000;
 
 const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
@@ -84,7 +88,7 @@ const findSymbolOutput = z.looseObject({
 
 export function createMcpServer(options: McpServerOptions): McpServer {
   const log = options.log ?? (() => {});
-  const context: ToolContext = { cache: options.cache ?? new IndexCache({ log }), defaultIndexesDir: options.defaultIndexesDir };
+  const context: ToolContext = { cache: options.cache ?? new IndexCache({ log }), defaultIndexesDir: options.defaultIndexesDir, freshness: freshnessWithin(FRESHNESS_TTL_MS) };
   const server = new McpServer(
     { name: 'coderag', version: VERSION },
     {

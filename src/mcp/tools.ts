@@ -4,6 +4,8 @@
  * The server only validates arguments and wraps these answers in MCP results.
  */
 import { overviewJson, searchResultJson } from '../search/format.js';
+import { checkFreshness, type RepoFreshness } from '../search/freshness.js';
+import type { LoadedIndex } from '../search/load.js';
 import { DEFAULT_MAX_RESULTS, search, type MatchedSymbol } from '../search/search.js';
 import { addSnippets, type Snippet } from '../search/snippets.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
@@ -14,6 +16,12 @@ export interface ToolContext {
   cache: IndexCache;
   /** Used when a call gives no `indexes_path`. */
   defaultIndexesDir: string;
+  /** Whether each index still matches its repository on disk (default: `checkFreshness`). */
+  freshness?: (indexes: readonly LoadedIndex[]) => Promise<RepoFreshness[]>;
+}
+
+function freshnessOf(context: ToolContext, indexes: readonly LoadedIndex[]): Promise<RepoFreshness[]> {
+  return (context.freshness ?? checkFreshness)(indexes);
 }
 
 /** A tool's JSON answer; `isError` answers are DeepCode's `{status: "error", message, …}`. */
@@ -56,7 +64,7 @@ export async function searchCodeReferences(context: ToolContext, args: SearchCod
     keywords: splitKeywords(args.keywords),
     maxResults: args.max_results ?? DEFAULT_MAX_RESULTS,
   });
-  return { isError: false, json: searchResultJson(response, indexesPath, snapshot.indexes, snapshot.warnings) };
+  return { isError: false, json: searchResultJson(response, indexesPath, snapshot.indexes, snapshot.warnings, await freshnessOf(context, snapshot.indexes)) };
 }
 
 export async function getIndexesOverview(context: ToolContext, args: OverviewArgs): Promise<ToolAnswer> {
@@ -65,7 +73,7 @@ export async function getIndexesOverview(context: ToolContext, args: OverviewArg
   if (snapshot.indexes.length === 0) {
     return failure(`No index files found in: ${indexesPath}`, { indexes_path: indexesPath }, snapshot);
   }
-  return { isError: false, json: overviewJson(indexesPath, snapshot.dir, snapshot.indexes, snapshot.warnings) };
+  return { isError: false, json: overviewJson(indexesPath, snapshot.dir, snapshot.indexes, snapshot.warnings, await freshnessOf(context, snapshot.indexes)) };
 }
 
 export interface SearchHit {
@@ -121,6 +129,7 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
       indexes_loaded: snapshot.indexes.map((i) => i.key),
       total_indexes_loaded: snapshot.indexes.length,
       warnings: [...snapshot.warnings],
+      freshness: await freshnessOf(context, snapshot.indexes),
     },
   };
 }

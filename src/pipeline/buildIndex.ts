@@ -3,7 +3,7 @@
  * DeepCode's metadata keys and ours beside them.
  */
 import type { Config } from '../config/schema.js';
-import type { AnalysisMetadata, FileRelationship, FileSummary, RepoIndex, TokenUsage } from '../index/types.js';
+import type { AnalysisMetadata, FileRelationship, FileSummary, RepoIndex, ShardInfo, TokenUsage } from '../index/types.js';
 import { SCHEMA_VERSION } from '../index/types.js';
 import { VERSION } from '../shared/version.js';
 
@@ -43,6 +43,9 @@ export interface BuildIndexInput {
   config: Config;
   configFile: string | null;
   gitCommit: string | null;
+  gitDirty?: boolean | null;
+  excludedByRule?: Record<string, number>;
+  shard?: ShardInfo;
   startedAt: number;
   finishedAt: number;
   run?: RunFacts;
@@ -98,7 +101,10 @@ export function buildRepoIndex(input: BuildIndexInput): RepoIndex {
     files_by_status: filesByStatus,
     skipped_by_reason: skippedByReason,
     duration_ms: input.finishedAt - input.startedAt,
+    git_dirty: input.gitDirty ?? null,
+    excluded_by_rule: input.excludedByRule ?? {},
   };
+  if (input.shard) metadata.shard = input.shard;
   const index: RepoIndex = {
     repo_name: input.repoName,
     total_files: summaries.length,

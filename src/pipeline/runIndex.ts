@@ -23,6 +23,7 @@ import type { ReadFile } from './classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { profileFile, skippedSummary } from './profile.js';
 import { buildRepoIndex } from './buildIndex.js';
+import { inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { runGit, walkRepository, type GitRunner } from './walk.js';
 import { writeRepoIndex, writeRunReports, type WrittenRepo } from './writeIndex.js';
 
@@ -41,6 +42,8 @@ export interface IndexRepoOptions {
   now?: () => number;
   /** Model profiles; without a session every profile is static. */
   llm?: LlmSession | null;
+  /** Profile only this shard's files (a partial index for `coderag merge`). */
+  shard?: Shard | null;
 }
 
 export async function indexRepository(repoPath: string, options: IndexRepoOptions): Promise<RepoIndex> {
@@ -68,7 +71,11 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
       },
       options.git ?? runGit,
     );
-    emit({ type: 'repo_start', repo: repoName, files: walked.files.length + walked.outside.length });
+    // A shard profiles its own files but resolves imports against the whole repository's.
+    const shard = options.shard ?? null;
+    const ownFiles = shard ? walked.files.filter((f) => inShard(f.path, shard)) : walked.files;
+    const ownOutside = shard ? walked.outside.filter((f) => inShard(f.path, shard)) : walked.outside;
+    emit({ type: 'repo_start', repo: repoName, files: ownFiles.length + ownOutside.length });
 
     if (walked.files.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
     extractors.setRepository(walked.files.map((f) => f.path), await readGoModule(path.join(repoPath, 'go.mod')), {
@@ -77,7 +84,7 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     });
     const stats = emptyLlmStats();
     const context = llm ? llmContext(llm, config, stats, signal, repoName) : null;
-    const candidates = walked.files.map((f) => f.path);
+    const candidates = ownFiles.map((f) => f.path);
     let chosen: Set<string> | null = null;
     if (llm && llm.prefilter) {
       if (llm.targetStructure) chosen = await prefilterFiles(candidates, { ...llm, targetStructure: llm.targetStructure, config, stats, signal, emit, repo: repoName });
@@ -88,13 +95,13 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     const limit = pLimit(limiterSize(config, llm !== null, extractors.threads));
     const summaries: FileSummary[] = [];
 
-    for (const file of walked.outside) {
+    for (const file of ownOutside) {
       summaries.push(skippedSummary(file, 'symlink_outside_repo', 'symbolic link points outside the repository; not followed'));
-      emit({ type: 'file_done', repo: repoName, path: file.path, status: 'skipped', cached: false });
+      emit({ type: 'file_done', repo: repoName, path: file.path, status: 'skipped', cached: false, reason: 'symlink_outside_repo' });
     }
 
     await Promise.all(
-      walked.files.map((file) =>
+      ownFiles.map((file) =>
         limit(async () => {
           if (signal.aborted) return;
           const done = await profileFile(file, extractors, context, chosen, (error) => {
@@ -105,7 +112,7 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
           const { summary, cached } = done;
           relationships.push(...done.relationships);
           summaries.push(summary);
-          emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached });
+          emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached, ...(summary.reason ? { reason: summary.reason } : {}) });
         }),
       ),
     );
@@ -114,6 +121,8 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
 
     chooseConcepts(summaries);
 
+    const run = runFacts(llm, stats, candidates.length, chosen?.size ?? candidates.length);
+    const walkedPaths = [...walked.files, ...walked.outside].map((f) => f.path);
     return buildRepoIndex({
       repoName,
       repoPath: path.resolve(repoPath),
@@ -122,9 +131,12 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
       config,
       configFile: options.configFile ?? null,
       gitCommit: walked.gitCommit,
+      gitDirty: walked.gitDirty,
+      excludedByRule: walked.excludedByRule,
+      ...(shard ? { shard: shardInfo(shard, walkedPaths, profileSettings(config, run)) } : {}),
       startedAt: started,
       finishedAt: now(),
-      run: runFacts(llm, stats, candidates.length, chosen?.size ?? candidates.length),
+      run,
     });
   } finally {
     if (ownsExtractors) await extractors.close();

@@ -3,7 +3,8 @@
  * them (`ls-files --cached --others --exclude-standard`: every .gitignore, nested ones too, and
  * .git/info/exclude); elsewhere fast-glob lists them and the `ignore` package applies the same files.
  * Symlinked directories are never followed (so no loops); a symlinked file is kept only when it points
- * inside the repository.
+ * inside the repository. `.coderagignore` files (gitignore syntax, at the root or in any folder) exclude more,
+ * whether or not .gitignore is honoured, and the walk counts what each of their rules excluded.
  */
 import { execFile } from 'node:child_process';
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
@@ -34,7 +35,14 @@ export interface WalkResult {
   /** Which source listed the files: git, or the filesystem with .gitignore rules applied by us. */
   source: 'git' | 'filesystem';
   gitCommit: string | null;
+  /** Whether tracked files differed from the commit when the walk ran (`git status --porcelain -uno`); null outside git. */
+  gitDirty: boolean | null;
+  /** Candidate files each `.coderagignore` rule excluded, by rule (`pattern`, or `pattern (in folder/)` for a nested file). */
+  excludedByRule: Record<string, number>;
 }
+
+/** The tool's own ignore file, beside `.gitignore`. */
+export const CODERAG_IGNORE = '.coderagignore';
 
 export interface GitRunner {
   (args: string[], cwd: string): Promise<string>;
@@ -51,6 +59,8 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   const candidates = listed ?? (await listWithGlob(root, options));
   const extensions = new Set(options.supportedExtensions.map((e) => e.toLowerCase()));
   const skip = new Set(options.skipDirectories);
+  const ownRules = await loadIgnoreFiles(root, candidates, CODERAG_IGNORE);
+  const excludedByRule: Record<string, number> = {};
 
   const files: WalkedFile[] = [];
   const outside: WalkedFile[] = [];
@@ -58,6 +68,11 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
     if (!extensions.has(path.posix.extname(relative).toLowerCase())) continue;
     const segments = relative.split('/');
     if (segments.slice(0, -1).some((segment) => skip.has(segment))) continue;
+    const rule = excludingRule(relative, ownRules);
+    if (rule !== null) {
+      excludedByRule[rule] = (excludedByRule[rule] ?? 0) + 1;
+      continue;
+    }
     const absolute = path.join(root, ...segments);
     const entry = await statCandidate(root, absolute);
     if (!entry) continue;
@@ -66,7 +81,8 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
     else files.push(file);
   }
   const gitCommit = listed ? await headCommit(root, git) : null;
-  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit };
+  const gitDirty = gitCommit ? await hasTrackedChanges(root, git) : null;
+  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule };
 }
 
 /** A regular file (or a symlink to one), with its size and mtime; directories and broken links are dropped. */
@@ -120,6 +136,15 @@ async function headCommit(root: string, git: GitRunner): Promise<string | null> 
   }
 }
 
+/** Tracked files that differ from HEAD (staged or not); untracked files are not counted. */
+async function hasTrackedChanges(root: string, git: GitRunner): Promise<boolean | null> {
+  try {
+    return (await git(['status', '--porcelain', '-uno', '--', '.'], root)).trim() !== '';
+  } catch {
+    return null;
+  }
+}
+
 async function listWithGlob(root: string, options: WalkOptions): Promise<string[]> {
   const all = await fg('**/*', {
     cwd: root,
@@ -145,11 +170,30 @@ async function loadIgnoreRules(root: string, candidates: string[]): Promise<Igno
   const rules: IgnoreRule[] = [];
   const exclude = await readOptional(path.join(root, '.git', 'info', 'exclude'));
   if (exclude) rules.push({ base: '', matcher: ignore().add(exclude) });
-  for (const file of candidates.filter((p) => p === '.gitignore' || p.endsWith('/.gitignore')).sort()) {
+  rules.push(...(await loadIgnoreFiles(root, candidates, '.gitignore')));
+  return rules;
+}
+
+/** Every ignore file of that name among the candidates, shallowest first. */
+async function loadIgnoreFiles(root: string, candidates: string[], name: string): Promise<IgnoreRule[]> {
+  const rules: IgnoreRule[] = [];
+  for (const file of candidates.filter((p) => p === name || p.endsWith(`/${name}`)).sort()) {
     const text = await readOptional(path.join(root, file));
     if (text) rules.push({ base: path.posix.dirname(file) === '.' ? '' : path.posix.dirname(file), matcher: ignore().add(text) });
   }
   return rules;
+}
+
+/** The rule of the first ignore file that excludes the file (a later `!pattern` in the same file re-includes). */
+function excludingRule(file: string, rules: IgnoreRule[]): string | null {
+  for (const rule of rules) {
+    if (rule.base && !file.startsWith(`${rule.base}/`)) continue;
+    const result = rule.matcher.test(rule.base ? file.slice(rule.base.length + 1) : file);
+    if (!result.ignored) continue;
+    const pattern = result.rule?.pattern ?? '?';
+    return rule.base ? `${pattern} (in ${rule.base}/)` : pattern;
+  }
+  return null;
 }
 
 function isIgnored(file: string, rules: IgnoreRule[]): boolean {

@@ -8,6 +8,7 @@ import type { Config } from '../config/schema.js';
 import type { RepoIndex } from '../index/types.js';
 import { toJson, writeFileAtomic } from '../index/serialize.js';
 import { VERSION } from '../shared/version.js';
+import { shardFileName } from './shard.js';
 
 export function indexFileName(config: Config, repoName: string): string {
   const safe = repoName.replace(/[^\w.-]+/g, '_');
@@ -15,7 +16,9 @@ export function indexFileName(config: Config, repoName: string): string {
 }
 
 export async function writeRepoIndex(index: RepoIndex, outDir: string, config: Config): Promise<string> {
-  const file = path.join(outDir, indexFileName(config, index.repo_name));
+  const name = indexFileName(config, index.repo_name);
+  const shard = index.analysis_metadata.shard;
+  const file = path.join(outDir, shard ? shardFileName(name, shard) : name);
   const { analysis_metadata, ...rest } = index;
   const body = config.output.include_metadata ? { ...rest, analysis_metadata } : rest;
   await writeFileAtomic(file, toJson(body, jsonStyle(config)));

@@ -3,6 +3,7 @@
  * for DeepCode read it unchanged, plus the matched symbols' lines), the JSON of `search_code_references`
  * and `get_indexes_overview`, with our fields beside theirs.
  */
+import type { RepoFreshness } from './freshness.js';
 import type { LoadedIndex } from './load.js';
 import type { SearchResponse } from './search.js';
 import type { FileOutline, SymbolSearch } from './symbols.js';
@@ -78,7 +79,7 @@ export function formatMarkdown(response: SearchResponse): string {
 }
 
 /** `search_code_references`' result, DeepCode's keys first, then the structured references. */
-export function searchResultJson(response: SearchResponse, indexesPath: string, loaded: readonly LoadedIndex[], warnings: readonly string[]) {
+export function searchResultJson(response: SearchResponse, indexesPath: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
   return {
     status: 'success' as const,
     target_file: response.target_file,
@@ -94,14 +95,21 @@ export function searchResultJson(response: SearchResponse, indexesPath: string, 
     relationships: response.relationships,
     ...(response.notice ? { notice: response.notice } : {}),
     warnings: [...warnings],
+    freshness: [...freshness],
   };
+}
+
+/** One warning line per stale index, for answers that have no JSON to carry `freshness`. */
+export function staleWarnings(freshness: readonly RepoFreshness[]): string[] {
+  return freshness.filter((f) => f.stale).map((f) => `${f.repo_name} (${f.index}) is stale: ${f.reason ?? 'the repository moved on'}; re-run coderag index`);
 }
 
 const MAIN_CONCEPTS = 20;
 
 /** `get_indexes_overview`'s result. Main concepts are the most frequent ones (DeepCode took the first 20 alphabetically). */
-export function overviewJson(indexesPath: string, absolutePath: string, loaded: readonly LoadedIndex[], warnings: readonly string[]) {
+export function overviewJson(indexesPath: string, absolutePath: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
   const repositories: Record<string, unknown> = {};
+  const freshnessByKey = new Map(freshness.map((f) => [f.index, f]));
   for (const { key, index } of loaded) {
     const conceptCounts = new Map<string, number>();
     const languages: Record<string, number> = {};
@@ -124,6 +132,9 @@ export function overviewJson(indexesPath: string, absolutePath: string, loaded: 
       provider: meta?.provider ?? null,
       analysis_date: meta?.analysis_date ?? null,
       git_commit: meta?.git_commit ?? null,
+      indexed_commit: meta?.git_commit ?? null,
+      stale: freshnessByKey.get(key)?.stale ?? false,
+      freshness: freshnessByKey.get(key) ?? null,
     };
   }
   return {
@@ -139,7 +150,7 @@ export function overviewJson(indexesPath: string, absolutePath: string, loaded: 
 export function formatOverviewText(overview: ReturnType<typeof overviewJson>): string {
   const lines = [`${overview.total_indexes_loaded} index(es) in ${overview.indexes_directory}`, ''];
   for (const [key, value] of Object.entries(overview.overview.repositories)) {
-    const repo = value as { repo_name: string; total_files: number; total_relationships: number; languages: Record<string, number>; main_concepts: string[]; files_by_status: Record<string, number> | null };
+    const repo = value as { repo_name: string; total_files: number; total_relationships: number; languages: Record<string, number>; main_concepts: string[]; files_by_status: Record<string, number> | null; indexed_commit: string | null; freshness: RepoFreshness | null };
     const langs = Object.entries(repo.languages).sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`).join(', ');
     lines.push(
       `## ${repo.repo_name} (${key})`,
@@ -147,8 +158,13 @@ export function formatOverviewText(overview: ReturnType<typeof overviewJson>): s
       `languages: ${langs || '-'}`,
       `relationships: ${repo.total_relationships}`,
       `main concepts: ${repo.main_concepts.join(', ') || '-'}`,
-      '',
     );
+    if (repo.indexed_commit) {
+      const fresh = repo.freshness;
+      const state = !fresh ? '' : fresh.stale ? ` (stale: ${fresh.reason ?? 'moved on'})` : fresh.checked ? ' (up to date)' : ` (not checked: ${fresh.reason ?? ''})`;
+      lines.push(`indexed commit: ${repo.indexed_commit}${state}`);
+    }
+    lines.push('');
   }
   return lines.join('\n').trimEnd();
 }

@@ -96,6 +96,11 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
       warnings.push(`skipped ${name}: not a repository index (${problem})${version === null ? '' : `, though it names index schema ${version} (this CodeRAG writes ${SCHEMA_VERSION})`}`);
       continue;
     }
+    const shard = partialIndexShard(parsed);
+    if (shard) {
+      warnings.push(`skipped ${name}: a partial index (shard ${shard}); combine the shards with \`coderag merge\``);
+      continue;
+    }
     const schema = schemaNote(parsed);
     if (schema) warnings.push(`${name}: ${schema}`);
     const index = normalizeRepoIndex(parsed as Record<string, unknown>, key);
@@ -206,6 +211,12 @@ function readProfile(file: string, start: number, end: number, key: string): Fil
   } finally {
     if (fd !== null) closeSync(fd);
   }
+}
+
+/** `i/n` when the value is a partial index written by `coderag index --shard i/n`. */
+function partialIndexShard(value: unknown): string | null {
+  const shard = (value as { analysis_metadata?: { shard?: { index?: unknown; count?: unknown } } }).analysis_metadata?.shard;
+  return shard ? `${String(shard.index)}/${String(shard.count)}` : null;
 }
 
 function isRunReport(value: unknown): boolean {

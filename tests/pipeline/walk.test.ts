@@ -111,3 +111,50 @@ describe('walking without gitignore', () => {
     expect(result.gitCommit).toMatch(/^[0-9a-f]{40}$/);
   });
 });
+
+describe.each([
+  ['a plain folder', false],
+  ['a git work tree', true],
+])('.coderagignore in %s', (_label, git) => {
+  const layout = {
+    '.coderagignore': 'fixtures/\n*.snap.ts\n!keep.snap.ts\n',
+    'src/app.ts': 'x',
+    'src/app.snap.ts': 'x',
+    'src/view.snap.ts': 'x',
+    'src/keep.snap.ts': 'x',
+    'fixtures/a.ts': 'x',
+    'fixtures/deep/b.ts': 'x',
+    'fixtures/c.ts': 'x',
+    'pkg/.coderagignore': 'legacy.ts\n',
+    'pkg/legacy.ts': 'x',
+    'pkg/modern.ts': 'x',
+    'legacy.ts': 'x',
+  };
+
+  it('excludes what its rules match, root and nested, and counts the files each rule excluded', async () => {
+    const repo = repoWith(layout, git);
+    const result = await walkRepository(repo.root, options);
+    expect(result.files.map((f) => f.path)).toEqual(['legacy.ts', 'pkg/modern.ts', 'src/app.ts', 'src/keep.snap.ts']);
+    expect(result.excludedByRule).toEqual({ 'fixtures/': 3, '*.snap.ts': 2, 'legacy.ts (in pkg/)': 1 });
+  });
+
+  it('still applies when .gitignore is not honoured', async () => {
+    const repo = repoWith(layout, git);
+    const result = await walkRepository(repo.root, { ...options, respectGitignore: false });
+    expect(result.files.map((f) => f.path)).not.toContain('fixtures/a.ts');
+    expect(result.excludedByRule['fixtures/']).toBe(3);
+  });
+});
+
+describe('walking records whether the work tree was dirty', () => {
+  it('is clean right after a commit, dirty once a tracked file changes, and unknown outside git', async () => {
+    const repo = repoWith({ 'a.ts': 'x', 'b.ts': 'y' }, true);
+    expect((await walkRepository(repo.root, options)).gitDirty).toBe(false);
+    repo.write('untracked.ts', 'new');
+    expect((await walkRepository(repo.root, options)).gitDirty).toBe(false);
+    repo.write('a.ts', 'changed');
+    expect((await walkRepository(repo.root, options)).gitDirty).toBe(true);
+    const plain = repoWith({ 'a.ts': 'x' });
+    expect((await walkRepository(plain.root, options)).gitDirty).toBeNull();
+  });
+});

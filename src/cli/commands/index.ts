@@ -5,13 +5,14 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import type { RepoIndex } from '../../index/types.js';
+import type { FileSummary, RepoIndex } from '../../index/types.js';
 import { selectProvider } from '../../llm/select.js';
 import { createLlmSession } from '../../pipeline/llmSession.js';
 import { runIndex } from '../../pipeline/runIndex.js';
+import { parseShard } from '../../pipeline/shard.js';
 import { prepareSearchPack } from '../../search/load.js';
 import { AbortedError, UsageError } from '../../shared/errors.js';
-import { createProgress } from '../progress.js';
+import { createProgress, type ProgressFormat } from '../progress.js';
 import { cliState } from '../state.js';
 
 export interface IndexFlags {
@@ -28,9 +29,17 @@ export interface IndexFlags {
   cache: boolean;
   json: boolean;
   quiet: boolean;
+  shard?: string;
+  progress?: ProgressFormat;
 }
 
-export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promise<void> {
+/** Exit code of a run that wrote its indexes although some files failed (their reasons are in the index). */
+export const EXIT_FILES_FAILED = 3;
+
+/** Answers the exit code: 0, or EXIT_FILES_FAILED when some files failed. */
+export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promise<number> {
+  const shard = flags.shard === undefined ? null : parseShard(flags.shard);
+  if (shard && flags.prefilter) throw new UsageError('--prefilter chooses among all files at once; it cannot run per shard');
   const overrides: Record<string, Record<string, unknown>> = {};
   const set = (section: string, key: string, value: unknown) => {
     if (value !== undefined) (overrides[section] ??= {})[key] = value;
@@ -61,6 +70,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
     quiet: flags.quiet,
     level: config.debug.verbose_output ? 'DEBUG' : config.logging.level,
     logFile: config.logging.log_to_file ? config.logging.log_file : null,
+    format: flags.progress ?? 'auto',
   });
   const controller = new AbortController();
   const onSigint = () => {
@@ -73,17 +83,26 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   progress.sink({ type: 'info', message: choice.description });
   if (ignoredOffline && ignoredOffline.length) progress.sink({ type: 'warning', message: `${ignoredOffline.join(' and ')} ${ignoredOffline.length === 1 ? 'needs' : 'need'} a model; ignored in this offline run` });
   try {
-    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm });
-    // Every index gets its search pack now, so no search pays for it.
-    for (const { outputPath } of result.written) await prepareSearchPack(outputPath);
+    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, shard });
+    // Every index gets its search pack now, so no search pays for it; partial indexes are never searched.
+    if (!shard) for (const { outputPath } of result.written) await prepareSearchPack(outputPath);
     progress.stop();
-    for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
-    if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
+    const failures = result.written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
+    const exitCode = failures.length ? EXIT_FILES_FAILED : 0;
+    if (progress.json) {
+      progress.record({ type: 'summary', exit_code: exitCode, ...runSummary(result.written, result.reports, Date.now() - started), failed_files: failures });
+    } else {
+      for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
+      for (const f of failures.slice(0, MAX_FAILURES_LISTED)) process.stderr.write(`warning: ${f.repo}: ${f.path} failed: ${f.reason}\n`);
+      if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failed files (status "failed" in the index, with reasons)\n`);
+      if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
+    }
     if (flags.json) {
-      process.stdout.write(`${JSON.stringify(runSummary(result.written, result.reports, Date.now() - started), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ ...runSummary(result.written, result.reports, Date.now() - started), exit_code: exitCode, failed_files: failures }, null, 2)}\n`);
     } else {
       for (const { outputPath } of result.written) process.stdout.write(`${outputPath}\n`);
     }
+    return exitCode;
   } catch (error) {
     progress.stop();
     if (controller.signal.aborted) throw new AbortedError('interrupted: indexes of finished repositories were kept', { cause: error });
@@ -121,13 +140,24 @@ async function readTargetStructure(file: string): Promise<string> {
   }
 }
 
-function closingLine(index: RepoIndex): string {
+const MAX_FAILURES_LISTED = 20;
+
+/** Files whose profile could not be made as asked: a model answer that never came, or a file that could not be read. */
+export function failedFiles(index: RepoIndex): FileSummary[] {
+  return index.file_summaries.filter((f) => f.status === 'failed' || (f.status === 'skipped' && f.reason === 'unreadable'));
+}
+
+export function closingLine(index: RepoIndex): string {
   const meta = index.analysis_metadata;
   const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
   const { ok, skipped, failed } = meta.files_by_status;
-  const parts = [`${index.repo_name}: ${ok} files indexed`, `${skipped} skipped`];
+  const name = meta.shard ? `${index.repo_name} (shard ${meta.shard.index}/${meta.shard.count})` : index.repo_name;
+  const parts = [`${name}: ${ok} files indexed`, `${skipped} skipped`];
   if (failed) parts.push(`${failed} failed`);
-  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
+  const excluded = Object.entries(meta.excluded_by_rule ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const excludedTotal = excluded.reduce((n, [, count]) => n + count, 0);
+  const excludedPart = excludedTotal ? `, ${excludedTotal} excluded by .coderagignore (${excluded.map(([rule, n]) => `${rule} ${n}`).join(', ')})` : '';
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
   return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens, ${index.relationships.length} relationships${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
@@ -144,6 +174,10 @@ function runSummary(written: Array<{ index: RepoIndex; outputPath: string }>, re
       total_files: index.total_files,
       files_by_status: index.analysis_metadata.files_by_status,
       skipped_by_reason: index.analysis_metadata.skipped_by_reason,
+      excluded_by_rule: index.analysis_metadata.excluded_by_rule ?? {},
+      git_commit: index.analysis_metadata.git_commit,
+      git_dirty: index.analysis_metadata.git_dirty ?? null,
+      ...(index.analysis_metadata.shard ? { shard: `${index.analysis_metadata.shard.index}/${index.analysis_metadata.shard.count}` } : {}),
       provider: index.analysis_metadata.provider,
       model: index.analysis_metadata.model,
       llm_calls: index.analysis_metadata.llm_calls,

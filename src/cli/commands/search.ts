@@ -2,7 +2,8 @@
  * `coderag search`: load the indexes, rank, print markdown (people) or JSON (programs).
  */
 import { readdir } from 'node:fs/promises';
-import { formatMarkdown, searchResultJson } from '../../search/format.js';
+import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
+import { checkFreshness } from '../../search/freshness.js';
 import { loadIndexes } from '../../search/load.js';
 import { SearchCorpus, search, type ElementType, type ScorerName } from '../../search/search.js';
 import { CodeRagError, UsageError } from '../../shared/errors.js';
@@ -65,8 +66,10 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   });
   // Loaded only when asked for, like the config: a plain search should not pay for it.
   const response = flags.snippets ? await (await import('../../search/snippets.js')).addSnippets(ranked, indexes, { lines: flags.snippets }) : ranked;
+  const freshness = await checkFreshness(indexes);
+  for (const warning of staleWarnings(freshness)) process.stderr.write(`warning: ${warning}\n`);
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(searchResultJson(response, dir, indexes, warnings), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(searchResultJson(response, dir, indexes, warnings, freshness), null, 2)}\n`);
   } else {
     process.stdout.write(`${formatMarkdown(response)}\n`);
   }

@@ -1,0 +1,70 @@
+/**
+ * `coderag merge`: combine the partial indexes of `coderag index --shard i/n` (files, or folders holding them)
+ * into the indexes a single run writes, plus the run reports and search packs.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig } from '../../config/load.js';
+import { mergeShards, readShard, type ShardPart } from '../../pipeline/merge.js';
+import { writeRepoIndex, writeRunReports, type WrittenRepo } from '../../pipeline/writeIndex.js';
+import { prepareSearchPack } from '../../search/load.js';
+import { UsageError } from '../../shared/errors.js';
+import { closingLine, EXIT_FILES_FAILED, failedFiles } from './index.js';
+
+
+export interface MergeFlags {
+  out?: string;
+  config?: string;
+  json: boolean;
+  quiet: boolean;
+}
+
+const SHARD_FILE = /\.shard-\d+-of-\d+\.json$/;
+
+/** Answers the exit code: 0, or EXIT_FILES_FAILED when the merged indexes hold failed files (as `index` does). */
+export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise<number> {
+  const overrides: Record<string, Record<string, unknown>> = {};
+  if (flags.out !== undefined) overrides.paths = { output_dir: flags.out };
+  const { config, file } = await loadConfig({ configPath: flags.config, overrides });
+  const files = await shardFiles(inputs);
+  const parts: ShardPart[] = [];
+  for (const shardFile of files) parts.push(await readShard(shardFile));
+  const merged = mergeShards(parts, config);
+  const outDir = config.paths.output_dir;
+  const written: WrittenRepo[] = [];
+  for (const index of merged) {
+    const outputPath = await writeRepoIndex(index, outDir, config);
+    await prepareSearchPack(outputPath);
+    written.push({ index, outputPath });
+  }
+  const reports = await writeRunReports(written, outDir, config, file);
+  if (!flags.quiet) {
+    for (const { index } of written) process.stderr.write(`merged ${closingLine(index)}\n`);
+  }
+  if (flags.json) {
+    const summary = { status: 'success', reports, shards: files, repositories: written.map(({ index, outputPath }) => ({ repo_name: index.repo_name, output_path: outputPath, total_files: index.total_files, git_commit: index.analysis_metadata.git_commit })) };
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  } else {
+    for (const { outputPath } of written) process.stdout.write(`${outputPath}\n`);
+  }
+  return written.some(({ index }) => failedFiles(index).length > 0) ? EXIT_FILES_FAILED : 0;
+}
+
+/** The files given, and every shard file directly inside the folders given. */
+async function shardFiles(inputs: string[]): Promise<string[]> {
+  if (inputs.length === 0) throw new UsageError('no shards given', { hint: 'coderag merge <shard files or folders...>' });
+  const files: string[] = [];
+  for (const input of inputs) {
+    const info = await stat(input).catch(() => null);
+    if (!info) throw new UsageError(`not found: ${input}`);
+    if (!info.isDirectory()) {
+      files.push(input);
+      continue;
+    }
+    const found = (await readdir(input)).filter((name) => SHARD_FILE.test(name)).sort();
+    if (found.length === 0) throw new UsageError(`no shard files (*.shard-i-of-n.json) in ${input}`);
+    files.push(...found.map((name) => path.join(input, name)));
+  }
+  const seen = new Set<string>();
+  return files.filter((f) => !seen.has(path.resolve(f)) && seen.add(path.resolve(f)));
+}

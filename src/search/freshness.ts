@@ -1,0 +1,201 @@
+/**
+ * Freshness: whether each loaded index still describes its repository as it is on disk, so an agent knows
+ * when to re-index instead of re-indexing blindly or trusting an old answer. The check is cheap and bounded:
+ * `git rev-parse HEAD` (milliseconds at any size), then `git status -uno` (tracked files only) under a short
+ * time limit, since it grows with the work tree; only when an index was made from a dirty tree, a stat of at
+ * most MAX_STATS changed files. At most CONCURRENT_CHECKS repositories are checked at once. A repository that
+ * is not on disk (indexes copied from CI) is not checked.
+ */
+import { execFile } from 'node:child_process';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import type { AnalysisMetadata } from '../index/types.js';
+import type { LoadedIndex } from './load.js';
+
+export interface RepoFreshness {
+  repo_name: string;
+  /** The index's key (its file name without `.json`). */
+  index: string;
+  repo_path: string | null;
+  indexed_commit: string | null;
+  /** Whether tracked files differed from `indexed_commit` when it was indexed. */
+  indexed_dirty: boolean | null;
+  /** Whether the repository on disk was looked at; when not, `reason` says why. */
+  checked: boolean;
+  stale: boolean;
+  /** Why the index is stale, or why it was not checked (or not fully). */
+  reason?: string;
+  /** HEAD on disk, when it differs from the indexed commit. */
+  head_commit?: string;
+}
+
+/** Runs git in a folder and answers its stdout; rejects on failure or after the time limit (ms). */
+export type GitQuery = (args: string[], cwd: string, timeoutMs?: number) => Promise<string>;
+
+export interface FreshnessOptions {
+  git?: GitQuery;
+  /** Modification time of a file in ms, or null when it is gone. */
+  mtime?: (file: string) => Promise<number | null>;
+}
+
+const GIT_TIMEOUT_MS = 2000;
+/** `git status` stats every tracked file: past this, a search answers without waiting for it. */
+const STATUS_TIMEOUT_MS = 1000;
+const MAX_STATS = 200;
+const CONCURRENT_CHECKS = 4;
+
+export const queryGit: GitQuery = (args, cwd, timeoutMs = GIT_TIMEOUT_MS) =>
+  new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+  });
+
+const fileMtime = async (file: string): Promise<number | null> => {
+  try {
+    return (await stat(file)).mtimeMs;
+  } catch {
+    return null;
+  }
+};
+
+export async function checkFreshness(loaded: readonly LoadedIndex[], options: FreshnessOptions = {}): Promise<RepoFreshness[]> {
+  const git = options.git ?? queryGit;
+  const mtime = options.mtime ?? fileMtime;
+  const limit = pLimit(CONCURRENT_CHECKS);
+  return Promise.all(loaded.map((l) => limit(() => checkOne(l, git, mtime))));
+}
+
+/**
+ * `checkFreshness` with answers kept for `ttlMs` per loaded index, for a server answering bursts of calls: a
+ * reloaded index is a new object, so a re-index is seen at once; a repository moving on, within `ttlMs`.
+ */
+export function freshnessWithin(ttlMs: number, options: FreshnessOptions & { now?: () => number } = {}): (loaded: readonly LoadedIndex[]) => Promise<RepoFreshness[]> {
+  const git = options.git ?? queryGit;
+  const mtime = options.mtime ?? fileMtime;
+  const now = options.now ?? Date.now;
+  const memo = new WeakMap<LoadedIndex, { at: number; answer: Promise<RepoFreshness> }>();
+  const limit = pLimit(CONCURRENT_CHECKS);
+  return (loaded) =>
+    Promise.all(
+      loaded.map((l) => {
+        const hit = memo.get(l);
+        if (hit && now() - hit.at < ttlMs) return hit.answer;
+        const answer = limit(() => checkOne(l, git, mtime));
+        memo.set(l, { at: now(), answer });
+        return answer;
+      }),
+    );
+}
+
+async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string) => Promise<number | null>): Promise<RepoFreshness> {
+  const meta = indexMetadata(loaded);
+  const repoName = loaded.packed?.repoName ?? loaded.index.repo_name;
+  const base = {
+    repo_name: repoName,
+    index: loaded.key,
+    repo_path: meta?.repo_path ?? null,
+    indexed_commit: meta?.git_commit ?? null,
+    indexed_dirty: meta?.git_dirty ?? null,
+  };
+  const unchecked = (reason: string): RepoFreshness => ({ ...base, checked: false, stale: false, reason });
+  const stale = (reason: string, extra: Partial<RepoFreshness> = {}): RepoFreshness => ({ ...base, checked: true, stale: true, reason, ...extra });
+  if (!meta) return unchecked('the index records no analysis_metadata');
+  if (!meta.repo_path) return unchecked('the index records no repository path');
+  const info = await stat(meta.repo_path).catch(() => null);
+  if (!info?.isDirectory()) return unchecked(`repository not on disk at ${meta.repo_path}`);
+  if (!meta.git_commit) return unchecked('the repository was not a git work tree when indexed');
+
+  let head: string;
+  let top: string;
+  try {
+    [head = '', top = ''] = (await git(['rev-parse', 'HEAD', '--show-toplevel'], meta.repo_path)).trim().split('\n');
+  } catch {
+    return unchecked('git could not read the repository (not a work tree now, no commit, or git timed out)');
+  }
+  if (head !== meta.git_commit) {
+    return stale(`HEAD moved from ${short(meta.git_commit)} to ${short(head)} since indexing`, { head_commit: head });
+  }
+  let changed: string[];
+  try {
+    changed = changedFiles(await git(['status', '--porcelain=v2', '-z', '-uno', '--', '.'], meta.repo_path, STATUS_TIMEOUT_MS));
+  } catch {
+    return { ...base, checked: true, stale: false, reason: `HEAD is the indexed commit; edits to tracked files not checked (git status gave no answer within ${STATUS_TIMEOUT_MS} ms)` };
+  }
+  if (changed.length === 0) {
+    return meta.git_dirty ? stale(`the uncommitted changes that were indexed are gone; the work tree now matches ${short(head)}`) : { ...base, checked: true, stale: false };
+  }
+  if (!meta.git_dirty) {
+    return stale(`${plural(changed.length, 'tracked file')} changed since indexing (${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''})`);
+  }
+  // Indexed with uncommitted changes and still dirty: a changed file modified after the run began is news.
+  const startedAt = Date.parse(meta.analysis_date) - (meta.duration_ms ?? 0);
+  for (const file of changed.slice(0, MAX_STATS)) {
+    const modified = await mtime(path.join(top, file));
+    if (modified === null || modified > startedAt) return stale(`${file} changed since indexing (uncommitted)`);
+  }
+  return { ...base, checked: true, stale: false };
+}
+
+/** Fields before the path in `git status --porcelain=v2` entries: ordinary (1), renamed or copied (2), unmerged (u). */
+const PATH_FIELD: Record<string, number> = { '1': 8, '2': 9, u: 10 };
+
+/**
+ * The changed tracked files in `git status --porcelain=v2 -z`, relative to the top of the work tree; a
+ * rename's source follows it as a separate entry and is passed over.
+ */
+export function changedFiles(output: string): string[] {
+  const entries = output.split('\0');
+  const changed: string[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] as string;
+    const skip = PATH_FIELD[entry[0] ?? ''];
+    if (skip === undefined) continue;
+    changed.push(entry.split(' ').slice(skip).join(' '));
+    if (entry[0] === '2') i++;
+  }
+  return changed;
+}
+
+const short = (commit: string): string => commit.slice(0, 12);
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/**
+ * An index's metadata. A packed index (see load.ts) is not parsed whole for this: `analysis_metadata` is
+ * written last, so it is read from the end of the file.
+ */
+export function indexMetadata(loaded: LoadedIndex): AnalysisMetadata | null {
+  if (!loaded.packed) return (loaded.index.analysis_metadata as AnalysisMetadata | undefined) ?? null;
+  return readTrailingMetadata(loaded.file);
+}
+
+/** Metadata is a few kilobytes; a long `.coderagignore` or many skip reasons can make it more. */
+const TAIL_BYTES = [8 * 1024, 256 * 1024];
+
+export function readTrailingMetadata(file: string): AnalysisMetadata | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    for (const bytes of TAIL_BYTES) {
+      const length = Math.min(size, bytes);
+      const buffer = Buffer.alloc(length);
+      readSync(fd, buffer, 0, length, size - length);
+      const tail = buffer.toString('utf8');
+      const at = tail.lastIndexOf('"analysis_metadata"');
+      if (at < 0) {
+        if (length === size) return null;
+        continue;
+      }
+      const body = tail.slice(tail.indexOf(':', at) + 1).trimEnd();
+      if (!body.endsWith('}')) return null;
+      const value = JSON.parse(body.slice(0, -1)) as unknown;
+      return typeof value === 'object' && value !== null ? (value as AnalysisMetadata) : null;
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
