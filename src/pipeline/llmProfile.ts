@@ -232,7 +232,7 @@ export function buildProfilePrompt(
   return { prompt, secretsRedacted: excerpt.count + skeleton.count };
 }
 
-function isProfileAnswer(value: unknown): value is ProfileAnswer {
+export function isProfileAnswer(value: unknown): value is ProfileAnswer {
   const v = value as Partial<ProfileAnswer> | null;
   return (
     typeof v === 'object' && v !== null &&
