@@ -6,7 +6,7 @@ import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { getEncodingNameForModel, Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { AnthropicProvider } from '../../src/llm/anthropic.js';
@@ -27,6 +27,9 @@ import { makeTempDir } from '../support/tempRepo.js';
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
 const FILES = 26;
 const TARGET = 'new-service/\n├── src/cache/ttl_cache.ts\n└── src/http/router.ts\n';
+
+// Several runs a test on a shared 2-core machine: bounded, but not by the 60 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 let server: FakeLlmServer;
 // One extraction pool for the file: grammars load once, not once per run.
