@@ -60,7 +60,7 @@ function buildProgram(): Command {
     .option('--collect <manifest>', 'merge the answers of a submitted batch and write the indexes')
     .option('--json', 'print a JSON run summary on stdout', false)
     .option('-q, --quiet', 'no progress output', false)
-    .addHelpText('after', '\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n  coderag index ./my-repo --dry-run\n  coderag index ./my-repo --batch            (then: coderag index --collect indexes/batch_<id>.json)\n')
+    .addHelpText('after', '\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n  coderag index ./my-repo --dry-run\n  coderag index ./my-repo --batch            (then: coderag index --collect indexes/batch_<id>.manifest)\n')
     .action(async (repos: string[], opts) => {
       const { indexCommand } = await import('./commands/index.js');
       await indexCommand(repos, opts);

@@ -69,7 +69,7 @@ export async function submitBatch(plans: readonly RepoPlan[], options: SubmitOpt
     focus: llm.focus,
     requests: requests.map((request, i) => ({ custom_id: items[i]?.customId ?? '', key: request.key, repo: request.repo, path: request.path, prompt_tokens: request.promptTokens })),
   };
-  const file = path.resolve(options.outDir, `batch_${id.replace(/[^\w.-]+/g, '_')}.json`);
+  const file = path.resolve(options.outDir, `batch_${id.replace(/[^\w.-]+/g, '_')}.manifest`);
   await writeFileAtomic(file, toJson(manifest, { indent: 2, ensureAscii: false }));
   return { manifest, file };
 }

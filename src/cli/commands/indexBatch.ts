@@ -66,7 +66,8 @@ export async function batchCommand(setup: ModeSetup, flags: IndexFlags): Promise
     process.stdout.write(flags.json ? `${JSON.stringify({ status: 'submitted', batch_id: manifest.batch_id, manifest: file, requests }, null, 2)}\n` : `${file}\n`);
     return;
   }
-  if (!config.batch.retry_failed_live) llm.budget = await budgetFor(config, llm.provider, NOT_RETRIED_LIVE);
+  // The live part of the run: what the batch did not answer, under the configured limits.
+  llm.budget = await budgetFor(config, llm.provider, config.batch.retry_failed_live ? undefined : NOT_RETRIED_LIVE);
   await finishBatch(setup, manifest, file, flags);
 }
 
