@@ -182,8 +182,10 @@ describe('the dry run\'s token count', () => {
     await indexRepository(fixture, { config: cfg, llm: session(openai(), cfg), extractors });
     const bodies = liveBodies().map((b) => JSON.parse(b));
     expect(bodies).toHaveLength(FILES);
-    // Counted here from what the server received: each message's text and the answer schema.
-    const sent = bodies.reduce((n, body) => n + body.messages.reduce((m: number, msg: { content: string }) => m + tiktoken.encode(msg.content).length, 0) + tiktoken.encode(JSON.stringify(body.response_format.json_schema.schema)).length, 0);
+    // Counted here from what the server received, as OpenAI documents it: each message's role and text plus
+    // 3 tokens, 3 to prime the answer; and the answer schema's JSON.
+    const message = (msg: { role: string; content: string }) => 3 + tiktoken.encode(msg.role).length + tiktoken.encode(msg.content).length;
+    const sent = bodies.reduce((n, body) => n + 3 + body.messages.reduce((m: number, msg: { role: string; content: string }) => m + message(msg), 0) + tiktoken.encode(JSON.stringify(body.response_format.json_schema.schema)).length, 0);
     within2Percent(planned.promptTokens, sent);
   });
 
