@@ -1,17 +1,23 @@
 /**
  * The offline, deterministic half of a profile: from a file's text, what the parser and a few patterns can
- * state as fact. Symbols, imports (resolved to repo paths), line counts, a doc-comment summary and weighted
- * candidate terms for `key_concepts` (made characteristic against the whole repository later).
+ * state as fact. Symbols, imports (resolved to repo paths), line counts, a doc-comment summary and the file's
+ * vocabulary. `key_concepts` are chosen later, against the whole repository, from what the stored profile holds
+ * (`candidateTermsOf`), so an index alone is enough to choose them again.
  */
 import path from 'node:path';
-import type { CodeSymbol, FileRole } from '../index/types.js';
+import type { CodeSymbol, FileRole, FileSummary, SummarySource } from '../index/types.js';
 import { CODE_NOISE, STOPWORDS, stem, words } from '../shared/text.js';
-import { countIdentifiers, type WordCache } from './wordCache.js';
+import { WordCache } from './wordCache.js';
+import { fileVocabulary } from './vocabulary.js';
+import { parseVocabulary } from '../index/vocabulary.js';
+import { isComposedSummary } from '../index/summaries.js';
 import { findImports, importStyleOf, resolveImports, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
 import { detectRole, describeFileType } from './role.js';
-import { extractSymbols, moduleDoc } from './symbols.js';
+import { firstProseComment, moduleDoc } from './comments.js';
+import { composeSummary, mainFunctions, shorten } from './summary.js';
+import { extractOutline } from './symbols.js';
 
 export interface StaticFacts {
   language: string;
@@ -26,8 +32,11 @@ export interface StaticFacts {
   /** The leading doc comment or docstring, when the file has one. */
   doc: string | undefined;
   summary: string;
-  /** Candidate concept terms with weights, strongest first; `finalizeConcepts` picks the characteristic ones. */
-  terms: Array<[string, number]>;
+  summary_source: SummarySource;
+  /** Names the file exports (JavaScript/TypeScript, Go, Rust), for the summary and the choice of main functions. */
+  exports: string[];
+  /** Every word of the file with its count, bounded (see vocabulary.ts). */
+  vocabulary: string;
   /** Set when the grammar failed on this file; the facts then come from the text alone. */
   parse_error?: string;
 }
@@ -39,20 +48,23 @@ export interface ExtractContext {
   words: WordCache;
 }
 
-const MAX_MAIN_FUNCTIONS = 40;
 const MAX_TERMS = 40;
-const SUMMARY_MAX = 320;
 
 export async function extractStaticFacts(filePath: string, content: string, context: ExtractContext): Promise<StaticFacts> {
   const info = detectLanguage(filePath);
   const role = detectRole(filePath);
   let symbols: CodeSymbol[] = [];
+  let exports: string[] = [];
   let doc: string | undefined;
+  let comment: string | undefined;
   let parseError: string | undefined;
   if (info.grammar) {
     const grammar = info.grammar;
     try {
-      [symbols, doc] = await context.parsers.withTree(grammar, content, (tree) => [extractSymbols(tree, grammar), moduleDoc(tree, grammar)] as const);
+      [{ symbols, exports }, doc, comment] = await context.parsers.withTree(grammar, content, (tree) => {
+        const leading = moduleDoc(tree, grammar);
+        return [extractOutline(tree, grammar, content), leading, leading ? undefined : firstProseComment(tree, grammar, content)] as const;
+      });
     } catch (error) {
       parseError = (error as Error).message;
     }
@@ -62,7 +74,14 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   const style = importStyleOf(info.grammar ?? info.name);
   const imports = resolveImports(filePath, findImports(content, style), style, context.repoFiles);
   const file_type = describeFileType(info.name, role);
-  const main_functions = mainFunctions(symbols);
+  const main_functions = mainFunctions(symbols, exports);
+  const summarySource: SummarySource = doc ? 'doc' : comment ? 'comment' : 'composed';
+  const vocabulary = fileVocabulary(content);
+  // A composed summary names the file's strongest terms; they are the ones its stored profile will yield.
+  const strongestTerms = (): string[] =>
+    candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary: '', summary_source: 'composed', profile_source: 'static', file_type }, context.words)
+      .slice(0, 5)
+      .map(([term]) => term);
   const facts: StaticFacts = {
     language: info.name,
     grammar: info.grammar,
@@ -74,8 +93,20 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     local_imports: imports.local,
     lines_of_code: countNonEmptyLines(content),
     doc,
-    summary: doc ?? composeSummary(file_type, symbols, imports.dependencies, content),
-    terms: candidateTerms(filePath, content, symbols, doc, context.words),
+    summary:
+      doc ??
+      comment ??
+      composeSummary({
+        fileType: file_type,
+        symbols,
+        exports,
+        dependencies: imports.dependencies,
+        terms: strongestTerms(),
+        keys: CONFIG_LANGUAGES.has(info.name) ? topLevelKeys(content) : [],
+      }),
+    summary_source: summarySource,
+    exports,
+    vocabulary,
   };
   if (parseError) facts.parse_error = parseError;
   return facts;
@@ -86,24 +117,6 @@ export function countNonEmptyLines(content: string): number {
   for (const line of content.split('\n')) if (line.trim() !== '') count++;
   return count;
 }
-
-/**
- * DeepCode lists "main functions or classes": classes, functions and methods first (as `Class.method`), then
- * the type-level declarations (interfaces, type aliases, enums) while room remains.
- */
-function mainFunctions(symbols: CodeSymbol[]): string[] {
-  const primary: string[] = [];
-  const secondary: string[] = [];
-  for (const symbol of symbols) {
-    const name = symbol.ast_path.replace(/-/g, '.');
-    if (CALLABLE_OR_CLASS.has(symbol.kind)) primary.push(name);
-    else if (TYPE_LEVEL.has(symbol.kind)) secondary.push(name);
-  }
-  return [...primary, ...secondary].slice(0, MAX_MAIN_FUNCTIONS);
-}
-
-const CALLABLE_OR_CLASS: ReadonlySet<string> = new Set(['class', 'function', 'method', 'struct', 'trait']);
-const TYPE_LEVEL: ReadonlySet<string> = new Set(['interface', 'type', 'enum']);
 
 /** Markdown's first paragraph under its title; JSON's and YAML's top-level keys. */
 function textDoc(filePath: string, content: string): string | undefined {
@@ -118,31 +131,6 @@ function textDoc(filePath: string, content: string): string | undefined {
   return undefined;
 }
 
-function composeSummary(fileType: string, symbols: CodeSymbol[], dependencies: string[], content: string): string {
-  const parts: string[] = [];
-  const topLevel = symbols.filter((s) => !s.ast_path.includes('-'));
-  const byKind = new Map<string, string[]>();
-  for (const symbol of topLevel) {
-    const list = byKind.get(symbol.kind) ?? [];
-    list.push(symbol.name);
-    byKind.set(symbol.kind, list);
-  }
-  const described = [...byKind.entries()].map(([kind, names]) => {
-    const plural = names.length > 1 ? (kind === 'class' ? 'classes' : `${kind}s`) : kind;
-    const shown = names.slice(0, 6).join(', ');
-    return `${plural} ${shown}${names.length > 6 ? ` and ${names.length - 6} more` : ''}`;
-  });
-  if (described.length) parts.push(`${fileType} defining ${described.join('; ')}.`);
-  else {
-    const keys = CONFIG_LANGUAGES.has(fileType.split(' ')[0] ?? '') ? topLevelKeys(content) : [];
-    parts.push(keys.length ? `${fileType} with keys ${keys.slice(0, 8).join(', ')}.` : `${fileType}.`);
-  }
-  if (dependencies.length) {
-    parts.push(`Uses ${dependencies.slice(0, 6).join(', ')}${dependencies.length > 6 ? ` and ${dependencies.length - 6} more` : ''}.`);
-  }
-  return shorten(parts.join(' '));
-}
-
 const CONFIG_LANGUAGES = new Set(['JSON', 'YAML', 'TOML', 'INI']);
 
 function topLevelKeys(content: string): string[] {
@@ -155,16 +143,16 @@ function topLevelKeys(content: string): string[] {
   return [...keys];
 }
 
-function shorten(text: string): string {
-  return text.length > SUMMARY_MAX ? `${text.slice(0, SUMMARY_MAX - 1).trimEnd()}…` : text;
-}
-
 /**
- * Terms that may characterise the file, weighted by where they appear: symbol names (3), the file's path and
- * doc comments (2), any other identifier (1, damped). Stems merge `cache`/`caching`; the most frequent surface
- * form is kept so concepts stay readable.
+ * Terms that may characterise a statically profiled file, weighted by where they appear: symbol names (3), the
+ * file's path and its doc comment (2), symbol docs (1), any other word of the file (log2(1 + count)). Stems
+ * merge `cache`/`caching`; the most frequent surface form is kept so concepts stay readable. A pure function of
+ * the stored profile: incremental runs and shard merges choose concepts again from indexes alone.
  */
-function candidateTerms(filePath: string, content: string, symbols: CodeSymbol[], doc: string | undefined, cache: WordCache): Array<[string, number]> {
+export function candidateTermsOf(
+  file: Pick<FileSummary, 'file_path' | 'symbols' | 'vocabulary' | 'summary' | 'summary_source' | 'profile_source' | 'file_type'>,
+  cache: WordCache,
+): Array<[string, number]> {
   const weights = new Map<string, { weight: number; forms: Map<string, number> }>();
   const add = (word: string, weight: number): void => {
     if (word.length < 3 || STOPWORDS.has(word) || CODE_NOISE.has(word)) return;
@@ -179,15 +167,15 @@ function candidateTerms(filePath: string, content: string, symbols: CodeSymbol[]
     entry.weight += weight;
     entry.forms.set(word, (entry.forms.get(word) ?? 0) + 1);
   };
-  for (const symbol of symbols) {
+  for (const symbol of file.symbols) {
     for (const w of cache.split(symbol.name)) add(w, 3);
     if (symbol.doc) for (const w of words(symbol.doc)) add(w, 1);
   }
-  const withoutExt = filePath.replace(/\.[^./]+$/, '');
+  const withoutExt = file.file_path.replace(/\.[^./]+$/, '');
   for (const w of words(withoutExt)) add(w, 2);
-  if (doc) for (const w of words(doc)) add(w, 2);
+  if (!isComposedSummary(file)) for (const w of words(file.summary)) add(w, 2);
   const counts = new Map<string, number>();
-  for (const [identifier, n] of countIdentifiers(content)) {
+  for (const [identifier, n] of parseVocabulary(file.vocabulary)) {
     for (const w of cache.split(identifier)) counts.set(w, (counts.get(w) ?? 0) + n);
   }
   for (const [w, n] of counts) add(w, Math.log2(1 + n));
@@ -210,6 +198,19 @@ function mostFrequentForm(forms: Map<string, number>): string {
 }
 
 export const KEY_CONCEPTS_PER_FILE = 10;
+
+/**
+ * Sets `key_concepts` of every statically profiled file of one repository, chosen against all of them. Model
+ * profiles keep the model's concepts. Depends only on the profiles, so a full run, an incremental run and a
+ * merge of shards agree.
+ */
+export function chooseConcepts(files: readonly FileSummary[], cache = new WordCache()): void {
+  const chosen = files.filter((file) => file.profile_source === 'static' && file.status !== 'skipped');
+  const concepts = finalizeConcepts(chosen.map((file) => candidateTermsOf(file, cache)));
+  chosen.forEach((file, i) => {
+    file.key_concepts = concepts[i] ?? [];
+  });
+}
 
 /**
  * Makes each file's concepts characteristic of it within its repository: a term found in most files (a

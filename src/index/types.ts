@@ -3,7 +3,7 @@
  * additions beside them. Additions only, never renames: this file is a public contract.
  */
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** How a file ended up in the index. Anything but `ok` carries a reason. */
 export type FileStatus = 'ok' | 'skipped' | 'failed';
@@ -67,8 +67,20 @@ export interface FileSummary {
   symbols: CodeSymbol[];
   /** Repo paths this file imports (resolved local dependencies); a subset of what `dependencies` names. */
   local_imports: string[];
+  /**
+   * Every word of the file (identifiers, comment and string words) with its count, most frequent first,
+   * bounded: `expandIPv6:3 parseIPv4:2 address`. What grep would see, so the index alone can rank by it.
+   */
+  vocabulary?: string;
   secrets_redacted?: number;
+  /**
+   * Where a static profile's summary comes from: the file's leading doc comment or docstring, its first prose
+   * comment, or a sentence composed from its definitions, exports and imports. Absent when a model wrote it.
+   */
+  summary_source?: SummarySource;
 }
+
+export type SummarySource = 'doc' | 'comment' | 'composed';
 
 export type FileRole = 'source' | 'test' | 'config' | 'entry_point' | 'docs' | 'build' | 'example' | 'data' | 'generated';
 

@@ -13,7 +13,7 @@ import { renderPrompt, type PromptSet } from '../llm/prompts.js';
 import { BudgetStop, type RunBudget } from '../llm/budget.js';
 import type { JsonSchema, LlmProvider, StructuredRequest } from '../llm/provider.js';
 import { InvalidAnswerError, statusOf, withRetries, type RequestGate, type RetryPolicy } from '../llm/retry.js';
-import { redactSecrets } from '../llm/secrets.js';
+import { redactSecrets } from '../shared/secrets.js';
 import { ProviderError, errorMessage } from '../shared/errors.js';
 import { contentHash } from '../shared/hash.js';
 

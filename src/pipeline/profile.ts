@@ -36,8 +36,10 @@ export function staticSummary(file: WalkedFile, hash: string, facts: StaticFacts
     size_bytes: file.size,
     symbols: facts.symbols,
     local_imports: facts.local_imports,
+    vocabulary: facts.vocabulary,
   };
   if (facts.parse_error) summary.reason = `parse_error: ${facts.parse_error}`;
+  summary.summary_source = facts.summary_source;
   return summary;
 }
 
@@ -68,8 +70,6 @@ export function skippedSummary(file: WalkedFile, reason: SkipReason, detail: str
 export interface ProfiledFile {
   summary: FileSummary;
   relationships: FileRelationship[];
-  /** Candidate concept terms, when the concepts are still to be chosen (static profiles). */
-  terms: Array<[string, number]> | null;
   cached: boolean;
 }
 
@@ -86,10 +86,10 @@ export async function profileFile(
   onFatal: (error: ProviderError) => void,
 ): Promise<ProfiledFile | null> {
   const extracted = await extractors.run(file);
-  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], terms: null, cached: false };
+  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], cached: false };
   const { facts } = extracted;
   const summary = staticSummary(file, extracted.hash, facts);
-  const asStatic = (): ProfiledFile => ({ summary, relationships: [], terms: facts.terms, cached: false });
+  const asStatic = (): ProfiledFile => ({ summary, relationships: [], cached: false });
   if (!context || extracted.content === undefined) return asStatic();
   if (chosen && !chosen.has(file.path)) {
     summary.reason = 'not selected by the pre-filter';
@@ -112,5 +112,5 @@ export async function profileFile(
     }
     return asStatic();
   }
-  return { summary, relationships: applyAnswer(summary, result.answer), terms: null, cached: result.cached };
+  return { summary, relationships: applyAnswer(summary, result.answer), cached: result.cached };
 }

@@ -12,7 +12,7 @@ import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
 import { preferFastStartup } from '../extract/parser.js';
-import { finalizeConcepts } from '../extract/staticProfile.js';
+import { chooseConcepts } from '../extract/staticProfile.js';
 import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
 import { AbortedError } from '../shared/errors.js';
 import { STATIC_RUN, type RunFacts } from './buildIndex.js';
@@ -86,9 +86,6 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     const relationships: FileRelationship[] = [];
     let fatalError: unknown = null;
     const limit = pLimit(limiterSize(config, llm !== null, extractors.threads));
-    // Concepts need the whole repository before they can be chosen: each profiled summary keeps its slot.
-    const termLists: Array<Array<[string, number]>> = [];
-    const conceptSlots = new Map<FileSummary, number>();
     const summaries: FileSummary[] = [];
 
     for (const file of walked.outside) {
@@ -107,10 +104,6 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
           if (!done || signal.aborted) return;
           const { summary, cached } = done;
           relationships.push(...done.relationships);
-          if (done.terms) {
-            termLists.push(done.terms);
-            conceptSlots.set(summary, termLists.length - 1);
-          }
           summaries.push(summary);
           emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached });
         }),
@@ -119,8 +112,7 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     if (fatalError) throw fatalError;
     if (signal.aborted) throw new AbortedError('interrupted: profiles finished so far are cached; run again to resume');
 
-    const concepts = finalizeConcepts(termLists);
-    for (const [summary, slot] of conceptSlots) summary.key_concepts = concepts[slot] ?? [];
+    chooseConcepts(summaries);
 
     return buildRepoIndex({
       repoName,

@@ -60,8 +60,8 @@ export interface Bm25fParams {
 /** Tuned on bench/eval's even half (bench/eval/tune.ts); roles, nonCode and the target-mode weights by judgement. */
 export const DEFAULT_PARAMS: Bm25fParams = {
   k1: 1.2,
-  weights: { name: 0.5, path: 1, symbols: 4, concepts: 1.5, docs: 0.5, summary: 1, imports: 2 },
-  b: { name: 0.3, path: 0.3, symbols: 0.5, concepts: 0.3, docs: 0.75, summary: 0.75, imports: 0.25 },
+  weights: { name: 0.5, path: 1, symbols: 4, concepts: 1.5, docs: 0.5, summary: 1, imports: 2, body: 0.3 },
+  b: { name: 0.3, path: 0.3, symbols: 0.5, concepts: 0.3, docs: 0.75, summary: 0.75, imports: 0.25, body: 0.75 },
   coverage: 0.5,
   liftImports: 0.1,
   liftImporters: 0,
@@ -154,7 +154,8 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
     const prior = priorOf(index, input, asked, params);
     for (let d = 0; d < n; d++) {
       const raw = score[d] as number;
-      if (raw <= 0) continue;
+      // NaN too: a damaged search pack must never put a document in the answer.
+      if (!(raw > 0)) continue;
       docs.push(base + d);
       scores.push(raw * prior(d));
       segmentOf.push(segment);
@@ -229,6 +230,7 @@ export function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fP
     let i = index.postingStart[id] as number;
     while (i < end) {
       const d = postings[i] as number;
+      if (d >= n || d < 0) break;
       let t = 0;
       for (; i < end && postings[i] === d; i += 2) {
         const packed = postings[i + 1] as number;

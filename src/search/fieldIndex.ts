@@ -12,11 +12,14 @@
 import { detectLanguage, isCodeLanguage } from '../extract/languages.js';
 import type { FileRole, FileSummary } from '../index/types.js';
 import { FIELD_COUNT, Tokenizer, fieldTokens, splitPath, testedStems } from './profileTokens.js';
+import { termTableOf, type TermTable } from './termTable.js';
 
 export { FIELDS, FIELD_COUNT, type FieldName } from './profileTokens.js';
 
 /** A posting packs its field into the low bits and its count above them. */
 export const FIELD_BITS = 3;
+/** Counts above this are stored as this: saturation makes the difference meaningless, and it keeps postings in 31 bits. */
+const MAX_COUNT = (1 << (31 - FIELD_BITS)) - 1;
 
 export const ROLES: readonly FileRole[] = ['source', 'entry_point', 'test', 'docs', 'config', 'example', 'build', 'data', 'generated'];
 
@@ -27,8 +30,8 @@ export interface IndexedDoc {
 
 /** The arrays a FieldIndex is made of: what pack.ts writes and reads. */
 export interface FieldIndexData {
-  /** Distinct tokens, sorted by code unit. */
-  terms: string[];
+  /** Distinct tokens, sorted. */
+  terms: TermTable;
   /** Documents holding each term in any field. */
   df: Int32Array;
   /** `postings[postingStart[t] .. postingStart[t + 1])` are (doc, count << FIELD_BITS | field) pairs, by doc. */
@@ -55,7 +58,7 @@ export interface FieldIndexData {
 }
 
 export class FieldIndex implements FieldIndexData {
-  readonly terms!: string[];
+  readonly terms!: TermTable;
   readonly df!: Int32Array;
   readonly postingStart!: Int32Array;
   readonly postings!: Int32Array;
@@ -94,16 +97,24 @@ export class FieldIndex implements FieldIndexData {
 
   /** The term's number, or -1 when no document holds it. */
   termId(term: string): number {
-    let lo = 0;
-    let hi = this.terms.length - 1;
+    return this.terms.find(term);
+  }
+
+  /** Whether document `d` holds the term in any field: a binary search of the term's postings. */
+  holds(term: string, d: number): boolean {
+    const id = this.termId(term);
+    if (id < 0) return false;
+    // Postings are (doc, packed) pairs by doc; search over pair numbers.
+    let lo = (this.postingStart[id] as number) / 2;
+    let hi = (this.postingStart[id + 1] as number) / 2 - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const t = this.terms[mid] as string;
-      if (t === term) return mid;
-      if (t < term) lo = mid + 1;
+      const doc = this.postings[2 * mid] as number;
+      if (doc === d) return true;
+      if (doc < d) lo = mid + 1;
       else hi = mid - 1;
     }
-    return -1;
+    return false;
   }
 
   role(d: number): FileRole {
@@ -123,7 +134,6 @@ function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
   // Term -> flat (doc, packed) list, appended in doc order.
   const lists = new Map<string, number[]>();
   const df = new Map<string, number>();
-  const counts = new Map<string, number>();
   const lastDoc = new Map<string, number>();
   const repoIds = new Map<string, number>();
   const repoOf = new Int32Array(n);
@@ -144,20 +154,20 @@ function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
     linesOfCode[d] = file.lines_of_code;
     const fields = fieldTokens(file, tokenizer);
     for (let f = 0; f < FIELD_COUNT; f++) {
-      const tokens = fields[f] as string[];
-      lengths[f * n + d] = tokens.length;
-      avgLength[f] = (avgLength[f] ?? 0) + tokens.length;
-      counts.clear();
-      for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+      const counts = fields[f] as Map<string, number>;
+      let length = 0;
       for (const [t, c] of counts) {
+        length += c;
         let list = lists.get(t);
         if (!list) lists.set(t, (list = []));
-        list.push(d, (c << FIELD_BITS) | f);
+        list.push(d, (Math.min(c, MAX_COUNT) << FIELD_BITS) | f);
         if (lastDoc.get(t) !== d) {
           lastDoc.set(t, d);
           df.set(t, (df.get(t) ?? 0) + 1);
         }
       }
+      lengths[f * n + d] = length;
+      avgLength[f] = (avgLength[f] ?? 0) + length;
     }
   }
   for (let f = 0; f < FIELD_COUNT; f++) avgLength[f] = n ? (avgLength[f] ?? 0) / n : 0;
@@ -177,7 +187,7 @@ function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
     dfArray[i] = df.get(t) ?? 0;
   });
   return {
-    terms,
+    terms: termTableOf(terms),
     df: dfArray,
     postingStart,
     postings,

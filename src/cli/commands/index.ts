@@ -123,8 +123,8 @@ export function runControls(config: Config, flags: Pick<IndexFlags, 'quiet'>): {
 
 /** Prints what a run wrote: warnings and closing lines on stderr, index paths (or the JSON summary) on stdout. */
 export async function reportRun(result: RunIndexResult, progress: Progress, flags: Pick<IndexFlags, 'quiet' | 'json'>, started: number): Promise<void> {
-  // Large indexes get their search pack now, so the first search does not pay for it.
-  for (const { index, outputPath } of result.written) await prepareSearchPack(outputPath, index);
+  // Every index gets its search pack now, so no search pays for it.
+  for (const { outputPath } of result.written) await prepareSearchPack(outputPath);
   progress.stop();
   for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
   if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
