@@ -17,6 +17,18 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+export function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number of 0 or more');
+  return n;
+}
+
+export function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number of 0 or more');
+  return n;
+}
+
 function buildProgram(): Command {
   const program = new Command('coderag')
     .description('Index code repositories into compact, queryable profiles, and search them with no model call.')
@@ -41,11 +53,17 @@ function buildProgram(): Command {
     .option('--focus <text>', 'steer every model profile toward one concern, e.g. "error handling"')
     .option('--prefilter', 'let the model pick the files worth profiling for the target structure (file_analysis.enable_pre_filtering)')
     .option('--no-cache', 'ignore and do not write the persistent profile cache (performance.enable_content_caching)')
+    .option('--dry-run', 'list what a model run would send (cache misses only) with its prompt tokens and price; send nothing')
+    .option('--max-cost <usd>', 'stop before the run would spend more than this many US dollars; exit code 4 (budget.max_cost)', nonNegativeNumber)
+    .option('--max-calls <n>', 'stop before the run would make more model requests than this; exit code 4 (budget.max_calls)', nonNegativeInt)
+    .option('--batch', 'submit every cache miss through the provider\'s batch API (half price, answers within 24 hours)')
+    .option('--wait', 'with --batch or --collect: wait for the batch to end, then write the indexes')
+    .option('--collect <manifest>', 'merge the answers of a submitted batch and write the indexes')
     .option('--json', 'print a JSON run summary on stdout', false)
     .option('-q, --quiet', 'no progress output', false)
     .option('--shard <i/n>', 'profile only shard i of n (stable by path) and write a partial index for `coderag merge`')
     .addOption(new Option('--progress <format>', 'progress on stderr: a bar or plain lines (auto), plain lines, or NDJSON events (json)').choices(['auto', 'plain', 'json']).default('auto'))
-    .addHelpText('after', '\nExit codes: 0 done, 3 indexes written but some files failed (reasons in the index), 1 failure, 2 usage, 130 interrupted.\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n')
+    .addHelpText('after', '\nExit codes: 0 done, 3 indexes written but some files failed (reasons in the index), 4 stopped by --max-cost or --max-calls (index written), 75 batch not finished yet, 1 failure, 2 usage, 130 interrupted.\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n  coderag index ./my-repo --dry-run\n  coderag index ./my-repo --batch            (then: coderag index --collect indexes/batch_<id>.manifest)\n')
     .action(async (repos: string[], opts) => {
       const { indexCommand } = await import('./commands/index.js');
       cliState.exitCode = await indexCommand(repos, opts);

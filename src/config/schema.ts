@@ -19,6 +19,12 @@ const DEFAULT_SKIP_DIRECTORIES = [
 ];
 
 const positiveInt = z.number().int().positive();
+
+/** Published list prices (US dollars per million tokens) of the providers' default models. */
+const DEFAULT_PRICING = {
+  'gpt-4o-mini': { input: 0.15, cached_input: 0.075, output: 0.6, batch: 0.5 },
+  'claude-haiku-4-5': { input: 1, cached_input: 0.1, output: 5, batch: 0.5 },
+};
 const nonNegative = z.number().nonnegative();
 const probability = z.number().min(0).max(1);
 
@@ -123,6 +129,42 @@ export const configSchema = z.strictObject({
       max_input_file_size: positiveInt.default(262_144),
       /** Characters of all input documents together sent to the model; the rest is cut with a note. */
       max_input_chars: positiveInt.default(40_000),
+    })
+    .prefault({}),
+  /** (CodeRAG) Prices per model, in US dollars per million tokens, for `--dry-run`, `--max-cost` and batches. */
+  pricing: z
+    .record(
+      z.string().min(1),
+      z.strictObject({
+        input: nonNegative,
+        /** Prompt tokens served from the provider's prompt cache; null: the input price. */
+        cached_input: nonNegative.nullable().default(null),
+        output: nonNegative,
+        /** The share of these prices a batch request pays (both providers: half). */
+        batch: probability.default(0.5),
+      }),
+    )
+    .default(DEFAULT_PRICING),
+  /** (CodeRAG) Limits that stop a model run before it spends more; flags --max-cost and --max-calls override. */
+  budget: z
+    .strictObject({
+      /** US dollars; null: no limit. */
+      max_cost: nonNegative.nullable().default(null),
+      /** Model requests, retries included; null: no limit. */
+      max_calls: z.number().int().min(0).nullable().default(null),
+      /** Answer tokens assumed per request before a run has seen any (dry runs and cost limits). */
+      expected_output_tokens: positiveInt.default(400),
+    })
+    .prefault({}),
+  /** (CodeRAG) `coderag index --batch`: provider batch APIs, half price, answers within 24 hours. */
+  batch: z
+    .strictObject({
+      /** Seconds between two status checks while waiting (`--wait`). */
+      poll_interval: z.number().positive().default(30),
+      /** Seconds `--wait` waits at most before leaving the batch to `--collect`. */
+      max_wait: z.number().positive().default(86_400),
+      /** Requests a batch answered with an error, or left expired or cancelled, are asked again live. */
+      retry_failed_live: z.boolean().default(true),
     })
     .prefault({}),
   debug: z

@@ -1,23 +1,30 @@
 /**
  * OpenAI and every OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio) through a base URL.
  * Structured output uses `response_format: json_schema`; a server that rejects it gets plain JSON
- * instructions instead, for the rest of the run.
+ * instructions instead, for the rest of the run. The Batch API takes the same bodies as a JSONL file.
  */
 import OpenAI from 'openai';
-import type { LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
+import type { BatchApi, LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
 import { parseJsonLoose } from './provider.js';
+import { OpenAiBatch } from './openaiBatch.js';
 
 export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
 
 export class OpenAiProvider implements LlmProvider {
   readonly name = 'openai' as const;
   readonly model: string;
+  readonly batch: BatchApi;
   private readonly client: OpenAI;
   private jsonSchemaSupported = true;
 
   constructor(options: ProviderOptions) {
     this.model = options.model;
     this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs });
+    this.batch = new OpenAiBatch(this.client);
+  }
+
+  requestBody(request: StructuredRequest): Record<string, unknown> {
+    return { ...chatCompletionBody(this.model, request, this.jsonSchemaSupported) };
   }
 
   async complete(request: StructuredRequest): Promise<StructuredResponse> {
@@ -33,33 +40,43 @@ export class OpenAiProvider implements LlmProvider {
   }
 
   private async call(request: StructuredRequest, jsonSchema: boolean): Promise<StructuredResponse> {
-    const prompt = jsonSchema
-      ? request.prompt
-      : `${request.prompt}\n\nAnswer with one JSON object only, no prose, matching this JSON schema:\n\`\`\`json\n${JSON.stringify(request.schema)}\n\`\`\``;
     const completion = await this.client.chat.completions.create(
-      {
-        model: this.model,
-        messages: [
-          { role: 'system', content: request.system },
-          { role: 'user', content: prompt },
-        ],
-        max_tokens: request.maxTokens,
-        temperature: request.temperature,
-        response_format: jsonSchema
-          ? { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } }
-          : { type: 'json_object' },
-      },
+      chatCompletionBody(this.model, request, jsonSchema),
       request.signal ? { signal: request.signal } : undefined,
     );
-    const choice = completion.choices[0];
-    const text = choice?.message.content ?? '';
-    return {
-      text,
-      value: parseJsonLoose(text),
-      finishReason: choice?.finish_reason === 'length' ? 'length' : choice?.finish_reason === 'stop' ? 'stop' : 'other',
-      usage: { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0 },
-    };
+    return fromChatCompletion(completion);
   }
+}
+
+/** The chat completion body for a structured request: with `response_format: json_schema`, or plain JSON instructions. */
+export function chatCompletionBody(model: string, request: StructuredRequest, jsonSchema: boolean): OpenAI.ChatCompletionCreateParamsNonStreaming {
+  const prompt = jsonSchema
+    ? request.prompt
+    : `${request.prompt}\n\nAnswer with one JSON object only, no prose, matching this JSON schema:\n\`\`\`json\n${JSON.stringify(request.schema)}\n\`\`\``;
+  return {
+    model,
+    messages: [
+      { role: 'system', content: request.system },
+      { role: 'user', content: prompt },
+    ],
+    max_tokens: request.maxTokens,
+    temperature: request.temperature,
+    response_format: jsonSchema
+      ? { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } }
+      : { type: 'json_object' },
+  };
+}
+
+/** A chat completion, live or from a batch's output file, as a structured response. */
+export function fromChatCompletion(completion: OpenAI.ChatCompletion): StructuredResponse {
+  const choice = completion.choices?.[0];
+  const text = choice?.message.content ?? '';
+  return {
+    text,
+    value: parseJsonLoose(text),
+    finishReason: choice?.finish_reason === 'length' ? 'length' : choice?.finish_reason === 'stop' ? 'stop' : 'other',
+    usage: { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0 },
+  };
 }
 
 /** A 400 that names response_format or json_schema: the server does not do structured output. */

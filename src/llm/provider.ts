@@ -39,6 +39,42 @@ export interface LlmProvider {
   readonly name: 'openai' | 'anthropic';
   readonly model: string;
   complete(request: StructuredRequest): Promise<StructuredResponse>;
+  /**
+   * The exact body `complete` sends for a request (without its signal). The dry run counts it and a batch
+   * submits it, so what is counted, what is batched and what is sent live cannot drift apart.
+   */
+  requestBody(request: StructuredRequest): Record<string, unknown>;
+  /** The provider's batch API (half price, answers within a day). */
+  readonly batch?: BatchApi;
+}
+
+/** One request of a batch: its id in the batch, and the body `requestBody` built for it. */
+export interface BatchItem {
+  customId: string;
+  body: Record<string, unknown>;
+}
+
+export interface BatchStatus {
+  id: string;
+  /** `ended` once the provider will answer nothing more (completed, expired, cancelled or failed). */
+  state: 'in_progress' | 'ended';
+  /** The provider's own word for it: validating, in_progress, completed, expired, ended, … */
+  providerStatus: string;
+  total: number;
+  /** Requests the provider has finished, whatever their outcome. */
+  done: number;
+}
+
+/** One request's outcome in a finished batch. */
+export type BatchOutcome =
+  | { customId: string; type: 'succeeded'; response: StructuredResponse }
+  | { customId: string; type: 'errored' | 'expired' | 'canceled'; error: string };
+
+/** A provider's batch API, through its SDK; the caller owns retries and waiting. */
+export interface BatchApi {
+  submit(items: readonly BatchItem[], signal?: AbortSignal): Promise<{ id: string }>;
+  status(id: string, signal?: AbortSignal): Promise<BatchStatus>;
+  results(id: string, signal?: AbortSignal): Promise<BatchOutcome[]>;
 }
 
 /** Parses JSON out of a model's text: bare, fenced, or the first {...} block in prose. */

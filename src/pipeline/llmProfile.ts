@@ -10,7 +10,8 @@ import type { StaticFacts } from '../extract/staticProfile.js';
 import { SCHEMA_VERSION } from '../index/types.js';
 import type { ProfileAnswer, ProfileAnswerFormat } from '../llm/answers.js';
 import { renderPrompt, type PromptSet } from '../llm/prompts.js';
-import type { JsonSchema, LlmProvider } from '../llm/provider.js';
+import { BudgetStop, type RunBudget } from '../llm/budget.js';
+import type { JsonSchema, LlmProvider, StructuredRequest } from '../llm/provider.js';
 import { InvalidAnswerError, statusOf, withRetries, type RequestGate, type RetryPolicy } from '../llm/retry.js';
 import { redactSecrets } from '../shared/secrets.js';
 import { ProviderError, errorMessage } from '../shared/errors.js';
@@ -41,13 +42,16 @@ export interface LlmContext {
   gate: RequestGate;
   stats: LlmStats;
   signal: AbortSignal;
+  /** The run's spending limits (`--max-cost`, `--max-calls`); every request asks it first. */
+  budget?: RunBudget | null;
   /** Saves a raw answer when `debug.save_raw_responses` is on. */
   saveRaw?: (filePath: string, raw: string) => Promise<void>;
 }
 
 export type LlmProfileResult =
   | { ok: true; answer: ProfileAnswer; cached: boolean; secretsRedacted: number }
-  | { ok: false; error: string; secretsRedacted: number };
+  /** `stopped`: the budget refused the call; the file is not failed, it was never asked. */
+  | { ok: false; error: string; secretsRedacted: number; stopped?: boolean };
 
 /** Statuses that mean the provider cannot serve this run at all: stop, do not mark every file failed. */
 const FATAL_STATUS = new Set([401, 403, 404]);
@@ -65,14 +69,9 @@ export function answerContext(ctx: Pick<LlmContext, 'config' | 'targetStructure'
   });
 }
 
-export async function profileWithLlm(
-  file: { path: string },
-  facts: StaticFacts,
-  content: string,
-  hash: string,
-  ctx: LlmContext,
-): Promise<LlmProfileResult> {
-  const key = cacheKey({
+/** The cache key of a file's profile: its content and everything else that shapes the answer. */
+export function profileKey(hash: string, ctx: Pick<LlmContext, 'provider' | 'prompts' | 'config' | 'targetStructure' | 'focus'>): string {
+  return cacheKey({
     contentHash: hash,
     provider: ctx.provider.name,
     model: ctx.provider.model,
@@ -80,23 +79,59 @@ export async function profileWithLlm(
     schemaVersion: SCHEMA_VERSION,
     context: answerContext(ctx),
   });
+}
+
+/** A question to the model, before the run's settings make it a request. */
+export interface Question {
+  prompt: string;
+  schema: JsonSchema;
+  schemaName: string;
+}
+
+/**
+ * The one place a file's profile question is built. The live call, the dry run and the batch submission
+ * all go through it (then through `structuredRequest` and the provider's `requestBody`), so the tokens a
+ * dry run counts are the tokens a run sends.
+ */
+export function profileQuestion(
+  file: { path: string },
+  facts: StaticFacts,
+  content: string,
+  ctx: Pick<LlmContext, 'prompts' | 'config' | 'targetStructure' | 'focus' | 'answerFormat'>,
+): { question: Question; secretsRedacted: number } {
+  const { prompt, secretsRedacted } = buildProfilePrompt(file.path, facts, content, ctx);
+  return { question: { prompt, schema: ctx.answerFormat.schema, schemaName: 'file_profile' }, secretsRedacted };
+}
+
+/** A question with the run's model settings: what a provider turns into its request body. */
+export function structuredRequest(config: Config, question: Question): StructuredRequest {
+  return { system: config.llm.system_prompt, ...question, maxTokens: config.llm.max_tokens, temperature: config.llm.temperature };
+}
+
+export async function profileWithLlm(
+  file: { path: string },
+  facts: StaticFacts,
+  content: string,
+  hash: string,
+  ctx: LlmContext,
+): Promise<LlmProfileResult> {
+  const key = profileKey(hash, ctx);
   const cached = await ctx.cache.get(key, isProfileAnswer);
   if (cached) {
     ctx.stats.cache_hits++;
     return { ok: true, answer: cached, cached: true, secretsRedacted: 0 };
   }
 
-  const { prompt, secretsRedacted } = buildProfilePrompt(file.path, facts, content, ctx);
+  const { question, secretsRedacted } = profileQuestion(file, facts, content, ctx);
   ctx.stats.secrets_redacted += secretsRedacted;
   const format = ctx.answerFormat;
   try {
-    const answer = await askModel(ctx, { prompt, schema: format.schema, schemaName: 'file_profile' }, (value) => format.parse(value), (raw) =>
-      ctx.saveRaw?.(file.path, raw),
-    );
+    const answer = await askModel(ctx, question, (value) => format.parse(value), (raw) => ctx.saveRaw?.(file.path, raw));
     await ctx.cache.set(key, answer);
     return { ok: true, answer, cached: false, secretsRedacted };
   } catch (error) {
     if (ctx.signal.aborted) throw error;
+    if (error instanceof BudgetStop) return { ok: false, stopped: true, error: error.message, secretsRedacted };
     const status = statusOf(error);
     if (status !== undefined && FATAL_STATUS.has(status)) {
       throw new ProviderError(`${ctx.provider.name} refused the request (${status}): ${firstLine(errorMessage(error))}`, {
@@ -108,7 +143,7 @@ export async function profileWithLlm(
   }
 }
 
-export type AskContext = Pick<LlmContext, 'provider' | 'config' | 'retry' | 'gate' | 'stats' | 'signal'>;
+export type AskContext = Pick<LlmContext, 'provider' | 'config' | 'retry' | 'gate' | 'stats' | 'signal' | 'budget'>;
 
 /**
  * One structured question, with the run's gate, retry policy and statistics: an answer cut off at
@@ -116,21 +151,23 @@ export type AskContext = Pick<LlmContext, 'provider' | 'config' | 'retry' | 'gat
  */
 export async function askModel<T>(
   ctx: AskContext,
-  question: { prompt: string; schema: JsonSchema; schemaName: string },
+  question: Question,
   parse: (value: unknown) => T | string,
   onRaw?: (raw: string) => Promise<void> | undefined,
 ): Promise<T> {
   return withRetries(
     async () => {
-      await ctx.gate.wait(ctx.signal);
-      ctx.stats.calls++;
-      const response = await ctx.provider.complete({
-        system: ctx.config.llm.system_prompt,
-        ...question,
-        maxTokens: ctx.config.llm.max_tokens,
-        temperature: ctx.config.llm.temperature,
-        signal: ctx.signal,
-      });
+      const request = structuredRequest(ctx.config, question);
+      // Asked before the gate, so a stopped run does not wait its turn to be refused.
+      const reservation = ctx.budget?.admit(ctx.provider.requestBody(request));
+      let response;
+      try {
+        await ctx.gate.wait(ctx.signal);
+        ctx.stats.calls++;
+        response = await ctx.provider.complete({ ...request, signal: ctx.signal });
+      } finally {
+        if (reservation) ctx.budget?.settle(reservation, response?.usage ?? null);
+      }
       ctx.stats.prompt_tokens += response.usage.prompt_tokens;
       ctx.stats.completion_tokens += response.usage.completion_tokens;
       await onRaw?.(response.text);
@@ -195,7 +232,7 @@ export function buildProfilePrompt(
   return { prompt, secretsRedacted: excerpt.count + skeleton.count };
 }
 
-function isProfileAnswer(value: unknown): value is ProfileAnswer {
+export function isProfileAnswer(value: unknown): value is ProfileAnswer {
   const v = value as Partial<ProfileAnswer> | null;
   return (
     typeof v === 'object' && v !== null &&

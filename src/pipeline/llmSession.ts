@@ -11,6 +11,7 @@ import { ProfileAnswerFormat, type ProfileAnswer } from '../llm/answers.js';
 import { loadPromptSet, type PromptSet } from '../llm/prompts.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { RequestGate, type RetryPolicy } from '../llm/retry.js';
+import type { RunBudget } from '../llm/budget.js';
 import type { LlmContext, LlmStats } from './llmProfile.js';
 
 export interface LlmSessionOptions {
@@ -23,6 +24,8 @@ export interface LlmSessionOptions {
   /** Use `llm.enable_pre_filtering`'s pre-filter (needs a target structure). */
   prefilter?: boolean;
   promptsDir?: string;
+  /** Spending limits for the run (`--max-cost`, `--max-calls`). */
+  budget?: RunBudget | null;
 }
 
 export interface LlmSession {
@@ -35,6 +38,7 @@ export interface LlmSession {
   targetStructure: string | null;
   focus: string | null;
   prefilter: boolean;
+  budget: RunBudget | null;
 }
 
 export function createLlmSession(options: LlmSessionOptions): LlmSession {
@@ -57,6 +61,7 @@ export function createLlmSession(options: LlmSessionOptions): LlmSession {
     targetStructure,
     focus: options.focus?.trim() || null,
     prefilter: options.prefilter ?? config.file_analysis.enable_pre_filtering,
+    budget: options.budget ?? null,
   };
 }
 

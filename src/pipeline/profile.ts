@@ -105,8 +105,11 @@ export async function profileFile(
   }
   if (result.secretsRedacted > 0) summary.secrets_redacted = result.secretsRedacted;
   if (!result.ok) {
-    summary.status = 'failed';
-    summary.reason = result.error;
+    if (result.stopped) summary.reason = `budget_stop: ${result.error}`;
+    else {
+      summary.status = 'failed';
+      summary.reason = result.error;
+    }
     return asStatic();
   }
   return { summary, relationships: applyAnswer(summary, result.answer), cached: result.cached };

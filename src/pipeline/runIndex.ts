@@ -174,7 +174,7 @@ export function createExtractors(config: Config, readFile?: ReadFile): Extractor
   return new ExtractorPool(config.performance.parse_workers ?? defaultWorkerCount(), readFile);
 }
 
-async function readGoModule(goMod: string): Promise<string | null> {
+export async function readGoModule(goMod: string): Promise<string | null> {
   try {
     return /^module\s+(\S+)/m.exec(await readFile(goMod, 'utf8'))?.[1] ?? null;
   } catch {

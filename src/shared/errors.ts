@@ -34,6 +34,20 @@ export class AbortedError extends CodeRagError {
   }
 }
 
+/** A spending limit (--max-cost, --max-calls) stopped the run: exit code 4; the index was written, the rest static. */
+export class BudgetExceededError extends CodeRagError {
+  constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
+    super(message, { ...options, exitCode: 4 });
+  }
+}
+
+/** A batch that has not ended yet: exit code 75 (sysexits' EX_TEMPFAIL, "try again later"). */
+export class BatchPendingError extends CodeRagError {
+  constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
+    super(message, { ...options, exitCode: 75 });
+  }
+}
+
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);

@@ -6,6 +6,7 @@
  *   - POST /v1/chat/completions   (OpenAI, non-streaming)
  *   - POST /v1/messages           (Anthropic, non-streaming)
  *   - GET  /v1/models             (either provider's model list)
+ *   - the batch APIs of both providers (fakeBatchApi.ts)
  * Answers are synthesised from the request's JSON schema (see schemaSample.ts),
  * with configurable latency and seeded, reproducible fault injection.
  *
@@ -18,6 +19,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { sampleFromSchema } from './schemaSample.js';
+import { createFakeBatchApi, type FakeBatchApi, type FakeBatchOptions, type SyntheticAnswer } from './fakeBatchApi.js';
 
 export type FaultKind =
   | 'rate_limit'
@@ -44,6 +46,8 @@ export interface FakeLlmOptions {
   rejectJsonSchema?: boolean;
   /** Custom answer object; undefined -> synthesise from the schema. */
   respond?: (req: FakeRequest) => unknown | undefined;
+  /** How submitted batches progress and end (fakeBatchApi.ts). */
+  batch?: FakeBatchOptions;
 }
 
 export interface FakeRequest {
@@ -67,6 +71,8 @@ export interface FakeLlmServer {
   openaiBaseUrl: string;
   anthropicBaseUrl: string;
   stats: FakeLlmStats;
+  /** The batch endpoints: what was submitted, and `forget()` to lose every batch. */
+  batch: FakeBatchApi;
   configure(opts: Partial<FakeLlmOptions>): void;
   resetStats(): void;
   close(): Promise<void>;
@@ -355,6 +361,25 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     return undefined;
   };
 
+  /** A batch request's answer, synthesised as the live endpoints would (respond(), else from the schema). */
+  const syntheticAnswer = (api: 'openai' | 'anthropic', body: any): SyntheticAnswer => {
+    const { prompt, lastUser } = api === 'openai' ? extractOpenAi(body) : extractAnthropic(body);
+    const tool = api === 'anthropic' && Array.isArray(body?.tools) ? body.tools[0] : undefined;
+    const schema: unknown =
+      api === 'openai'
+        ? body?.response_format?.type === 'json_schema'
+          ? (body.response_format.json_schema?.schema ?? {})
+          : embeddedSchema(lastUser)
+        : (tool?.input_schema ?? embeddedSchema(lastUser));
+    const model = typeof body?.model === 'string' && body.model !== '' ? body.model : 'fake-model';
+    let answer = state.opts.respond?.({ api, model, body, prompt, schema });
+    if (answer === undefined) answer = schema !== undefined ? sampleFromSchema(schema, prompt) : {};
+    const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+    return { text, value: typeof answer === 'string' ? undefined : answer, promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(text) };
+  };
+  let baseUrl = '';
+  const batchApi = createFakeBatchApi({ baseUrl: () => baseUrl, options: () => state.opts.batch ?? {}, answer: syntheticAnswer });
+
   const handleModels = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const anthropic = req.headers['anthropic-version'] !== undefined || req.headers['x-api-key'] !== undefined;
     if (anthropic) {
@@ -587,6 +612,19 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     const path = url.pathname.replace(/\/+$/, '');
     const method = req.method ?? 'GET';
 
+    if (batchApi.handles(method, path)) {
+      readBody(req)
+        .then((raw) => {
+          stats.bodies.push(raw);
+          return batchApi.handle(method, path, req.headers, raw, res);
+        })
+        .catch((err: unknown) => {
+          count('internal_error');
+          if (!res.headersSent && !res.destroyed) sendError(res, 'openai', 'server_error', 'req_fake_batch', err instanceof Error ? err.message : String(err));
+        });
+      return;
+    }
+
     if (method === 'GET' && (path === '/v1/models' || path === '/models')) {
       req.resume();
       handleModels(req, res);
@@ -630,6 +668,7 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
   });
   const address = server.address() as AddressInfo;
   const url = `http://${HOST}:${address.port}`;
+  baseUrl = url;
 
   let closed: Promise<void> | undefined;
 
@@ -638,6 +677,7 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
     stats,
+    batch: batchApi,
     configure(opts: Partial<FakeLlmOptions>): void {
       state.opts = { ...state.opts, ...opts };
       if ('seed' in opts) state.rand = mulberry32(opts.seed ?? 1);
