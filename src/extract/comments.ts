@@ -69,7 +69,7 @@ export function cleanDoc(raw: string): string | undefined {
 }
 
 /** Comments that speak to tools or lawyers, not readers. */
-const NOT_PROSE = /copyright|licen[cs]e|spdx|all rights reserved|@flow|@preserve|eslint|jshint|jscs:|tslint|prettier-ignore|istanbul|c8 ignore|@ts-|global\s+\w|sourceMappingURL|^\s*#!|-\*-|noqa|pylint:|type:\s*ignore|go:build|\+build|go:generate|#region|#endregion|nolint|rubocop|frozen_string_literal|phpcs|@codingStandards|webpack|@vite-ignore|prettier/i;
+const NOT_PROSE = /copyright|licen[cs]e|spdx|all rights reserved|@flow|@preserve|eslint|jshint|jscs:|tslint|prettier-ignore|istanbul|c8 ignore|@ts-|global\s+\w|sourceMappingURL|^\s*#!|-\*-|noqa|pylint:|type:\s*ignore|go:build|\+build|go:generate|#region|#endregion|nolint|rubocop|frozen_string_literal|phpcs|@codingStandards|webpackChunkName|webpackIgnore|@vite-ignore|^\W*(?:todo|fixme|xxx|hack)\b/i;
 
 /**
  * The file's own doc: a leading comment block (licence headers and shebangs skipped), a Python module

@@ -103,7 +103,7 @@ function jsDeclaration(kind: SymbolKind): Resolver {
 }
 
 /** `const f = () => {}`, `const C = class {}`, `const api = { get() {} }`, and module-level constants. */
-const jsVariable: Resolver = (node, context) => {
+const jsVariable: Resolver = (node) => {
   const name = field(node, 'name');
   const value = field(node, 'value');
   if (!name || name.type !== 'identifier' || !value) return null;
@@ -117,7 +117,8 @@ const jsVariable: Resolver = (node, context) => {
   }
   if (!atModuleLevel || IMPORTED_VALUE.test(value.text)) return null;
   const kind: SymbolKind = statement?.type === 'lexical_declaration' && statement.text.startsWith('const') ? 'constant' : 'variable';
-  if (kind === 'variable' && !exported && context.frame === null && /^(?:this|self|that)$/.test(value.text)) return null;
+  // `var self = this` names a receiver, not a definition.
+  if (kind === 'variable' && !exported && /^(?:this|self|that)$/.test(value.text)) return null;
   return { kind, name: name.text, exported };
 };
 

@@ -192,7 +192,7 @@ describe('the static summary', () => {
     expect(umd.summary_source).toBe('comment');
   });
 
-  it('ignores shebangs, eslint and @ts- pragmas, istanbul hints and commented-out code', async () => {
+  it('ignores shebangs, eslint and @ts- pragmas, istanbul hints, TODOs and commented-out code', async () => {
     const cli = await facts('cli.js');
     expect(cli.summary).toBe('Defines function main; uses yargs.');
     expect(cli.summary_source).toBe('composed');
