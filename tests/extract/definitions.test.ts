@@ -198,6 +198,12 @@ describe('the static summary', () => {
     expect(cli.summary_source).toBe('composed');
   });
 
+  it("does not take a member's doc, a #region marker or commented-out code for the file's summary", async () => {
+    const models = await facts('models.js');
+    expect(models.summary).toBe('Defines and exports class Models with members retrieve and list; uses undici.');
+    expect(models.summary_source).toBe('composed');
+  });
+
   it('composes what a file defines, exports and imports when no comment speaks for it', async () => {
     expect((await facts('cjs-store.js')).summary).toBe(
       'Defines functions save, load and remove and constants DEFAULT_ENCODING, writeFile, VERSION and formats; exports save, load, remove, VERSION and formats; uses fs and util.',
