@@ -62,6 +62,9 @@ interface LanguageSpec {
 
 const CLASS_LIKE: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'struct', 'trait', 'enum', 'type']);
 const MAX_DEPTH = 12;
+const VALUES: ReadonlySet<SymbolKind> = new Set(['constant', 'variable']);
+/** A name a reader can use: not a computed key such as `[(_a = new WeakMap(), …)]`. Empty for containers. */
+const SENSIBLE_NAME = /^[^\s(),=;]{0,80}$/;
 
 const field = (node: Node, name: string): Node | null => node.childForFieldName(name);
 const nameOf = (node: Node): string | null => field(node, 'name')?.text ?? null;
@@ -449,7 +452,7 @@ export function extractOutline(tree: Tree, grammar: GrammarId, source: string = 
   const add = (node: Node, definition: Definition, start = node.startIndex, end = node.endIndex): void => {
     const enclosing = context.frame;
     const scope = definition.scope ?? enclosing?.scope ?? [];
-    if (scope.length >= MAX_DEPTH) return;
+    if (scope.length >= MAX_DEPTH || !SENSIBLE_NAME.test(definition.name)) return;
     const kind: SymbolKind = definition.kind === 'function' && (enclosing?.methods || definition.scope) ? 'method' : definition.kind;
     const ownScope = definition.name ? [...scope, definition.name] : scope;
     if (definition.record !== false && definition.name) {
@@ -465,6 +468,8 @@ export function extractOutline(tree: Tree, grammar: GrammarId, source: string = 
       symbols.push(symbol);
       if (definition.exported) exports.add(definition.name);
     }
+    // A constant's initializer (`var X = (() => { class X {} return X; })()`) is not a scope of its own.
+    if (VALUES.has(definition.kind) && !definition.object) return;
     const methods = definition.members ? definition.members === 'methods' : CLASS_LIKE.has(definition.kind) || (definition.record === false && definition.name !== '');
     stack.push({
       end,

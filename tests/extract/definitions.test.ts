@@ -73,6 +73,10 @@ describe('definitions at any depth, with their nesting and exact lines', () => {
     expect((await facts('objects.mjs')).exports).toEqual(['DEFAULT_TIMEOUT', 'api', 'Store', 'createStore']);
   });
 
+  it('keeps a class built in an IIFE at the top, and leaves out computed member names', async () => {
+    expect(await outline('iife-class.mjs')).toEqual(['variable Stream 1-7', 'class Stream 2-5', 'method Stream-read 4-4']);
+  });
+
   it('reads TypeScript exports, exported arrow functions, class-field arrows and namespaces', async () => {
     expect(await outline('client.ts')).toEqual([
       'interface ClientOptions 3-6',
