@@ -69,7 +69,7 @@ export function cleanDoc(raw: string): string | undefined {
 }
 
 /** Comments that speak to tools or lawyers, not readers. */
-const NOT_PROSE = /copyright|licen[cs]e|spdx|all rights reserved|@flow|@preserve|eslint|jshint|jscs:|tslint|prettier-ignore|istanbul|c8 ignore|@ts-|global\s+\w|sourceMappingURL|^\s*#!|-\*-|noqa|pylint:|type:\s*ignore|go:build|\+build|go:generate|#region|#endregion|nolint|rubocop|frozen_string_literal|phpcs|@codingStandards|webpack|@vite-ignore|prettier/i;
+const NOT_PROSE = /copyright|licen[cs]e|spdx|all rights reserved|@flow|@preserve|eslint|jshint|jscs:|tslint|prettier-ignore|istanbul|c8 ignore|@ts-|^\W*globals?\s+\w|sourceMappingURL|^\s*#!|-\*-|noqa|pylint:|type:\s*ignore|go:build|\+build|go:generate|#region|#endregion|nolint|rubocop|frozen_string_literal|phpcs|@codingStandards|webpackChunkName|webpackIgnore|@vite-ignore|^\W*(?:todo|fixme|xxx|hack)\b|\bgenerated (?:from|by)\b|auto-?generated|do not edit/i;
 
 /**
  * The file's own doc: a leading comment block (licence headers and shebangs skipped), a Python module
@@ -95,7 +95,7 @@ export function moduleDoc(tree: Tree, grammar: GrammarId): string | undefined {
   }
   const grouped = blocks.join('\n').split(/\n(?=\s*\/\*)/);
   for (const block of grouped) {
-    if (/copyright|licen[cs]e|spdx|all rights reserved|@flow|eslint-disable|^\s*#!/i.test(block)) continue;
+    if (NOT_PROSE.test(block)) continue;
     const doc = cleanDoc(block);
     if (doc && doc.length > 12) return doc;
   }
@@ -110,11 +110,12 @@ const MAX_LOOKUPS = 60;
 
 /**
  * The file's first comment that reads as prose: at least three words, not a licence or a tool's pragma, not
- * commented-out code. Comments on consecutive lines form one block. Comment markers are found in the text
- * and checked against the tree (a `//` in a URL string is not a comment), which costs far less than walking
+ * commented-out code, not the doc of a member (rows in `memberRows`: a method's doc speaks for the method,
+ * not the file). Comments on consecutive lines form one block. Comment markers are found in the text and
+ * checked against the tree (a `//` in a URL string is not a comment), which costs far less than walking
  * every node for the comments.
  */
-export function firstProseComment(tree: Tree, grammar: GrammarId, source: string): string | undefined {
+export function firstProseComment(tree: Tree, grammar: GrammarId, source: string, memberRows: ReadonlySet<number> = new Set()): string | undefined {
   const pattern = new RegExp((COMMENT_START[grammar] ?? C_STYLE_COMMENT).source, 'g');
   const root = tree.rootNode;
   let lookups = 0;
@@ -130,7 +131,7 @@ export function firstProseComment(tree: Tree, grammar: GrammarId, source: string
     }
     pattern.lastIndex = Math.max(pattern.lastIndex, last.endIndex);
     const text = block.join('\n');
-    if (NOT_PROSE.test(text)) continue;
+    if (NOT_PROSE.test(text) || memberRows.has(last.endPosition.row + 1)) continue;
     const doc = cleanDoc(text);
     if (doc && isProse(doc)) return doc;
   }
@@ -140,5 +141,6 @@ export function firstProseComment(tree: Tree, grammar: GrammarId, source: string
 function isProse(text: string): boolean {
   if (text.length < 16 || /^[-=*#~_/\\ ]+$/.test(text)) return false;
   if (/[;{}]$|^(if|for|while|var|let|const|return|import|export|function|def|class|public|private|static)\b|\w\(.*\)\s*;?$|=>|^[\w.]+\s*=\s*\S/.test(text)) return false;
-  return (text.match(/[A-Za-z]{2,}/g)?.length ?? 0) >= 3;
+  if (/\b(?:export|import)\s+(?:const|let|function|class|default|type|\{|\*)/.test(text)) return false;
+  return text.split(/\s+/).filter((word) => /[A-Za-z]{2,}/.test(word)).length >= 3;
 }

@@ -63,7 +63,9 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     try {
       [{ symbols, exports }, doc, comment] = await context.parsers.withTree(grammar, content, (tree) => {
         const leading = moduleDoc(tree, grammar);
-        return [extractOutline(tree, grammar, content), leading, leading ? undefined : firstProseComment(tree, grammar, content)] as const;
+        const outline = extractOutline(tree, grammar, content);
+        const memberRows = new Set(outline.symbols.filter((s) => s.ast_path.includes('-')).map((s) => s.start_line - 1));
+        return [outline, leading, leading ? undefined : firstProseComment(tree, grammar, content, memberRows)] as const;
       });
     } catch (error) {
       parseError = (error as Error).message;

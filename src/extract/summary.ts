@@ -43,7 +43,8 @@ interface Layout {
 function layoutOf(symbols: CodeSymbol[]): Layout {
   const byPath = new Map(symbols.map((s) => [s.ast_path, s]));
   const topLevel = symbols.filter((s) => !ancestorPaths(s.ast_path).some((p) => byPath.has(p)));
-  const memberless = (place: CodeSymbol): boolean => !symbols.some((s) => s.ast_path.startsWith(`${place.ast_path}-`));
+  const parents = new Set(symbols.map(parentPath));
+  const memberless = (place: CodeSymbol): boolean => !parents.has(place.ast_path);
   const onlyPlaces = topLevel.every((s) => PLACES.has(s.kind) || memberless(s));
   const wrapperPaths = new Set<string>();
   for (const symbol of symbols) {

@@ -62,6 +62,9 @@ interface LanguageSpec {
 
 const CLASS_LIKE: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'struct', 'trait', 'enum', 'type']);
 const MAX_DEPTH = 12;
+const VALUES: ReadonlySet<SymbolKind> = new Set(['constant', 'variable']);
+/** A name a reader can use: not a computed key such as `[(_a = new WeakMap(), …)]`. Empty for containers. */
+const SENSIBLE_NAME = /^[^\s(),=;]{0,80}$/;
 
 const field = (node: Node, name: string): Node | null => node.childForFieldName(name);
 const nameOf = (node: Node): string | null => field(node, 'name')?.text ?? null;
@@ -103,7 +106,7 @@ function jsDeclaration(kind: SymbolKind): Resolver {
 }
 
 /** `const f = () => {}`, `const C = class {}`, `const api = { get() {} }`, and module-level constants. */
-const jsVariable: Resolver = (node, context) => {
+const jsVariable: Resolver = (node) => {
   const name = field(node, 'name');
   const value = field(node, 'value');
   if (!name || name.type !== 'identifier' || !value) return null;
@@ -117,7 +120,8 @@ const jsVariable: Resolver = (node, context) => {
   }
   if (!atModuleLevel || IMPORTED_VALUE.test(value.text)) return null;
   const kind: SymbolKind = statement?.type === 'lexical_declaration' && statement.text.startsWith('const') ? 'constant' : 'variable';
-  if (kind === 'variable' && !exported && context.frame === null && /^(?:this|self|that)$/.test(value.text)) return null;
+  // `var self = this` names a receiver, not a definition.
+  if (kind === 'variable' && !exported && /^(?:this|self|that)$/.test(value.text)) return null;
   return { kind, name: name.text, exported };
 };
 
@@ -448,7 +452,7 @@ export function extractOutline(tree: Tree, grammar: GrammarId, source: string = 
   const add = (node: Node, definition: Definition, start = node.startIndex, end = node.endIndex): void => {
     const enclosing = context.frame;
     const scope = definition.scope ?? enclosing?.scope ?? [];
-    if (scope.length >= MAX_DEPTH) return;
+    if (scope.length >= MAX_DEPTH || !SENSIBLE_NAME.test(definition.name)) return;
     const kind: SymbolKind = definition.kind === 'function' && (enclosing?.methods || definition.scope) ? 'method' : definition.kind;
     const ownScope = definition.name ? [...scope, definition.name] : scope;
     if (definition.record !== false && definition.name) {
@@ -464,6 +468,8 @@ export function extractOutline(tree: Tree, grammar: GrammarId, source: string = 
       symbols.push(symbol);
       if (definition.exported) exports.add(definition.name);
     }
+    // A constant's initializer (`var X = (() => { class X {} return X; })()`) is not a scope of its own.
+    if (VALUES.has(definition.kind) && !definition.object) return;
     const methods = definition.members ? definition.members === 'methods' : CLASS_LIKE.has(definition.kind) || (definition.record === false && definition.name !== '');
     stack.push({
       end,

@@ -73,6 +73,10 @@ describe('definitions at any depth, with their nesting and exact lines', () => {
     expect((await facts('objects.mjs')).exports).toEqual(['DEFAULT_TIMEOUT', 'api', 'Store', 'createStore']);
   });
 
+  it('keeps a class built in an IIFE at the top, and leaves out computed member names', async () => {
+    expect(await outline('iife-class.mjs')).toEqual(['variable Stream 1-7', 'class Stream 2-5', 'method Stream-read 4-4']);
+  });
+
   it('reads TypeScript exports, exported arrow functions, class-field arrows and namespaces', async () => {
     expect(await outline('client.ts')).toEqual([
       'interface ClientOptions 3-6',
@@ -192,10 +196,16 @@ describe('the static summary', () => {
     expect(umd.summary_source).toBe('comment');
   });
 
-  it('ignores shebangs, eslint and @ts- pragmas, istanbul hints and commented-out code', async () => {
+  it('ignores shebangs, eslint and @ts- pragmas, istanbul hints, TODOs and commented-out code', async () => {
     const cli = await facts('cli.js');
     expect(cli.summary).toBe('Defines function main; uses yargs.');
     expect(cli.summary_source).toBe('composed');
+  });
+
+  it("does not take a member's doc, a #region marker or commented-out code for the file's summary", async () => {
+    const models = await facts('models.js');
+    expect(models.summary).toBe('Defines and exports class Models with members retrieve and list; uses undici.');
+    expect(models.summary_source).toBe('composed');
   });
 
   it('composes what a file defines, exports and imports when no comment speaks for it', async () => {
