@@ -147,3 +147,14 @@ describe('case selection', () => {
     expect(isCandidatePath('dist/axios.js', true)).toBe(true);
   });
 });
+
+describe('bm25 term counts across trees', () => {
+  it('counts a file version once and gives the same statistics when it appears again in another tree', () => {
+    const first = buildBm25(corpus);
+    const again = buildBm25([...corpus, { path: 'copy/a.ts', text: 'parse config file' }]);
+    expect(again.docs[3]?.tf).toBe(again.docs[0]?.tf);
+    expect(again.docs[0]?.tf).toEqual(first.docs[0]?.tf);
+    expect(again.df.get('parse')).toBe(3);
+    expect(bm25Rank(buildBm25(corpus), ['config']).map((h) => h.path)).toEqual(bm25Rank(first, ['config']).map((h) => h.path));
+  });
+});

@@ -13,6 +13,7 @@
  * Target mode (q.target set): both use q.keywords plus the words of the target file's name (its stem), since the
  * target path names a file that does not exist yet.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { RankQuery, Ranker } from './types.js';
@@ -99,7 +100,7 @@ export function bm25QueryTerms(query: string): string[] {
 export interface Bm25Doc {
   path: string;
   len: number;
-  tf: Map<string, number>;
+  tf: ReadonlyMap<string, number>;
 }
 
 export interface Bm25Index {
@@ -109,17 +110,38 @@ export interface Bm25Index {
   docs: Bm25Doc[];
 }
 
+/**
+ * Term counts of a text, memoised by a hash of the text: the parent trees of one repository's commits share
+ * almost every file, so each version of a file is tokenised once per run. The memo keeps the newest entries.
+ */
+const termCountMemo = new Map<string, { len: number; tf: ReadonlyMap<string, number> }>();
+const TERM_COUNT_MEMO_SIZE = 20_000;
+
+function termCounts(text: string): { len: number; tf: ReadonlyMap<string, number> } {
+  const key = createHash('sha1').update(text).digest('hex');
+  const hit = termCountMemo.get(key);
+  if (hit) return hit;
+  const toks = codeTokens(text);
+  const tf = new Map<string, number>();
+  for (const t of toks) tf.set(t, (tf.get(t) ?? 0) + 1);
+  const counted = { len: toks.length, tf };
+  termCountMemo.set(key, counted);
+  if (termCountMemo.size > TERM_COUNT_MEMO_SIZE) {
+    const oldest = termCountMemo.keys().next().value;
+    if (oldest !== undefined) termCountMemo.delete(oldest);
+  }
+  return counted;
+}
+
 export function buildBm25(docs: ReadonlyArray<{ path: string; text: string }>): Bm25Index {
   const df = new Map<string, number>();
   const out: Bm25Doc[] = [];
   let totalLen = 0;
   for (const d of docs) {
-    const toks = codeTokens(d.text);
-    const tf = new Map<string, number>();
-    for (const t of toks) tf.set(t, (tf.get(t) ?? 0) + 1);
+    const { len, tf } = termCounts(d.text);
     for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-    out.push({ path: d.path, len: toks.length, tf });
-    totalLen += toks.length;
+    out.push({ path: d.path, len, tf });
+    totalLen += len;
   }
   return { n: out.length, avgdl: out.length ? totalLen / out.length : 0, df, docs: out };
 }

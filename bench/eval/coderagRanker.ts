@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { indexRepo, search } from '../../src/index.js';
+import { SearchCorpus, indexRepo, search } from '../../src/index.js';
 import { toPosix } from './paths.js';
 import type { RankQuery, Ranker } from './types.js';
 
@@ -36,7 +36,8 @@ export interface CodeRagRankerOptions {
 
 interface Prepared {
   treeDir: string;
-  indexes: RepoIndex[];
+  /** Built once per tree (or per set of roots), as a long-lived `coderag mcp` server would, not once per query. */
+  corpus: SearchCorpus;
   /** With roots: each index's repo_name → its root folder under treeDir. */
   rootOf: Map<string, string> | null;
 }
@@ -108,7 +109,9 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
   return {
     name: opts.name ?? (opts.scorer ? `coderag:${opts.scorer}` : 'coderag'),
     async prepare(treeDir: string, _files: string[], roots?: readonly string[]): Promise<Prepared> {
-      if (!roots) return { treeDir, indexes: [await indexFor(treeDir)], rootOf: null };
+      const corpusOf = (indexes: readonly RepoIndex[]): SearchCorpus =>
+        new SearchCorpus(indexes.map((index) => ({ key: index.repo_name, file: '', index })));
+      if (!roots) return { treeDir, corpus: corpusOf([await indexFor(treeDir)]), rootOf: null };
       const indexes: RepoIndex[] = [];
       const rootOf = new Map<string, string>();
       // One at a time: each indexRepo call already uses every core.
@@ -117,10 +120,10 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
         indexes.push(index);
         rootOf.set(index.repo_name, root);
       }
-      return { treeDir, indexes, rootOf };
+      return { treeDir, corpus: corpusOf(indexes), rootOf };
     },
     async rank(prepared: unknown, q: RankQuery, k: number): Promise<string[]> {
-      const { treeDir, indexes, rootOf } = prepared as Prepared;
+      const { treeDir, corpus, rootOf } = prepared as Prepared;
       // Query mode sends the free-text query alone (search() tokenises it); target mode sends target + keywords,
       // the form agents use.
       const request: SearchRequest = {
@@ -129,7 +132,7 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
         ...(q.target ? { target: q.target, keywords: q.keywords } : {}),
         ...(opts.scorer ? { scorer: opts.scorer as SearchRequest['scorer'] } : {}),
       };
-      const res = await search(indexes, request);
+      const res = await search(corpus, request);
       const out: string[] = [];
       const seen = new Set<string>();
       for (const ref of res.references) {

@@ -218,7 +218,7 @@ export function tune(cases: readonly Loaded[], start: Bm25fParams, rounds: numbe
 }
 
 function row(name: string, s: Summary): string {
-  return `${name.padEnd(40)} ${String(s.cases).padStart(5)}  ${s.r1.toFixed(3)}  ${s.mrr.toFixed(3)}  ${s.r5.toFixed(3)}  ${s.r10.toFixed(3)}`;
+  return `${name.padEnd(46)} ${String(s.cases).padStart(5)}  ${s.r1.toFixed(3)}  ${s.mrr.toFixed(3)}  ${s.r5.toFixed(3)}  ${s.r10.toFixed(3)}`;
 }
 
 type Reported = Pick<Scored, 'half' | 'r1' | 'r5' | 'r10' | 'rr' | 'firstRank'> & { set?: string };
@@ -253,7 +253,7 @@ async function main(): Promise<void> {
   for (const { corpus } of cases) void corpus.segments;
   console.error(`[tune] ${cases.length} cases loaded and indexed in ${((performance.now() - t) / 1000).toFixed(1)}s`);
   const tuned = rounds > 0 ? tune(cases, start, rounds, (l) => console.error(`[tune] ${l}`)) : start;
-  const lines = [`${'ranker set half'.padEnd(40)} cases    R@1    MRR    R@5   R@10`];
+  const lines = [`${'ranker set half'.padEnd(46)} cases    R@1    MRR    R@5   R@10`];
   lines.push(...report('bm25f (start)', evaluate(cases, start)));
   const final = evaluate(cases, tuned);
   lines.push(...report('bm25f (tuned)', final));
