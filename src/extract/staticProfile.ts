@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { CodeSymbol, FileRole } from '../index/types.js';
 import { CODE_NOISE, STOPWORDS, stem, words } from '../shared/text.js';
 import { countIdentifiers, type WordCache } from './wordCache.js';
-import { findImports, importStyleOf, resolveImports, type RepoFileSet } from './imports.js';
+import { findImports, importStyleOf, resolveImports, type RawImport, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
 import { detectRole, describeFileType } from './role.js';
@@ -22,6 +22,8 @@ export interface StaticFacts {
   main_functions: string[];
   dependencies: string[];
   local_imports: string[];
+  /** The import specifiers as written, so a later run can re-resolve them when the repository's files change. */
+  raw_imports: RawImport[];
   lines_of_code: number;
   /** The leading doc comment or docstring, when the file has one. */
   doc: string | undefined;
@@ -60,7 +62,8 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     doc = textDoc(filePath, content);
   }
   const style = importStyleOf(info.grammar ?? info.name);
-  const imports = resolveImports(filePath, findImports(content, style), style, context.repoFiles);
+  const rawImports = findImports(content, style);
+  const imports = resolveImports(filePath, rawImports, style, context.repoFiles);
   const file_type = describeFileType(info.name, role);
   const main_functions = mainFunctions(symbols);
   const facts: StaticFacts = {
@@ -72,6 +75,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     main_functions,
     dependencies: imports.dependencies,
     local_imports: imports.local,
+    raw_imports: rawImports,
     lines_of_code: countNonEmptyLines(content),
     doc,
     summary: doc ?? composeSummary(file_type, symbols, imports.dependencies, content),

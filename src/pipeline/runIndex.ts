@@ -1,7 +1,7 @@
 /**
  * The orchestrator: the only place that knows the order of the stages.
  *
- *   walk -> classify -> extract -> (pre-filter) -> profile -> relate -> write
+ *   walk -> (pre-filter) -> reuse -> classify -> extract -> profile -> relate -> write
  *
  * Side effects (file reads, git, the clock, the event sink) come in as parameters with real defaults.
  */
@@ -12,19 +12,22 @@ import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
 import { preferFastStartup } from '../extract/parser.js';
+import { detectLanguage } from '../extract/languages.js';
 import { finalizeConcepts } from '../extract/staticProfile.js';
 import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
 import { AbortedError } from '../shared/errors.js';
 import { STATIC_RUN, type RunFacts } from './buildIndex.js';
-import { emptyLlmStats } from './llmProfile.js';
+import { answerContext, emptyLlmStats } from './llmProfile.js';
 import { llmContext, type LlmSession } from './llmSession.js';
 import { prefilterFiles } from './prefilter.js';
 import type { ReadFile } from './classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { profileFile, skippedSummary } from './profile.js';
 import { buildRepoIndex } from './buildIndex.js';
+import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReusedEntry, type ReuseStats } from './reuse.js';
+import { saveReuseState, type FileRecord, type ReuseState } from './reuseState.js';
 import { runGit, walkRepository, type GitRunner } from './walk.js';
-import { writeRepoIndex, writeRunReports, type WrittenRepo } from './writeIndex.js';
+import { indexFileName, writeRepoIndex, writeRunReports, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
@@ -41,9 +44,31 @@ export interface IndexRepoOptions {
   now?: () => number;
   /** Model profiles; without a session every profile is static. */
   llm?: LlmSession | null;
+  /** The index a previous run wrote for this repository: its unchanged entries are reused. */
+  previousIndex?: string | null;
+}
+
+/** What a run did besides its index: the files it reused, read and parsed. */
+export interface ReuseFigures extends ReuseStats {
+  reused: number;
+  /** Files sent to extraction (read unless their name or size ruled them out). */
+  extracted: number;
+  /** Extracted files a grammar parsed. */
+  parsed: number;
+}
+
+export interface IndexedRepository {
+  index: RepoIndex;
+  /** What the next run needs to reuse this index's entries. */
+  state: ReuseState;
+  reuse: ReuseFigures;
 }
 
 export async function indexRepository(repoPath: string, options: IndexRepoOptions): Promise<RepoIndex> {
+  return (await indexRepositoryWithState(repoPath, options)).index;
+}
+
+export async function indexRepositoryWithState(repoPath: string, options: IndexRepoOptions): Promise<IndexedRepository> {
   const { config } = options;
   const llm = options.llm ?? null;
   // One signal for the run: the caller's (Ctrl+C), or ours when the provider refuses us outright.
@@ -58,6 +83,8 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
   const ownsExtractors = !options.extractors;
   const extractors = options.extractors ?? createExtractors(config, options.readFile);
 
+  const git = options.git ?? runGit;
+
   try {
     const walked = await walkRepository(
       repoPath,
@@ -66,15 +93,14 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
         skipDirectories: config.file_analysis.skip_directories,
         respectGitignore: config.file_analysis.respect_gitignore,
       },
-      options.git ?? runGit,
+      git,
     );
     emit({ type: 'repo_start', repo: repoName, files: walked.files.length + walked.outside.length });
 
     if (walked.files.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
-    extractors.setRepository(walked.files.map((f) => f.path), await readGoModule(path.join(repoPath, 'go.mod')), {
-      classify: { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated },
-      keepContent: llm !== null,
-    });
+    const goModule = await readGoModule(path.join(repoPath, 'go.mod'));
+    const classify = { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated };
+    extractors.setRepository(walked.files.map((f) => f.path), goModule, { classify, keepContent: llm !== null });
     const stats = emptyLlmStats();
     const context = llm ? llmContext(llm, config, stats, signal, repoName) : null;
     const candidates = walked.files.map((f) => f.path);
@@ -83,6 +109,26 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
       if (llm.targetStructure) chosen = await prefilterFiles(candidates, { ...llm, targetStructure: llm.targetStructure, config, stats, signal, emit, repo: repoName });
       else emit({ type: 'warning', message: 'pre-filtering needs a target structure (--target-structure); every file is profiled' });
     }
+    const root = path.resolve(repoPath);
+    const shape = entryShape(config, llm ? JSON.stringify([llm.provider.name, llm.provider.model, llm.prompts.version, answerContext({ config, targetStructure: llm.targetStructure, focus: llm.focus })]) : null);
+    const repo = await repoIdentity(root, walked.source, git);
+    const wanted = (filePath: string): ProfileKind => (!llm ? 'static' : chosen && !chosen.has(filePath) ? 'unselected' : 'llm');
+    const reuse = await reuseStage({
+      root,
+      files: walked.files,
+      source: walked.source,
+      previousIndex: options.previousIndex ?? null,
+      shape,
+      repo,
+      goModule,
+      wanted,
+      classify,
+      git,
+      emit,
+      repoName,
+      ...(options.readFile ? { readFile: options.readFile } : {}),
+    });
+    const records: FileRecord[] = [];
     const relationships: FileRelationship[] = [];
     let fatalError: unknown = null;
     const limit = pLimit(limiterSize(config, llm !== null, extractors.threads));
@@ -95,9 +141,21 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
       summaries.push(skippedSummary(file, 'symlink_outside_repo', 'symbolic link points outside the repository; not followed'));
       emit({ type: 'file_done', repo: repoName, path: file.path, status: 'skipped', cached: false });
     }
+    for (const entry of reuse.reused) {
+      const terms = termsOf(entry);
+      if (terms) {
+        termLists.push(terms);
+        conceptSlots.set(entry.summary, termLists.length - 1);
+      }
+      summaries.push(entry.summary);
+      relationships.push(...entry.relationships);
+      records.push(entry.record);
+      emit({ type: 'file_done', repo: repoName, path: entry.summary.file_path, status: entry.summary.status, cached: true });
+    }
 
+    let parsed = 0;
     await Promise.all(
-      walked.files.map((file) =>
+      reuse.toExtract.map((file) =>
         limit(async () => {
           if (signal.aborted) return;
           const done = await profileFile(file, extractors, context, chosen, (error) => {
@@ -112,6 +170,8 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
             conceptSlots.set(summary, termLists.length - 1);
           }
           summaries.push(summary);
+          records.push({ path: file.path, mtimeMs: file.mtimeMs, size: file.size, blob: reuse.blobs.get(file.path) ?? null, hash: summary.content_hash, imports: done.rawImports, terms: done.terms });
+          if (summary.status !== 'skipped' && detectLanguage(file.path).grammar) parsed++;
           emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached });
         }),
       ),
@@ -122,9 +182,9 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
     const concepts = finalizeConcepts(termLists);
     for (const [summary, slot] of conceptSlots) summary.key_concepts = concepts[slot] ?? [];
 
-    return buildRepoIndex({
+    const index = buildRepoIndex({
       repoName,
-      repoPath: path.resolve(repoPath),
+      repoPath: root,
       summaries,
       relationships,
       config,
@@ -134,9 +194,20 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
       finishedAt: now(),
       run: runFacts(llm, stats, candidates.length, chosen?.size ?? candidates.length),
     });
+    records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return {
+      index,
+      state: { shape, repo, goModule, records },
+      reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
+    };
   } finally {
     if (ownsExtractors) await extractors.close();
   }
+}
+
+/** A reused static entry's candidate concept terms, so the repository-wide weighting sees every file. */
+function termsOf(entry: ReusedEntry): Array<[string, number]> | null {
+  return entry.summary.profile_source === 'static' && entry.summary.status === 'ok' ? entry.record.terms : null;
 }
 
 function runFacts(llm: LlmSession | null, stats: ReturnType<typeof emptyLlmStats>, before: number, after: number): RunFacts {
@@ -181,6 +252,8 @@ async function readGoModule(goMod: string): Promise<string | null> {
 
 export interface RunIndexOptions extends IndexRepoOptions {
   outDir: string;
+  /** Reuse the unchanged entries of the index already in `outDir` (default); false indexes every file again. */
+  reuse?: boolean;
 }
 
 export interface RunIndexResult {
@@ -199,7 +272,8 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   const names = new Set<string>();
   try {
     for (const repoPath of repoPaths) {
-      const index = await indexRepository(repoPath, { ...options, extractors });
+      const previousIndex = options.reuse === false ? null : path.join(options.outDir, indexFileName(options.config, path.basename(path.resolve(repoPath))));
+      const { index, state, reuse } = await indexRepositoryWithState(repoPath, { ...options, extractors, previousIndex });
       if (names.has(index.repo_name)) {
         emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });
       }
@@ -208,7 +282,8 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }
       const outputPath = await writeRepoIndex(index, options.outDir, options.config);
-      written.push({ index, outputPath });
+      await saveReuseState(outputPath, state);
+      written.push({ index, outputPath, reuse });
       emit({ type: 'repo_done', repo: index.repo_name, outputPath });
     }
   } finally {

@@ -8,6 +8,7 @@ import type { Config } from '../config/schema.js';
 import type { RepoIndex } from '../index/types.js';
 import { toJson, writeFileAtomic } from '../index/serialize.js';
 import { VERSION } from '../shared/version.js';
+import type { ReuseFigures } from './runIndex.js';
 
 export function indexFileName(config: Config, repoName: string): string {
   const safe = repoName.replace(/[^\w.-]+/g, '_');
@@ -29,6 +30,8 @@ function jsonStyle(config: Config) {
 export interface WrittenRepo {
   index: RepoIndex;
   outputPath: string;
+  /** The files this run reused, read and parsed, when the pipeline reports them. */
+  reuse?: ReuseFigures;
 }
 
 export async function writeRunReports(written: WrittenRepo[], outDir: string, config: Config, configFile: string | null): Promise<string[]> {
