@@ -19,12 +19,11 @@ import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { importStyleOf, resolveImports, RepoFileSet } from '../extract/imports.js';
 import { detectLanguage } from '../extract/languages.js';
-import { detectRole } from '../extract/role.js';
 import { SCHEMA_VERSION, type FileRelationship, type FileSummary, type RepoIndex, type SkipReason } from '../index/types.js';
 import { repoIndexProblem } from '../index/serialize.js';
 import { contentHash } from '../shared/hash.js';
 import { VERSION } from '../shared/version.js';
-import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from './classify.js';
+import { classifyFile, isSecretFileName, type ClassifyOptions, type ReadFile } from './classify.js';
 import type { EventSink } from './events.js';
 import { isoDate } from './profile.js';
 import { loadReuseState, sha256, type EntryShape, type FileRecord, type RepoIdentity } from './reuseState.js';
@@ -102,6 +101,12 @@ export interface ReuseResult {
   stats: ReuseStats;
 }
 
+/**
+ * A file modified this close before the previous run started may have been modified again within the same
+ * mtime tick after it was read (FAT and HFS+ keep 1-2 s): its mtime proves nothing, its blob or hash does.
+ */
+const RACY_MS = 2000;
+
 /** Statuses that follow from the file's name, size and bytes alone, so they hold as long as those do. */
 const STABLE_SKIPS: ReadonlySet<SkipReason> = new Set(['too_large', 'binary', 'not_utf8', 'generated', 'secret_file', 'empty']);
 
@@ -150,7 +155,7 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
   const toHash: WalkedFile[] = [];
   for (const file of input.files) {
     const record = records.get(file.path);
-    if (record && record.mtimeMs === file.mtimeMs && record.size === file.size) {
+    if (record && record.mtimeMs === file.mtimeMs && record.size === file.size && record.mtimeMs < previous.startedAt - RACY_MS) {
       const entry = take(file, file.path);
       if (entry) {
         stats.byMtime++;
@@ -203,17 +208,9 @@ function stillValid(file: WalkedFile, from: string, summary: FileSummary, record
   if (kind !== input.wanted(file.path)) return false;
   if (kind === 'llm' && !modelShapeMatches) return false;
   if (kind !== 'llm' && record.terms === null) return false;
-  if (from === file.path) return true;
-  // A renamed or copied file keeps its entry only when nothing its new path decides has changed.
-  const language = detectLanguage(file.path);
-  return (
-    kind === 'static' &&
-    language.name === summary.language &&
-    detectRole(file.path) === summary.role &&
-    path.posix.extname(file.path).toLowerCase() === path.posix.extname(from).toLowerCase() &&
-    !isSecretFileName(file.path) &&
-    !(input.classify.skipGenerated && generatedReason(file.path, ''))
-  );
+  // A renamed or copied file's candidate terms include words of its path, which the record keeps only for
+  // the old one: its entry is recomputed (its model answer still comes from the cache).
+  return from === file.path;
 }
 
 /** Whether the file's imports, as written, still resolve to what its entry says against today's files. */
@@ -232,6 +229,7 @@ interface PreviousRun {
   summaries: Map<string, FileSummary>;
   relationships: Map<string, FileRelationship[]>;
   goModule: string | null;
+  startedAt: number;
   modelShapeMatches: boolean;
 }
 
@@ -277,7 +275,7 @@ async function loadPrevious(indexFile: string, input: ReuseInput): Promise<Previ
     if (list) list.push(relationship);
     else relationships.set(relationship.repo_file_path, [relationship]);
   }
-  return { records: state.records, summaries, relationships, goModule: state.goModule, modelShapeMatches: state.shape.model === input.shape.model };
+  return { records: state.records, summaries, relationships, goModule: state.goModule, startedAt: state.startedAt, modelShapeMatches: state.shape.model === input.shape.model };
 }
 
 /** The same folder, or clones of one origin (a local origin may be the other's folder). */

@@ -48,6 +48,8 @@ export interface FileRecord {
 }
 
 export interface ReuseState {
+  /** When the run started (ms since the epoch): files modified shortly before it have untrustworthy mtimes. */
+  startedAt: number;
   shape: EntryShape;
   repo: RepoIdentity;
   goModule: string | null;
@@ -58,6 +60,7 @@ interface StateHeader {
   format: typeof STATE_FORMAT;
   version: number;
   index_sha256: string;
+  started_ms: number;
   shape: EntryShape;
   repo: RepoIdentity;
   go_module: string | null;
@@ -80,6 +83,7 @@ export async function saveReuseState(indexFile: string, state: ReuseState): Prom
     format: STATE_FORMAT,
     version: STATE_VERSION,
     index_sha256: sha256(await readFile(indexFile)),
+    started_ms: state.startedAt,
     shape: state.shape,
     repo: state.repo,
     go_module: state.goModule,
@@ -94,7 +98,7 @@ export async function saveReuseState(indexFile: string, state: ReuseState): Prom
 }
 
 export type LoadedState =
-  | { ok: true; shape: EntryShape; repo: RepoIdentity; goModule: string | null; records: Map<string, FileRecord> }
+  | { ok: true; startedAt: number; shape: EntryShape; repo: RepoIdentity; goModule: string | null; records: Map<string, FileRecord> }
   | { ok: false; problem: string };
 
 /** Reads the state recorded for the index whose SHA-256 is `indexSha256`, line by line. */
@@ -121,5 +125,5 @@ export async function loadReuseState(indexFile: string, indexSha256: string): Pr
   }
   if (!header) return { ok: false, problem: 'its reuse state is empty' };
   if (records.size !== header.files) return { ok: false, problem: 'its reuse state is truncated' };
-  return { ok: true, shape: header.shape, repo: header.repo, goModule: header.go_module, records };
+  return { ok: true, startedAt: header.started_ms, shape: header.shape, repo: header.repo, goModule: header.go_module, records };
 }

@@ -197,7 +197,7 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
     records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return {
       index,
-      state: { shape, repo, goModule, records },
+      state: { startedAt: started, shape, repo, goModule, records },
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
     };
   } finally {
