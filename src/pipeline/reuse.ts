@@ -194,7 +194,7 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
   });
   input.emit({
     type: 'info',
-    message: `${input.repoName}: ${reused.length} of ${input.files.length} files unchanged (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash); ${toExtract.length} to extract`,
+    message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash); ${toExtract.length} to extract`,
   });
   return { reused, toExtract, blobs, stats };
 }
