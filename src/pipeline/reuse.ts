@@ -111,10 +111,10 @@ const RACY_MS = 2000;
 const STABLE_SKIPS: ReadonlySet<SkipReason> = new Set(['too_large', 'binary', 'not_utf8', 'generated', 'secret_file', 'empty']);
 
 export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
-  const blobs = input.source === 'git' ? await cleanBlobs(input.root, input.git) : new Map<string, string>();
   const stats: ReuseStats = { byMtime: 0, byBlob: 0, byHash: 0, hashed: 0 };
+  const gitBlobs = () => (input.source === 'git' ? cleanBlobs(input.root, input.git) : Promise.resolve(new Map<string, string>()));
   const previous = input.previousIndex ? await loadPrevious(input.previousIndex, input) : null;
-  if (!previous) return { reused: [], toExtract: [...input.files], blobs, stats };
+  if (!previous) return { reused: [], toExtract: [...input.files], blobs: await gitBlobs(), stats };
 
   const { records, summaries, relationships } = previous;
   const byBlob = new Map<string, string>();
@@ -134,7 +134,8 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
     return fileSet;
   };
 
-  const take = (file: WalkedFile, from: string): ReusedEntry | null => {
+  /** `blob` is the file's blob id today, when known; an entry taken by mtime keeps the one it had. */
+  const take = (file: WalkedFile, from: string, blob: string | null): ReusedEntry | null => {
     const summary = summaries.get(from);
     const record = records.get(from);
     if (!summary || !record) return null;
@@ -146,26 +147,30 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
     return {
       summary: reused,
       relationships: summary.profile_source === 'llm' ? (relationships.get(from) ?? []) : [],
-      record: { ...record, path: file.path, mtimeMs: file.mtimeMs, size: file.size, blob: blobs.get(file.path) ?? null },
+      record: { ...record, path: file.path, mtimeMs: file.mtimeMs, size: file.size, blob },
     };
   };
 
   const reused: ReusedEntry[] = [];
   const toExtract: WalkedFile[] = [];
-  const toHash: WalkedFile[] = [];
+  const moved: WalkedFile[] = [];
   for (const file of input.files) {
     const record = records.get(file.path);
     if (record && record.mtimeMs === file.mtimeMs && record.size === file.size && record.mtimeMs < previous.startedAt - RACY_MS) {
-      const entry = take(file, file.path);
+      const entry = take(file, file.path, record.blob);
       if (entry) {
         stats.byMtime++;
         reused.push(entry);
       } else toExtract.push(file);
-      continue;
-    }
+    } else moved.push(file);
+  }
+  // Git is asked only when some file's mtime moved, or some file is extracted again and needs its blob id.
+  const blobs = moved.length > 0 || toExtract.length > 0 ? await gitBlobs() : new Map<string, string>();
+  const toHash: WalkedFile[] = [];
+  for (const file of moved) {
     const blob = blobs.get(file.path);
-    const sameBlob = blob === undefined ? undefined : record?.blob === blob ? file.path : byBlob.get(blob);
-    const entry = sameBlob === undefined ? null : take(file, sameBlob);
+    const sameBlob = blob === undefined ? undefined : records.get(file.path)?.blob === blob ? file.path : byBlob.get(blob);
+    const entry = sameBlob === undefined ? null : take(file, sameBlob, blob ?? null);
     if (entry) {
       stats.byBlob++;
       reused.push(entry);
@@ -182,7 +187,7 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
         if (!classified.ok) return null;
         const hash = contentHash(classified.content);
         const from = records.get(file.path)?.hash === hash ? file.path : byHash.get(hash);
-        return from === undefined ? null : take(file, from);
+        return from === undefined ? null : take(file, from, blobs.get(file.path) ?? null);
       }),
     ),
   );

@@ -97,10 +97,8 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
     );
     emit({ type: 'repo_start', repo: repoName, files: walked.files.length + walked.outside.length });
 
-    if (walked.files.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
     const goModule = await readGoModule(path.join(repoPath, 'go.mod'));
     const classify = { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated };
-    extractors.setRepository(walked.files.map((f) => f.path), goModule, { classify, keepContent: llm !== null });
     const stats = emptyLlmStats();
     const context = llm ? llmContext(llm, config, stats, signal, repoName) : null;
     const candidates = walked.files.map((f) => f.path);
@@ -128,6 +126,9 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
       repoName,
       ...(options.readFile ? { readFile: options.readFile } : {}),
     });
+    // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
+    if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
+    extractors.setRepository(walked.files.map((f) => f.path), goModule, { classify, keepContent: llm !== null }, reuse.toExtract.length);
     const records: FileRecord[] = [];
     const relationships: FileRelationship[] = [];
     let fatalError: unknown = null;
