@@ -10,7 +10,6 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RawImport } from '../extract/imports.js';
@@ -77,12 +76,12 @@ export function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Records the state of the index just written at `indexFile`. */
-export async function saveReuseState(indexFile: string, state: ReuseState): Promise<void> {
+/** Records the state of the index just written at `indexFile`, whose SHA-256 is `indexSha256`. */
+export async function saveReuseState(indexFile: string, indexSha256: string, state: ReuseState): Promise<void> {
   const header: StateHeader = {
     format: STATE_FORMAT,
     version: STATE_VERSION,
-    index_sha256: sha256(await readFile(indexFile)),
+    index_sha256: indexSha256,
     started_ms: state.startedAt,
     shape: state.shape,
     repo: state.repo,

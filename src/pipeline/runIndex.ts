@@ -27,7 +27,7 @@ import { buildRepoIndex } from './buildIndex.js';
 import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReusedEntry, type ReuseStats } from './reuse.js';
 import { saveReuseState, type FileRecord, type ReuseState } from './reuseState.js';
 import { runGit, walkRepository, type GitRunner } from './walk.js';
-import { indexFileName, writeRepoIndex, writeRunReports, type WrittenRepo } from './writeIndex.js';
+import { indexFileName, writeRepoIndexWithDigest, writeRunReports, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
@@ -282,8 +282,8 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
       if (index.analysis_metadata.files_by_status.ok === 0) {
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }
-      const outputPath = await writeRepoIndex(index, options.outDir, options.config);
-      await saveReuseState(outputPath, state);
+      const { file: outputPath, sha256 } = await writeRepoIndexWithDigest(index, options.outDir, options.config);
+      await saveReuseState(outputPath, sha256, state);
       written.push({ index, outputPath, reuse });
       emit({ type: 'repo_done', repo: index.repo_name, outputPath });
     }

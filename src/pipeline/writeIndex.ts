@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { RepoIndex } from '../index/types.js';
 import { toJson, writeFileAtomic } from '../index/serialize.js';
+import { writeJsonStreamAtomic } from '../index/writeStream.js';
 import { VERSION } from '../shared/version.js';
 import type { ReuseFigures } from './runIndex.js';
 
@@ -16,11 +17,16 @@ export function indexFileName(config: Config, repoName: string): string {
 }
 
 export async function writeRepoIndex(index: RepoIndex, outDir: string, config: Config): Promise<string> {
+  return (await writeRepoIndexWithDigest(index, outDir, config)).file;
+}
+
+/** Writes the index and says what was written: its SHA-256 ties the reuse state to this very file. */
+export async function writeRepoIndexWithDigest(index: RepoIndex, outDir: string, config: Config): Promise<{ file: string; sha256: string }> {
   const file = path.join(outDir, indexFileName(config, index.repo_name));
   const { analysis_metadata, ...rest } = index;
   const body = config.output.include_metadata ? { ...rest, analysis_metadata } : rest;
-  await writeFileAtomic(file, toJson(body, jsonStyle(config)));
-  return file;
+  const { sha256 } = await writeJsonStreamAtomic(file, body, jsonStyle(config));
+  return { file, sha256 };
 }
 
 function jsonStyle(config: Config) {
