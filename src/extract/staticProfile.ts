@@ -1,12 +1,14 @@
 /**
  * The offline, deterministic half of a profile: from a file's text, what the parser and a few patterns can
- * state as fact. Symbols, imports (resolved to repo paths), line counts, a doc-comment summary and weighted
- * candidate terms for `key_concepts` (made characteristic against the whole repository later).
+ * state as fact. Symbols, imports (resolved to repo paths), line counts, a doc-comment summary and the file's
+ * vocabulary. `key_concepts` are chosen later, against the whole repository, from what the stored profile holds
+ * (`candidateTermsOf`), so an index alone is enough to choose them again.
  */
 import path from 'node:path';
-import type { CodeSymbol, FileRole } from '../index/types.js';
+import type { CodeSymbol, FileRole, FileSummary } from '../index/types.js';
 import { CODE_NOISE, STOPWORDS, stem, words } from '../shared/text.js';
-import { countIdentifiers, type WordCache } from './wordCache.js';
+import { WordCache } from './wordCache.js';
+import { fileVocabulary, parseVocabulary } from './vocabulary.js';
 import { findImports, importStyleOf, resolveImports, type RawImport, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
@@ -28,8 +30,8 @@ export interface StaticFacts {
   /** The leading doc comment or docstring, when the file has one. */
   doc: string | undefined;
   summary: string;
-  /** Candidate concept terms with weights, strongest first; `finalizeConcepts` picks the characteristic ones. */
-  terms: Array<[string, number]>;
+  /** Every word of the file with its count, bounded (see vocabulary.ts). */
+  vocabulary: string;
   /** Set when the grammar failed on this file; the facts then come from the text alone. */
   parse_error?: string;
 }
@@ -79,7 +81,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     lines_of_code: countNonEmptyLines(content),
     doc,
     summary: doc ?? composeSummary(file_type, symbols, imports.dependencies, content),
-    terms: candidateTerms(filePath, content, symbols, doc, context.words),
+    vocabulary: fileVocabulary(content),
   };
   if (parseError) facts.parse_error = parseError;
   return facts;
@@ -164,11 +166,20 @@ function shorten(text: string): string {
 }
 
 /**
- * Terms that may characterise the file, weighted by where they appear: symbol names (3), the file's path and
- * doc comments (2), any other identifier (1, damped). Stems merge `cache`/`caching`; the most frequent surface
- * form is kept so concepts stay readable.
+ * The static profiler composes a summary from the file's type, symbols and imports when the file has no doc
+ * comment ("TypeScript source defining functions a, b. Uses x."): its words restate other fields.
  */
-function candidateTerms(filePath: string, content: string, symbols: CodeSymbol[], doc: string | undefined, cache: WordCache): Array<[string, number]> {
+export function isComposedSummary(file: Pick<FileSummary, 'profile_source' | 'file_type' | 'summary'>): boolean {
+  return file.profile_source === 'static' && file.file_type !== '' && file.summary.startsWith(file.file_type);
+}
+
+/**
+ * Terms that may characterise a statically profiled file, weighted by where they appear: symbol names (3), the
+ * file's path and its doc comment (2), symbol docs (1), any other word of the file (log2(1 + count)). Stems
+ * merge `cache`/`caching`; the most frequent surface form is kept so concepts stay readable. A pure function of
+ * the stored profile: incremental runs and shard merges choose concepts again from indexes alone.
+ */
+export function candidateTermsOf(file: FileSummary, cache: WordCache): Array<[string, number]> {
   const weights = new Map<string, { weight: number; forms: Map<string, number> }>();
   const add = (word: string, weight: number): void => {
     if (word.length < 3 || STOPWORDS.has(word) || CODE_NOISE.has(word)) return;
@@ -183,15 +194,15 @@ function candidateTerms(filePath: string, content: string, symbols: CodeSymbol[]
     entry.weight += weight;
     entry.forms.set(word, (entry.forms.get(word) ?? 0) + 1);
   };
-  for (const symbol of symbols) {
+  for (const symbol of file.symbols) {
     for (const w of cache.split(symbol.name)) add(w, 3);
     if (symbol.doc) for (const w of words(symbol.doc)) add(w, 1);
   }
-  const withoutExt = filePath.replace(/\.[^./]+$/, '');
+  const withoutExt = file.file_path.replace(/\.[^./]+$/, '');
   for (const w of words(withoutExt)) add(w, 2);
-  if (doc) for (const w of words(doc)) add(w, 2);
+  if (!isComposedSummary(file)) for (const w of words(file.summary)) add(w, 2);
   const counts = new Map<string, number>();
-  for (const [identifier, n] of countIdentifiers(content)) {
+  for (const [identifier, n] of parseVocabulary(file.vocabulary)) {
     for (const w of cache.split(identifier)) counts.set(w, (counts.get(w) ?? 0) + n);
   }
   for (const [w, n] of counts) add(w, Math.log2(1 + n));
@@ -214,6 +225,19 @@ function mostFrequentForm(forms: Map<string, number>): string {
 }
 
 export const KEY_CONCEPTS_PER_FILE = 10;
+
+/**
+ * Sets `key_concepts` of every statically profiled file of one repository, chosen against all of them. Model
+ * profiles keep the model's concepts. Depends only on the profiles, so a full run, an incremental run and a
+ * merge of shards agree.
+ */
+export function chooseConcepts(files: readonly FileSummary[], cache = new WordCache()): void {
+  const chosen = files.filter((file) => file.profile_source === 'static' && file.status !== 'skipped');
+  const concepts = finalizeConcepts(chosen.map((file) => candidateTermsOf(file, cache)));
+  chosen.forEach((file, i) => {
+    file.key_concepts = concepts[i] ?? [];
+  });
+}
 
 /**
  * Makes each file's concepts characteristic of it within its repository: a term found in most files (a

@@ -67,6 +67,11 @@ export interface FileSummary {
   symbols: CodeSymbol[];
   /** Repo paths this file imports (resolved local dependencies); a subset of what `dependencies` names. */
   local_imports: string[];
+  /**
+   * Every word of the file (identifiers, comment and string words) with its count, most frequent first,
+   * bounded: `expandIPv6:3 parseIPv4:2 address`. What grep would see, so the index alone can rank by it.
+   */
+  vocabulary?: string;
   secrets_redacted?: number;
 }
 

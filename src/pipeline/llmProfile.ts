@@ -12,7 +12,7 @@ import type { ProfileAnswer, ProfileAnswerFormat } from '../llm/answers.js';
 import { renderPrompt, type PromptSet } from '../llm/prompts.js';
 import type { JsonSchema, LlmProvider } from '../llm/provider.js';
 import { InvalidAnswerError, statusOf, withRetries, type RequestGate, type RetryPolicy } from '../llm/retry.js';
-import { redactSecrets } from '../llm/secrets.js';
+import { redactSecrets } from '../shared/secrets.js';
 import { ProviderError, errorMessage } from '../shared/errors.js';
 import { contentHash } from '../shared/hash.js';
 

@@ -37,6 +37,7 @@ export function staticSummary(file: WalkedFile, hash: string, facts: StaticFacts
     size_bytes: file.size,
     symbols: facts.symbols,
     local_imports: facts.local_imports,
+    vocabulary: facts.vocabulary,
   };
   if (facts.parse_error) summary.reason = `parse_error: ${facts.parse_error}`;
   return summary;
@@ -69,8 +70,6 @@ export function skippedSummary(file: WalkedFile, reason: SkipReason, detail: str
 export interface ProfiledFile {
   summary: FileSummary;
   relationships: FileRelationship[];
-  /** Candidate concept terms, when the concepts are still to be chosen (static profiles). */
-  terms: Array<[string, number]> | null;
   /** The import specifiers as written, recorded so a later run can re-resolve them without reading the file. */
   rawImports: RawImport[];
   cached: boolean;
@@ -89,10 +88,10 @@ export async function profileFile(
   onFatal: (error: ProviderError) => void,
 ): Promise<ProfiledFile | null> {
   const extracted = await extractors.run(file);
-  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], terms: null, rawImports: [], cached: false };
+  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], rawImports: [], cached: false };
   const { facts } = extracted;
   const summary = staticSummary(file, extracted.hash, facts);
-  const asStatic = (): ProfiledFile => ({ summary, relationships: [], terms: facts.terms, rawImports: facts.raw_imports, cached: false });
+  const asStatic = (): ProfiledFile => ({ summary, relationships: [], rawImports: facts.raw_imports, cached: false });
   if (!context || extracted.content === undefined) return asStatic();
   if (chosen && !chosen.has(file.path)) {
     summary.reason = 'not selected by the pre-filter';
@@ -112,5 +111,5 @@ export async function profileFile(
     summary.reason = result.error;
     return asStatic();
   }
-  return { summary, relationships: applyAnswer(summary, result.answer), terms: null, rawImports: facts.raw_imports, cached: result.cached };
+  return { summary, relationships: applyAnswer(summary, result.answer), rawImports: facts.raw_imports, cached: result.cached };
 }

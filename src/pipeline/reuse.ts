@@ -19,11 +19,12 @@ import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { importStyleOf, resolveImports, RepoFileSet } from '../extract/imports.js';
 import { detectLanguage } from '../extract/languages.js';
+import { detectRole } from '../extract/role.js';
 import { SCHEMA_VERSION, type FileRelationship, type FileSummary, type RepoIndex, type SkipReason } from '../index/types.js';
 import { repoIndexProblem } from '../index/serialize.js';
 import { contentHash } from '../shared/hash.js';
 import { VERSION } from '../shared/version.js';
-import { classifyFile, isSecretFileName, type ClassifyOptions, type ReadFile } from './classify.js';
+import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from './classify.js';
 import type { EventSink } from './events.js';
 import { isoDate } from './profile.js';
 import { loadReuseState, sha256, type EntryShape, type FileRecord, type RepoIdentity } from './reuseState.js';
@@ -139,7 +140,7 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
     const summary = summaries.get(from);
     const record = records.get(from);
     if (!summary || !record) return null;
-    if (!stillValid(file, from, summary, record, input, previous.modelShapeMatches)) return null;
+    if (!stillValid(file, from, summary, input, previous.modelShapeMatches)) return null;
     const moved = from !== file.path;
     if ((moved || fileSetChanged) && summary.status === 'ok' && !sameImports(file.path, summary, record, currentFiles())) return null;
     const reused: FileSummary = { ...summary, file_path: file.path, last_modified: isoDate(file.mtimeMs), size_bytes: file.size };
@@ -205,17 +206,24 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
 }
 
 /** Whether a previous entry is what this run would write for `file`, apart from its path-free imports. */
-function stillValid(file: WalkedFile, from: string, summary: FileSummary, record: FileRecord, input: ReuseInput, modelShapeMatches: boolean): boolean {
+function stillValid(file: WalkedFile, from: string, summary: FileSummary, input: ReuseInput, modelShapeMatches: boolean): boolean {
   if (summary.status === 'failed') return false;
   if (summary.status === 'skipped') return from === file.path && STABLE_SKIPS.has(summary.reason as SkipReason);
   if (summary.reason?.startsWith('parse_error')) return false;
   const kind: ProfileKind = summary.profile_source === 'llm' ? 'llm' : summary.reason === 'not selected by the pre-filter' ? 'unselected' : 'static';
   if (kind !== input.wanted(file.path)) return false;
   if (kind === 'llm' && !modelShapeMatches) return false;
-  if (kind !== 'llm' && record.terms === null) return false;
-  // A renamed or copied file's candidate terms include words of its path, which the record keeps only for
-  // the old one: its entry is recomputed (its model answer still comes from the cache).
-  return from === file.path;
+  if (from === file.path) return true;
+  // A renamed or copied file keeps its entry only when nothing its new path decides has changed (its concepts
+  // are chosen again from the entry, new path included). A model's entry is recomputed, from the answer cache.
+  return (
+    kind === 'static' &&
+    detectLanguage(file.path).name === summary.language &&
+    detectRole(file.path) === summary.role &&
+    path.posix.extname(file.path).toLowerCase() === path.posix.extname(from).toLowerCase() &&
+    !isSecretFileName(file.path) &&
+    !(input.classify.skipGenerated && generatedReason(file.path, ''))
+  );
 }
 
 /** Whether the file's imports, as written, still resolve to what its entry says against today's files. */

@@ -1,7 +1,7 @@
 /**
  * What a run records beside its index so the next run can skip unchanged files without reading them: one
- * small record per file (path, mtime, size, git blob id, content hash, the imports as written, the candidate
- * concept terms) and what shaped the entries. The index stays the store of the entries themselves; this file
+ * small record per file (path, mtime, size, git blob id, content hash, the imports as written) and what shaped
+ * the entries. The index stays the store of the entries themselves; this file
  * only says which of them may be taken as they are.
  *
  * Written as NDJSON beside the index (`.<index file>.state`, hidden, so index loaders never take it for a
@@ -42,8 +42,6 @@ export interface FileRecord {
   /** The content hash recorded in the entry ('' for files never read). */
   hash: string;
   imports: RawImport[];
-  /** Candidate concept terms of a static profile, for the repository-wide weighting. */
-  terms: Array<[string, number]> | null;
 }
 
 export interface ReuseState {
@@ -66,7 +64,7 @@ interface StateHeader {
   files: number;
 }
 
-type RecordLine = [string, number, number, string | null, string, RawImport[], Array<[string, number]> | null];
+type RecordLine = [string, number, number, string | null, string, RawImport[]];
 
 export function stateFileFor(indexFile: string): string {
   return path.join(path.dirname(indexFile), `.${path.basename(indexFile)}.state`);
@@ -90,7 +88,7 @@ export async function saveReuseState(indexFile: string, indexSha256: string, sta
   };
   const lines = [JSON.stringify(header)];
   for (const r of state.records) {
-    const line: RecordLine = [r.path, r.mtimeMs, r.size, r.blob, r.hash, r.imports, r.terms];
+    const line: RecordLine = [r.path, r.mtimeMs, r.size, r.blob, r.hash, r.imports];
     lines.push(JSON.stringify(line));
   }
   await writeFileAtomic(stateFileFor(indexFile), `${lines.join('\n')}\n`);
@@ -115,8 +113,8 @@ export async function loadReuseState(indexFile: string, indexSha256: string): Pr
         if (header.index_sha256 !== indexSha256) return { ok: false, problem: 'its reuse state describes another index' };
         continue;
       }
-      const [p, mtimeMs, size, blob, hash, imports, terms] = JSON.parse(line) as RecordLine;
-      records.set(p, { path: p, mtimeMs, size, blob, hash, imports, terms });
+      const [p, mtimeMs, size, blob, hash, imports] = JSON.parse(line) as RecordLine;
+      records.set(p, { path: p, mtimeMs, size, blob, hash, imports });
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, problem: 'it has no reuse state' };

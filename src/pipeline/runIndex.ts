@@ -13,7 +13,7 @@ import type { Config } from '../config/schema.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
 import { preferFastStartup } from '../extract/parser.js';
 import { detectLanguage } from '../extract/languages.js';
-import { finalizeConcepts } from '../extract/staticProfile.js';
+import { chooseConcepts } from '../extract/staticProfile.js';
 import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
 import { AbortedError } from '../shared/errors.js';
 import { STATIC_RUN, type RunFacts } from './buildIndex.js';
@@ -24,7 +24,7 @@ import type { ReadFile } from './classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { profileFile, skippedSummary } from './profile.js';
 import { buildRepoIndex } from './buildIndex.js';
-import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReusedEntry, type ReuseStats } from './reuse.js';
+import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReuseStats } from './reuse.js';
 import { saveReuseState, type FileRecord, type ReuseState } from './reuseState.js';
 import { runGit, walkRepository, type GitRunner } from './walk.js';
 import { indexFileName, writeRepoIndexWithDigest, writeRunReports, type WrittenRepo } from './writeIndex.js';
@@ -133,9 +133,6 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
     const relationships: FileRelationship[] = [];
     let fatalError: unknown = null;
     const limit = pLimit(limiterSize(config, llm !== null, extractors.threads));
-    // Concepts need the whole repository before they can be chosen: each profiled summary keeps its slot.
-    const termLists: Array<Array<[string, number]>> = [];
-    const conceptSlots = new Map<FileSummary, number>();
     const summaries: FileSummary[] = [];
 
     for (const file of walked.outside) {
@@ -143,11 +140,6 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
       emit({ type: 'file_done', repo: repoName, path: file.path, status: 'skipped', cached: false });
     }
     for (const entry of reuse.reused) {
-      const terms = termsOf(entry);
-      if (terms) {
-        termLists.push(terms);
-        conceptSlots.set(entry.summary, termLists.length - 1);
-      }
       summaries.push(entry.summary);
       relationships.push(...entry.relationships);
       records.push(entry.record);
@@ -166,12 +158,8 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
           if (!done || signal.aborted) return;
           const { summary, cached } = done;
           relationships.push(...done.relationships);
-          if (done.terms) {
-            termLists.push(done.terms);
-            conceptSlots.set(summary, termLists.length - 1);
-          }
           summaries.push(summary);
-          records.push({ path: file.path, mtimeMs: file.mtimeMs, size: file.size, blob: reuse.blobs.get(file.path) ?? null, hash: summary.content_hash, imports: done.rawImports, terms: done.terms });
+          records.push({ path: file.path, mtimeMs: file.mtimeMs, size: file.size, blob: reuse.blobs.get(file.path) ?? null, hash: summary.content_hash, imports: done.rawImports });
           if (summary.status !== 'skipped' && detectLanguage(file.path).grammar) parsed++;
           emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached });
         }),
@@ -180,8 +168,7 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
     if (fatalError) throw fatalError;
     if (signal.aborted) throw new AbortedError('interrupted: profiles finished so far are cached; run again to resume');
 
-    const concepts = finalizeConcepts(termLists);
-    for (const [summary, slot] of conceptSlots) summary.key_concepts = concepts[slot] ?? [];
+    chooseConcepts(summaries);
 
     const index = buildRepoIndex({
       repoName,
@@ -204,11 +191,6 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
   } finally {
     if (ownsExtractors) await extractors.close();
   }
-}
-
-/** A reused static entry's candidate concept terms, so the repository-wide weighting sees every file. */
-function termsOf(entry: ReusedEntry): Array<[string, number]> | null {
-  return entry.summary.profile_source === 'static' && entry.summary.status === 'ok' ? entry.record.terms : null;
 }
 
 function runFacts(llm: LlmSession | null, stats: ReturnType<typeof emptyLlmStats>, before: number, after: number): RunFacts {

@@ -17,6 +17,8 @@ export { FIELDS, FIELD_COUNT, type FieldName } from './profileTokens.js';
 
 /** A posting packs its field into the low bits and its count above them. */
 export const FIELD_BITS = 3;
+/** Counts above this are stored as this: saturation makes the difference meaningless, and it keeps postings in 31 bits. */
+const MAX_COUNT = (1 << (31 - FIELD_BITS)) - 1;
 
 export const ROLES: readonly FileRole[] = ['source', 'entry_point', 'test', 'docs', 'config', 'example', 'build', 'data', 'generated'];
 
@@ -123,7 +125,6 @@ function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
   // Term -> flat (doc, packed) list, appended in doc order.
   const lists = new Map<string, number[]>();
   const df = new Map<string, number>();
-  const counts = new Map<string, number>();
   const lastDoc = new Map<string, number>();
   const repoIds = new Map<string, number>();
   const repoOf = new Int32Array(n);
@@ -144,20 +145,20 @@ function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
     linesOfCode[d] = file.lines_of_code;
     const fields = fieldTokens(file, tokenizer);
     for (let f = 0; f < FIELD_COUNT; f++) {
-      const tokens = fields[f] as string[];
-      lengths[f * n + d] = tokens.length;
-      avgLength[f] = (avgLength[f] ?? 0) + tokens.length;
-      counts.clear();
-      for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+      const counts = fields[f] as Map<string, number>;
+      let length = 0;
       for (const [t, c] of counts) {
+        length += c;
         let list = lists.get(t);
         if (!list) lists.set(t, (list = []));
-        list.push(d, (c << FIELD_BITS) | f);
+        list.push(d, (Math.min(c, MAX_COUNT) << FIELD_BITS) | f);
         if (lastDoc.get(t) !== d) {
           lastDoc.set(t, d);
           df.set(t, (df.get(t) ?? 0) + 1);
         }
       }
+      lengths[f * n + d] = length;
+      avgLength[f] = (avgLength[f] ?? 0) + length;
     }
   }
   for (let f = 0; f < FIELD_COUNT; f++) avgLength[f] = n ? (avgLength[f] ?? 0) / n : 0;

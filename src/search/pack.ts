@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
 import { FieldIndex, type FieldIndexData } from './fieldIndex.js';
 
-export const PACK_VERSION = 1;
+export const PACK_VERSION = 2;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
 

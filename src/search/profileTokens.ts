@@ -1,14 +1,16 @@
 /**
  * What a profile says, as tokens: the fields BM25F scores (file name, folders, symbols, key concepts, doc
- * comments, summary, imports) and the tokeniser that splits and stems them, the same for profiles and
+ * comments, summary, imports, and the file's whole vocabulary) and the tokeniser that splits and stems them, the same for profiles and
  * requests. Also which source file a test is named after.
  */
 import path from 'node:path';
+import { isComposedSummary } from '../extract/staticProfile.js';
+import { parseVocabulary } from '../extract/vocabulary.js';
 import type { FileSummary } from '../index/types.js';
 import { STOPWORDS, splitIdentifier, stem } from '../shared/text.js';
 
 /** The profile fields BM25F scores, in postings order. */
-export const FIELDS = ['name', 'path', 'symbols', 'concepts', 'docs', 'summary', 'imports'] as const;
+export const FIELDS = ['name', 'path', 'symbols', 'concepts', 'docs', 'summary', 'imports', 'body'] as const;
 export type FieldName = (typeof FIELDS)[number];
 export const FIELD_COUNT = FIELDS.length;
 /**
@@ -30,6 +32,9 @@ export class Tokenizer {
       for (const w of words) {
         if (w.length < 2 || STOPWORDS.has(w) || isDigits(w)) continue;
         parts.push(stem(w));
+        // `base64` is also about `base`, `utf8` about `utf`: the letters alone match a request that omits the number.
+        const letters = lettersBeforeDigits(w);
+        if (letters.length >= 3 && !STOPWORDS.has(letters)) parts.push(stem(letters));
       }
       if (words.length > 1) {
         const whole = words.join('');
@@ -50,6 +55,13 @@ export class Tokenizer {
 
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
 
+/** `base64` -> `base`; a word that does not end in digits -> ''. */
+function lettersBeforeDigits(w: string): string {
+  let end = w.length;
+  while (end > 0 && w.charCodeAt(end - 1) >= 48 && w.charCodeAt(end - 1) <= 57) end--;
+  return end === w.length ? '' : w.slice(0, end);
+}
+
 function isDigits(w: string): boolean {
   for (let i = 0; i < w.length; i++) {
     const c = w.charCodeAt(i);
@@ -66,8 +78,8 @@ export function splitPath(filePath: string): { stem: string; dir: string } {
   return { stem: dot > 0 ? base.slice(0, dot) : base, dir: path.posix.dirname(posix) };
 }
 
-/** The tokens of each field of one profile, in `FIELDS` order. */
-export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): string[][] {
+/** Each field's token counts for one profile, in `FIELDS` order. */
+export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): Array<Map<string, number>> {
   const { stem: fileStem, dir } = splitPath(file.file_path);
   const symbolNames = new Set<string>();
   const symbols: string[] = [];
@@ -86,24 +98,28 @@ export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): string[][]
   const name = tokenizer.text(fileStem);
   // A declaration file is about types whatever its stem: index.d.ts, stubs.pyi.
   if (/\.d\.[cm]?ts$|\.pyi$/.test(file.file_path)) tokenizer.text('types', name);
+  const body = new Map<string, number>();
+  for (const [word, n] of parseVocabulary(file.vocabulary)) {
+    for (const t of tokenizer.identifier(word)) body.set(t, (body.get(t) ?? 0) + n);
+  }
   return [
-    name,
-    dir === '.' ? [] : tokenizer.text(dir),
-    symbols,
-    tokenizer.text(file.key_concepts.join(' ')),
-    docs,
-    isComposedSummary(file) ? [] : tokenizer.text(file.summary),
-    imports,
+    counted(name),
+    counted(dir === '.' ? [] : tokenizer.text(dir)),
+    counted(symbols),
+    counted(tokenizer.text(file.key_concepts.join(' '))),
+    counted(docs),
+    // A composed summary restates the symbols and imports fields, and its boilerplate ("source", "defining",
+    // "uses") would match requests by accident.
+    counted(isComposedSummary(file) ? [] : tokenizer.text(file.summary)),
+    counted(imports),
+    body,
   ];
 }
 
-/**
- * The static profiler writes a summary from the file's type, top-level symbols and imports when the file has
- * no doc comment ("TypeScript source defining functions a, b. Uses x."). The symbols and imports fields already
- * hold those words, and its boilerplate ("source", "defining", "uses") would match requests by accident.
- */
-function isComposedSummary(file: FileSummary): boolean {
-  return file.profile_source === 'static' && file.file_type !== '' && file.summary.startsWith(file.file_type);
+function counted(tokens: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return counts;
 }
 
 /** What an import says about a file: a package's name, or a local path's last folder and stem. */

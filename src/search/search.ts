@@ -160,7 +160,7 @@ function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, target: s
     const doc = corpus.doc(d);
     const symbols = matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
     if (request.type && request.type !== 'file' && symbols.length === 0) continue;
-    const searchable = new Set(fieldTokens(doc.file, tokenizer).flat());
+    const searchable = new Set(fieldTokens(doc.file, tokenizer).flatMap((counts) => [...counts.keys()]));
     const matched = keywords.filter((k) => {
       const needed = tokenizer.text(k);
       return needed.length > 0 && needed.every((t) => searchable.has(t));

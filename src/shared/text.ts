@@ -7,7 +7,9 @@
 const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 
 /**
- * `parseHTTPResponse2` -> ['parse', 'http', 'response', '2']; `max_file_size` -> ['max', 'file', 'size'].
+ * `parseHTTPResponse` -> ['parse', 'http', 'response']; `max_file_size` -> ['max', 'file', 'size']. Digits stay
+ * with the word they follow, because in code they are part of the name: `isIPv4` -> ['is', 'ipv4'],
+ * `Int32Array` -> ['int32', 'array'], `sha256sum` -> ['sha256', 'sum'], `toBase64` -> ['to', 'base64'].
  * One pass over the characters: this runs for every identifier of every file, so it avoids regexes.
  */
 export function splitIdentifier(identifier: string): string[] {
@@ -28,11 +30,10 @@ export function splitIdentifier(identifier: string): string[] {
       start = i;
     } else if (
       (kind === 2 && (previous === 1 || previous === 3)) ||
-      (kind === 3 && previous !== 3) ||
-      (kind !== 3 && previous === 3) ||
+      (kind === 1 && previous === 3) ||
       // the last capital of a run starts a new word when a lowercase letter follows: HTTPResponse -> HTTP Response,
-      // but a plural acronym stays whole: URLs, APIs
-      (kind === 2 && previous === 2 && i + 1 < n && isLower(identifier.charCodeAt(i + 1)) && !isPluralS(identifier, i + 1))
+      // but a plural acronym stays whole (URLs, APIs), and so does a versioned one (IPv4, HTTPv2)
+      (kind === 2 && previous === 2 && i + 1 < n && isLower(identifier.charCodeAt(i + 1)) && !isPluralS(identifier, i + 1) && !isVersionV(identifier, i + 1))
     ) {
       out.push(identifier.slice(start, i).toLowerCase());
       start = i;
@@ -45,6 +46,15 @@ export function splitIdentifier(identifier: string): string[] {
 
 function isLower(c: number): boolean {
   return c >= 97 && c <= 122;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** A lone lowercase letter followed by a digit after a run of capitals: the `v` of `IPv4`. */
+function isVersionV(identifier: string, i: number): boolean {
+  return i + 1 < identifier.length && isDigit(identifier.charCodeAt(i + 1));
 }
 
 /** A lone `s` closing a run of capitals: the next character is not a lowercase letter. */

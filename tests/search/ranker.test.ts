@@ -177,6 +177,14 @@ describe('words from code', () => {
     ['URLs', ['urls']],
     ['isURLSameOrigin', ['is', 'url', 'same', 'origin']],
     ['HTTPResponse', ['http', 'response']],
+    ['isIPv4', ['is', 'ipv4']],
+    ['expandIPv6Address', ['expand', 'ipv6', 'address']],
+    ['sha256sum', ['sha256', 'sum']],
+    ['utf8ToBytes', ['utf8', 'to', 'bytes']],
+    ['toBase64', ['to', 'base64']],
+    ['Int32Array', ['int32', 'array']],
+    ['HTTP2Server', ['http2', 'server']],
+    ['x86_64', ['x86', '64']],
   ])('splits %s into %j', (identifier, parts) => {
     expect(splitIdentifier(identifier)).toEqual(parts);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../../src/llm/secrets.js';
+import { redactSecrets } from '../../src/shared/secrets.js';
 
 describe('redacting secrets before anything leaves the machine', () => {
   it.each([

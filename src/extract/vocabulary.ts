@@ -1,0 +1,68 @@
+/**
+ * A file's vocabulary: every identifier-like word it contains, in code, comments and string literals alike,
+ * with its count. This is what grep sees, kept in the index so that a request in the author's own words
+ * ("expand an IPv6 address", "retry after a timeout") finds the file from the index alone.
+ *
+ * Stored as one compact string, most frequent first: `expandIPv6:3 parseIPv4:2 address`. A word's count
+ * follows a colon when it is above one. Words that differ only in case are one entry, written in their most
+ * frequent form (`CACHE_TTL` and `cache_ttl` split alike). Language keywords and English function words are
+ * left out, and so is the rarest tail past `MAX_VOCABULARY` entries, which bounds the index on any file.
+ * Secrets are screened out first, as for a model's prompt: an index is shared like code is.
+ */
+import { redactSecrets } from '../shared/secrets.js';
+import { STOPWORDS } from '../shared/text.js';
+import { countIdentifiers } from './wordCache.js';
+
+/** Entries kept per file: the median JavaScript file has about 50 distinct words, the 90th percentile 240. */
+export const MAX_VOCABULARY = 160;
+const MAX_WORD_LENGTH = 48;
+/** The `REDACTED` of `[REDACTED:aws_access_key]`, which screening leaves in place of each secret. */
+const REDACTION_MARK = 'REDACTED';
+
+export function fileVocabulary(content: string): string {
+  const byKey = new Map<string, { count: number; forms: Map<string, number> }>();
+  for (const [word, n] of countIdentifiers(redactSecrets(content).text)) {
+    if (word.length < 2 || word.length > MAX_WORD_LENGTH) continue;
+    const key = word.toLowerCase();
+    if (STOPWORDS.has(key) || word === REDACTION_MARK) continue;
+    let entry = byKey.get(key);
+    if (!entry) {
+      entry = { count: 0, forms: new Map() };
+      byKey.set(key, entry);
+    }
+    entry.count += n;
+    entry.forms.set(word, (entry.forms.get(word) ?? 0) + n);
+  }
+  const entries = [...byKey.entries()]
+    .sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, MAX_VOCABULARY);
+  return entries.map(([, { count, forms }]) => (count > 1 ? `${commonestForm(forms)}:${count}` : commonestForm(forms))).join(' ');
+}
+
+/** The entries of a stored vocabulary, as [word, count]; tolerant of anything a hand-edited index may hold. */
+export function parseVocabulary(vocabulary: string | undefined): Array<[string, number]> {
+  if (!vocabulary) return [];
+  const out: Array<[string, number]> = [];
+  for (const entry of vocabulary.split(' ')) {
+    if (!entry) continue;
+    const colon = entry.lastIndexOf(':');
+    const count = colon > 0 ? Number(entry.slice(colon + 1)) : 1;
+    const word = colon > 0 ? entry.slice(0, colon) : entry;
+    if (WORD.test(word) && Number.isInteger(count) && count > 0) out.push([word, Math.min(count, 1e6)]);
+  }
+  return out;
+}
+
+const WORD = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function commonestForm(forms: Map<string, number>): string {
+  let best = '';
+  let bestCount = -1;
+  for (const [form, count] of forms) {
+    if (count > bestCount || (count === bestCount && form < best)) {
+      best = form;
+      bestCount = count;
+    }
+  }
+  return best;
+}

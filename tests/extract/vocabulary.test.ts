@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { indexRepo, search } from '../../src/index.js';
+import { candidateTermsOf, chooseConcepts } from '../../src/extract/staticProfile.js';
+import { fileVocabulary, MAX_VOCABULARY, parseVocabulary } from '../../src/extract/vocabulary.js';
+import { WordCache } from '../../src/extract/wordCache.js';
+import { makeTempRepo } from '../support/tempRepo.js';
+
+describe('a file vocabulary', () => {
+  it('counts the words of code, comments and strings, most frequent first', () => {
+    const source = [
+      '// Expands a compressed IPv6 address into its eight hextets.',
+      'function expandIPv6(address) {',
+      '  if (!address) throw new Error("empty address given");',
+      '  return expandIPv6(address.trim());',
+      '}',
+    ].join('\n');
+    const entries = new Map(parseVocabulary(fileVocabulary(source)));
+    expect(entries.get('address')).toBe(5);
+    expect(entries.get('expandIPv6')).toBe(2);
+    expect(entries.get('hextets')).toBe(1);
+    expect(entries.get('empty')).toBe(1);
+    expect(fileVocabulary(source).startsWith('address:5 expandIPv6:2')).toBe(true);
+  });
+
+  it('leaves out keywords and function words', () => {
+    const words = parseVocabulary(fileVocabulary('function f() { return this.value; } // and the rest')).map(([w]) => w);
+    expect(words).not.toContain('function');
+    expect(words).not.toContain('return');
+    expect(words).not.toContain('the');
+    expect(words).toContain('rest');
+  });
+
+  it('writes words differing only in case once, in their commonest form', () => {
+    expect(fileVocabulary('CACHE_TTL cache_ttl cache_ttl')).toBe('cache_ttl:3');
+  });
+
+  it(`keeps at most ${MAX_VOCABULARY} words, dropping the rarest`, () => {
+    const source = Array.from({ length: MAX_VOCABULARY + 40 }, (_, i) => `word${i}`).join(' ') + ' common common';
+    const entries = parseVocabulary(fileVocabulary(source));
+    expect(entries).toHaveLength(MAX_VOCABULARY);
+    expect(entries[0]).toEqual(['common', 2]);
+  });
+
+  it('never holds a secret the file contains', () => {
+    const vocabulary = fileVocabulary('AWS_KEY = "AKIAIOSFODNN7EXAMPLE"\npassword = "hunter2horse"\n');
+    expect(vocabulary).toContain('AWS_KEY');
+    expect(vocabulary).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    expect(vocabulary).not.toContain('hunter2horse');
+  });
+
+  it('reads a hand-edited vocabulary without failing', () => {
+    expect(parseVocabulary('a:x  b:-2 c:3 :4 d')).toEqual([['c', 3], ['d', 1]]);
+    expect(parseVocabulary(undefined)).toEqual([]);
+  });
+});
+
+describe('words that live only in bodies, comments and strings', () => {
+  it('make their file searchable from the index alone', async () => {
+    const repo = makeTempRepo({
+      'src/net.js': 'function convert(x) {\n  // normalise the hextets of a link-local address\n  return x.split(":");\n}\nmodule.exports = convert;\n',
+      'src/log.js': 'function write(line) {\n  console.log("flushing the journal to disk");\n}\nmodule.exports = write;\n',
+      'src/other.js': 'function other() { return 1; }\n',
+    });
+    const index = await indexRepo(repo.root);
+    const top = (query: string) => search([index], { query }).references[0]?.file_path;
+    expect(top('hextets link local')).toBe('src/net.js');
+    expect(top('journal flushing')).toBe('src/log.js');
+  });
+});
+
+describe('key concepts', () => {
+  it('are chosen again from stored profiles alone, equal to what the run chose', async () => {
+    const repo = makeTempRepo({
+      'src/cache.ts': '/** A cache whose entries expire after a time to live. */\nexport class TtlCache { evict() {} expireEntries() {} }\n',
+      'src/router.ts': 'export function route(path: string) { return matchRoute(path); }\nfunction matchRoute(p: string) { return p; }\n',
+      'src/util.ts': 'export const clamp = (v: number) => Math.max(0, v);\n',
+    });
+    const index = await indexRepo(repo.root);
+    const stored = JSON.parse(JSON.stringify(index.file_summaries)) as typeof index.file_summaries;
+    for (const file of stored) file.key_concepts = [];
+    chooseConcepts(stored);
+    expect(stored.map((f) => f.key_concepts)).toEqual(index.file_summaries.map((f) => f.key_concepts));
+    expect(index.file_summaries.find((f) => f.file_path === 'src/cache.ts')?.key_concepts).toContain('cache');
+  });
+
+  it('weigh symbol names above words of the body', () => {
+    const cache = new WordCache();
+    const terms = candidateTermsOf(
+      {
+        file_path: 'src/a.ts', file_type: 'TypeScript source', main_functions: [], key_concepts: [], dependencies: [], summary: 'TypeScript source.',
+        lines_of_code: 1, last_modified: '', language: 'TypeScript', role: 'source', status: 'ok', profile_source: 'static', content_hash: '',
+        size_bytes: 1, symbols: [{ kind: 'function', name: 'throttleRequests', ast_path: 'throttleRequests', start_line: 1, end_line: 1 }],
+        local_imports: [], vocabulary: 'buffer:3 throttleRequests',
+      },
+      cache,
+    );
+    expect(terms.slice(0, 2).map(([term]) => term).sort()).toEqual(['requests', 'throttle']);
+    expect(terms[2]?.[0]).toBe('buffer');
+  });
+});
