@@ -40,6 +40,7 @@ function buildProgram(): Command {
     .option('--focus <text>', 'steer every model profile toward one concern, e.g. "error handling"')
     .option('--prefilter', 'let the model pick the files worth profiling for the target structure (file_analysis.enable_pre_filtering)')
     .option('--no-cache', 'ignore and do not write the persistent profile cache (performance.enable_content_caching)')
+    .option('--full', 'index every file again instead of reusing the unchanged entries of the previous index', false)
     .option('--json', 'print a JSON run summary on stdout', false)
     .option('-q, --quiet', 'no progress output', false)
     .addHelpText('after', '\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n')

@@ -26,6 +26,7 @@ export interface IndexFlags {
   focus?: string;
   prefilter?: boolean;
   cache: boolean;
+  full: boolean;
   json: boolean;
   quiet: boolean;
 }
@@ -73,7 +74,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   progress.sink({ type: 'info', message: choice.description });
   if (ignoredOffline && ignoredOffline.length) progress.sink({ type: 'warning', message: `${ignoredOffline.join(' and ')} ${ignoredOffline.length === 1 ? 'needs' : 'need'} a model; ignored in this offline run` });
   try {
-    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm });
+    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, reuse: !flags.full });
     // Large indexes get their search pack now, so the first search does not pay for it.
     for (const { index, outputPath } of result.written) await prepareSearchPack(outputPath, index);
     progress.stop();
