@@ -49,6 +49,8 @@ interface ReuseFigures {
 
 interface NightlyRun {
   ms: number;
+  /** CPU time of the whole process, threads included (process start and module loading too). */
+  cpuMs: number;
   maxRssMb: number;
   files: number;
   reuse: ReuseFigures;
@@ -150,6 +152,7 @@ export async function benchNightly(options: NightlyBenchOptions): Promise<Sectio
   const f = new Figures('nightly');
   const findings: string[] = [];
   const coldMs = median(runs.cold.map((r) => r.ms));
+  const coldCpuMs = median(runs.cold.map((r) => r.cpuMs));
   f.add('files', runs.cold[0]?.files ?? options.files, 'files', `a git repository of real files; the commit changes ${change.changed}, deletes ${change.deleted}, renames ${change.renamed}`);
   for (const which of ['cold', 'unchanged', 'clone', 'commit'] as const) {
     const list = runs[which];
@@ -163,6 +166,8 @@ export async function benchNightly(options: NightlyBenchOptions): Promise<Sectio
       f.add(`${which}: share of cold`, round(share * 100, 1), '%', `target ≤ ${target * 100}%`);
       if (share > target) findings.push(`The ${which} case took ${(share * 100).toFixed(1)}% of the cold run's wall time, above its ${target * 100}% target.`);
     }
+    const cpuMs = median(list.map((x) => x.cpuMs));
+    f.add(`${which}: CPU time`, round(cpuMs / 1000, 2), 's', which === 'cold' ? 'every thread' : `${((cpuMs / coldCpuMs) * 100).toFixed(1)}% of the cold run's`);
     f.add(`${which}: files read`, r.hashed + r.extracted, 'files', `${r.hashed} to hash, ${r.extracted} to extract`);
     f.add(`${which}: files parsed`, r.parsed, 'files');
     f.add(`${which}: entries reused`, r.reused, 'files', `${r.byMtime} by mtime and size, ${r.byBlob} by git blob, ${r.byHash} by content hash`);
