@@ -67,3 +67,32 @@ describe('coderag index killed with SIGKILL', () => {
     expect(index.file_summaries.every((s: { profile_source: string }) => s.profile_source === 'llm')).toBe(true);
   }, 60_000);
 });
+
+describe('coderag index with a model, run again', () => {
+  it('reuses model entries and their relationships without a call, and profiles only what changed', async () => {
+    const repo = path.join(makeTempDir(), 'poly');
+    copyFixture(repo);
+    const out = makeTempDir();
+    const target = path.join(makeTempDir(), 'plan.txt');
+    writeFileSync(target, 'src/cache/ttl_cache.ts\nsrc/http/router.ts\n');
+    const config = path.join(makeTempDir(), 'indexer_config.yaml');
+    writeFileSync(config, 'llm:\n  request_delay: 0\n');
+    const env = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.openaiBaseUrl, CODERAG_CACHE_DIR: makeTempDir('coderag-cache-') };
+    const args = ['index', repo, '--out', out, '--config', config, '--target-structure', target];
+    const indexFile = path.join(out, 'poly_index.json');
+    server.configure({ latencyMs: 0 });
+    expect((await runCli(args, { env })).code).toBe(0);
+    const first = JSON.parse(readFileSync(indexFile, 'utf8'));
+    expect(first.relationships.length).toBeGreaterThan(0);
+
+    writeFileSync(path.join(repo, 'lib/tax.rb'), 'def sales_tax(amount)\n  amount * 0.07\nend\n');
+    server.resetStats();
+    const again = await runCli(args, { env });
+    expect(again.code).toBe(0);
+    expect(server.stats.byOutcome.ok ?? 0).toBe(1);
+    const second = JSON.parse(readFileSync(indexFile, 'utf8'));
+    const others = (index: { relationships: Array<{ repo_file_path: string }> }) => index.relationships.filter((r) => r.repo_file_path !== 'lib/tax.rb');
+    expect(others(second)).toEqual(others(first));
+    expect(second.file_summaries.every((s: { profile_source: string }) => s.profile_source === 'llm')).toBe(true);
+  }, 60_000);
+});
