@@ -231,9 +231,14 @@ export const KEY_CONCEPTS_PER_FILE = 10;
  * profiles keep the model's concepts. Depends only on the profiles, so a full run, an incremental run and a
  * merge of shards agree.
  */
-export function chooseConcepts(files: readonly FileSummary[], cache = new WordCache()): void {
+export function chooseConcepts(
+  files: readonly FileSummary[],
+  cache = new WordCache(),
+  /** Where a caller already knows a file's candidate terms (an incremental run, from its last run). */
+  termsOf: (file: FileSummary) => Array<[string, number]> = (file) => candidateTermsOf(file, cache),
+): void {
   const chosen = files.filter((file) => file.profile_source === 'static' && file.status !== 'skipped');
-  const concepts = finalizeConcepts(chosen.map((file) => candidateTermsOf(file, cache)));
+  const concepts = finalizeConcepts(chosen.map(termsOf));
   chosen.forEach((file, i) => {
     file.key_concepts = concepts[i] ?? [];
   });

@@ -19,6 +19,7 @@ import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { importStyleOf, resolveImports, RepoFileSet } from '../extract/imports.js';
 import { detectLanguage } from '../extract/languages.js';
+import { candidateTermsOf } from '../extract/staticProfile.js';
 import { detectRole } from '../extract/role.js';
 import { SCHEMA_VERSION, type FileRelationship, type FileSummary, type RepoIndex, type SkipReason } from '../index/types.js';
 import { repoIndexProblem } from '../index/serialize.js';
@@ -53,6 +54,8 @@ export function entryShape(config: Config, modelKey: string | null): EntryShape 
     extract: EXTRACT_VERSION,
     parser: packageVersion('web-tree-sitter'),
     grammars: packageVersion('tree-sitter-wasms'),
+    // Candidate terms are kept between runs: a change to the function that derives them retires them.
+    terms: sha256(candidateTermsOf.toString()),
     max_file_size: config.file_analysis.max_file_size,
     skip_generated: config.file_analysis.skip_generated,
   };
@@ -145,10 +148,12 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
     if ((moved || fileSetChanged) && summary.status === 'ok' && !sameImports(file.path, summary, record, currentFiles())) return null;
     const reused: FileSummary = { ...summary, file_path: file.path, last_modified: isoDate(file.mtimeMs), size_bytes: file.size };
     if (summary.profile_source === 'static') reused.key_concepts = [];
+    const { terms, ...identity } = record;
     return {
       summary: reused,
       relationships: summary.profile_source === 'llm' ? (relationships.get(from) ?? []) : [],
-      record: { ...record, path: file.path, mtimeMs: file.mtimeMs, size: file.size, blob },
+      // Candidate terms include words of the path: a moved entry's are derived again.
+      record: { ...identity, path: file.path, mtimeMs: file.mtimeMs, size: file.size, blob, ...(terms && !moved ? { terms } : {}) },
     };
   };
 

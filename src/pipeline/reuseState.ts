@@ -1,7 +1,7 @@
 /**
  * What a run records beside its index so the next run can skip unchanged files without reading them: one
- * small record per file (path, mtime, size, git blob id, content hash, the imports as written) and what shaped
- * the entries. The index stays the store of the entries themselves; this file
+ * small record per file (path, mtime, size, git blob id, content hash, the imports as written, the candidate
+ * concept terms of a static entry) and what shaped the entries. The index stays the store of the entries themselves; this file
  * only says which of them may be taken as they are.
  *
  * Written as NDJSON beside the index (`.<index file>.state`, hidden, so index loaders never take it for a
@@ -42,6 +42,8 @@ export interface FileRecord {
   /** The content hash recorded in the entry ('' for files never read). */
   hash: string;
   imports: RawImport[];
+  /** The entry's candidate concept terms (`candidateTermsOf`), kept so a re-run need not derive them again. */
+  terms?: Array<[string, number]>;
 }
 
 export interface ReuseState {
@@ -64,7 +66,7 @@ interface StateHeader {
   files: number;
 }
 
-type RecordLine = [string, number, number, string | null, string, RawImport[]];
+type RecordLine = [string, number, number, string | null, string, RawImport[], Array<[string, number]>?];
 
 export function stateFileFor(indexFile: string): string {
   return path.join(path.dirname(indexFile), `.${path.basename(indexFile)}.state`);
@@ -89,6 +91,7 @@ export async function saveReuseState(indexFile: string, indexSha256: string, sta
   const lines = [JSON.stringify(header)];
   for (const r of state.records) {
     const line: RecordLine = [r.path, r.mtimeMs, r.size, r.blob, r.hash, r.imports];
+    if (r.terms) line.push(r.terms);
     lines.push(JSON.stringify(line));
   }
   await writeFileAtomic(stateFileFor(indexFile), `${lines.join('\n')}\n`);
@@ -113,8 +116,8 @@ export async function loadReuseState(indexFile: string, indexSha256: string): Pr
         if (header.index_sha256 !== indexSha256) return { ok: false, problem: 'its reuse state describes another index' };
         continue;
       }
-      const [p, mtimeMs, size, blob, hash, imports] = JSON.parse(line) as RecordLine;
-      records.set(p, { path: p, mtimeMs, size, blob, hash, imports });
+      const [p, mtimeMs, size, blob, hash, imports, terms] = JSON.parse(line) as RecordLine;
+      records.set(p, terms ? { path: p, mtimeMs, size, blob, hash, imports, terms } : { path: p, mtimeMs, size, blob, hash, imports });
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, problem: 'it has no reuse state' };

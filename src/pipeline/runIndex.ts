@@ -13,7 +13,8 @@ import type { Config } from '../config/schema.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
 import { preferFastStartup } from '../extract/parser.js';
 import { detectLanguage } from '../extract/languages.js';
-import { chooseConcepts } from '../extract/staticProfile.js';
+import { candidateTermsOf, chooseConcepts } from '../extract/staticProfile.js';
+import { WordCache } from '../extract/wordCache.js';
 import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
 import { AbortedError } from '../shared/errors.js';
 import { STATIC_RUN, type RunFacts } from './buildIndex.js';
@@ -168,7 +169,16 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
     if (fatalError) throw fatalError;
     if (signal.aborted) throw new AbortedError('interrupted: profiles finished so far are cached; run again to resume');
 
-    chooseConcepts(summaries);
+    // Concepts are chosen against the whole repository; candidate terms recorded last run are taken as they are.
+    const recordOf = new Map(records.map((r) => [r.path, r]));
+    const words = new WordCache();
+    chooseConcepts(summaries, words, (summary) => {
+      const record = recordOf.get(summary.file_path);
+      if (record?.terms) return record.terms;
+      const terms = candidateTermsOf(summary, words);
+      if (record) record.terms = terms;
+      return terms;
+    });
 
     const index = buildRepoIndex({
       repoName,
