@@ -172,6 +172,8 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
   }
   // Git is asked only when some file's mtime moved, or some file is extracted again and needs its blob id.
   const blobs = moved.length > 0 || toExtract.length > 0 ? await gitBlobs() : new Map<string, string>();
+  // When every recorded content came with its blob id, a blob id seen nowhere is content seen nowhere.
+  const blobsCoverRecords = [...records.values()].every((r) => !r.hash || r.blob);
   const toHash: WalkedFile[] = [];
   for (const file of moved) {
     const blob = blobs.get(file.path);
@@ -180,7 +182,8 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
     if (entry) {
       stats.byBlob++;
       reused.push(entry);
-    } else toHash.push(file);
+    } else if (blob !== undefined && sameBlob === undefined && blobsCoverRecords) toExtract.push(file);
+    else toHash.push(file);
   }
 
   const limit = pLimit(8);
