@@ -23,7 +23,7 @@ describe('coderag index, search and overview end to end (offline)', () => {
   });
 
   it('writes the index with DeepCode\'s field names and the run reports beside it', () => {
-    expect(readdirSync(out).sort()).toEqual(['indexing_statistics.json', 'indexing_summary.json', 'polyglot_index.json']);
+    expect(readdirSync(out).sort()).toEqual(['.polyglot_index.json.state', 'indexing_statistics.json', 'indexing_summary.json', 'polyglot_index.json']);
     const index = JSON.parse(readFileSync(path.join(out, 'polyglot_index.json'), 'utf8'));
     expect(Object.keys(index)).toEqual(['repo_name', 'total_files', 'file_summaries', 'relationships', 'analysis_metadata']);
     const summary = index.file_summaries.find((f: { file_path: string }) => f.file_path === 'src/cache/lruCache.ts');
