@@ -316,7 +316,10 @@ function localOrigin(origin: string | null): string | null {
 async function cleanBlobs(root: string, git: GitRunner): Promise<Map<string, string>> {
   const blobs = new Map<string, string>();
   try {
-    const staged = await git(['ls-files', '-z', '--stage'], root);
+    const [staged, changed] = await Promise.all([
+      git(['ls-files', '-z', '--stage'], root),
+      git(['diff-files', '-z', '--name-only', '--relative'], root),
+    ]);
     for (const line of staged.split('\0')) {
       const tab = line.indexOf('\t');
       if (tab < 0) continue;
@@ -324,7 +327,6 @@ async function cleanBlobs(root: string, git: GitRunner): Promise<Map<string, str
       if (stage !== '0' || !blob || mode === '160000') continue;
       blobs.set(line.slice(tab + 1), blob);
     }
-    const changed = await git(['diff-files', '-z', '--name-only', '--relative'], root);
     for (const file of changed.split('\0')) if (file) blobs.delete(file);
   } catch {
     blobs.clear();

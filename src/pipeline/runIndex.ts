@@ -98,6 +98,9 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
     );
     emit({ type: 'repo_start', repo: repoName, files: walked.files.length + walked.outside.length });
 
+    const root = path.resolve(repoPath);
+    // Asked of git while the pre-filter and the previous index are read.
+    const identity = repoIdentity(root, walked.source, git);
     const goModule = await readGoModule(path.join(repoPath, 'go.mod'));
     const classify = { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated };
     const stats = emptyLlmStats();
@@ -108,9 +111,7 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
       if (llm.targetStructure) chosen = await prefilterFiles(candidates, { ...llm, targetStructure: llm.targetStructure, config, stats, signal, emit, repo: repoName });
       else emit({ type: 'warning', message: 'pre-filtering needs a target structure (--target-structure); every file is profiled' });
     }
-    const root = path.resolve(repoPath);
     const shape = entryShape(config, llm ? JSON.stringify([llm.provider.name, llm.provider.model, llm.prompts.version, answerContext({ config, targetStructure: llm.targetStructure, focus: llm.focus })]) : null);
-    const repo = await repoIdentity(root, walked.source, git);
     const wanted = (filePath: string): ProfileKind => (!llm ? 'static' : chosen && !chosen.has(filePath) ? 'unselected' : 'llm');
     const reuse = await reuseStage({
       root,
@@ -118,7 +119,7 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
       source: walked.source,
       previousIndex: options.previousIndex ?? null,
       shape,
-      repo,
+      repo: await identity,
       goModule,
       wanted,
       classify,
@@ -195,7 +196,7 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
     records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return {
       index,
-      state: { startedAt: started, shape, repo, goModule, records },
+      state: { startedAt: started, shape, repo: await identity, goModule, records },
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
     };
   } finally {
