@@ -16,13 +16,16 @@
  *             ranking, printing). `cold library` is the same in a process that imports only dist/search, to show
  *             what the CLI's own start-up adds.
  * warm        one SearchCorpus answering each query again: what the MCP server pays per call.
+ * small       cold CLI searches over a folder of ~70 small indexes (node_modules packages, one index each).
  * Prints a table, then the figures as one JSON line (also written to --json when given).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import fg from 'fast-glob';
 import { BENCH_ROOT, WORK_DIR, buildCorpus } from './lib/corpus.js';
+import { SCHEMA_VERSION } from '../dist/index/types.js';
 // The compiled build, as users run it.
 import { loadIndexes } from '../dist/search/load.js';
 import { PACK_DIR } from '../dist/search/pack.js';
@@ -86,13 +89,8 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-/** Indexes the corpus with the built CLI unless an index of it is already there. */
-export function ensureIndex(files: number): { corpus: string; indexes: string; indexMs: number | null } {
-  const corpus = buildCorpus(files);
-  const indexes = path.join(WORK_DIR, `search-index-${files}`);
-  const done = path.join(indexes, '.complete');
-  if (existsSync(done)) return { corpus, indexes, indexMs: null };
-  mkdirSync(indexes, { recursive: true });
+/** The config every benchmark index is built with: every file indexed, offline. */
+function benchConfig(): string {
   const config = path.join(WORK_DIR, 'search-bench-config.yaml');
   writeFileSync(
     config,
@@ -106,11 +104,46 @@ export function ensureIndex(files: number): { corpus: string; indexes: string; i
       '',
     ].join('\n'),
   );
+  return config;
+}
+
+/** Indexes the repositories with the built CLI into `indexes` unless that was done by this index format. */
+function indexOnce(repos: string[], indexes: string): number | null {
+  const done = path.join(indexes, '.complete');
+  if (existsSync(done)) return null;
+  rmSync(indexes, { recursive: true, force: true });
+  mkdirSync(indexes, { recursive: true });
   const t = performance.now();
-  execFileSync(process.execPath, [CLI, 'index', corpus, '--out', indexes, '--config', config, '--no-cache', '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [CLI, 'index', ...repos, '--out', indexes, '--config', benchConfig(), '--no-cache', '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const indexMs = performance.now() - t;
   writeFileSync(done, `${new Date().toISOString()}\n`);
-  return { corpus, indexes, indexMs };
+  return indexMs;
+}
+
+/** Indexes the corpus with the built CLI unless an index of it, in this format, is already there. */
+export function ensureIndex(files: number): { corpus: string; indexes: string; indexMs: number | null } {
+  const corpus = buildCorpus(files);
+  const indexes = path.join(WORK_DIR, `search-index-${files}-v${SCHEMA_VERSION}`);
+  return { corpus, indexes, indexMs: indexOnce([corpus], indexes) };
+}
+
+/**
+ * `count` small repositories, one index each: the packages of node_modules with 5 to 150 code files, in name
+ * order (an agent's usual folder of indexes: many libraries it may draw on).
+ */
+export function ensureSmallIndexes(count: number): { indexes: string; indexMs: number | null } {
+  const nodeModules = path.join(ROOT, 'node_modules');
+  const packages = readdirSync(nodeModules)
+    .flatMap((name) => (name.startsWith('@') ? readdirSync(path.join(nodeModules, name)).map((inner) => `${name}/${inner}`) : [name]))
+    .filter((name) => !name.startsWith('.'))
+    .sort()
+    .filter((name) => {
+      const n = fg.sync('**/*.{js,mjs,cjs,ts}', { cwd: path.join(nodeModules, name), ignore: ['**/node_modules/**'] }).length;
+      return n >= 5 && n <= 150;
+    })
+    .slice(0, count);
+  const indexes = path.join(WORK_DIR, `search-small-${count}-v${SCHEMA_VERSION}`);
+  return { indexes, indexMs: indexOnce(packages.map((p) => path.join(nodeModules, p)), indexes) };
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -185,12 +218,20 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
     nodeStart.push(performance.now() - t);
   }
 
+  // An agent's folder of many small indexes: cold CLI searches across all of them.
+  const small = ensureSmallIndexes(options.quick ? 20 : 70);
+  const smallLoaded = await loadIndexes(small.indexes);
+  const smallFiles = smallLoaded.indexes.reduce((n, l) => n + (l.packed ? l.packed.fieldIndex.size : l.index.file_summaries.length), 0);
+  const smallCold = queries.map((q) => timeSpawn([CLI, 'search', '--indexes', small.indexes, '--query', q, '--scorer', o.scorer, '--json']));
+
   const ms = (x: number): number => Math.round(x * 10) / 10;
+  const indexBytes = dirBytes(indexes, '.json');
   const result = {
     files,
     indexes: loaded.indexes.length,
     scorer: o.scorer,
-    index_bytes: dirBytes(indexes, '.json'),
+    index_bytes: indexBytes,
+    index_bytes_per_1000_files: Math.round((indexBytes / files) * 1000),
     pack_bytes: packBytes,
     index_build_ms: indexMs === null ? null : ms(indexMs),
     first_load_ms: ms(firstLoadMs),
@@ -200,6 +241,9 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
     cold_library_ms: { p50: ms(percentile(coldLibrary, 50)), p95: ms(percentile(coldLibrary, 95)), runs: coldLibrary.length },
     warm_ms: { p50: ms(percentile(warm, 50)), p95: ms(percentile(warm, 95)), runs: warm.length },
     node_startup_ms: ms(percentile(nodeStart, 50)),
+    small_indexes: smallLoaded.indexes.length,
+    small_files: smallFiles,
+    small_cold_ms: { p50: ms(percentile(smallCold, 50)), p95: ms(percentile(smallCold, 95)), runs: smallCold.length },
   };
   return result;
 }
@@ -216,7 +260,9 @@ function printResult(result: SearchBenchResult, o: Options): void {
     [`cold CLI process p50 / p95 (${o.scorer})`, `${result.cold_ms.p50} / ${result.cold_ms.p95} ms`],
     ['cold library process p50 / p95', `${result.cold_library_ms.p50} / ${result.cold_library_ms.p95} ms`],
     ['warm in-process p50 / p95', `${result.warm_ms.p50} / ${result.warm_ms.p95} ms`],
+    ['index size per 1,000 files (JSON)', mb(result.index_bytes_per_1000_files)],
     ['node start-up alone (p50)', `${result.node_startup_ms} ms`],
+    [`cold CLI over ${result.small_indexes} small indexes (${result.small_files} files) p50 / p95`, `${result.small_cold_ms.p50} / ${result.small_cold_ms.p95} ms`],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));
   console.log(rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n'));

@@ -49,9 +49,16 @@ export function materialise(repo: string, sha: string, gitDir: string | undefine
   return dir;
 }
 
-/** `git archive <sha> | tar -x` (honours export-ignore attributes; none of the mined repos mark source files so). */
-function archive(gitDir: string, sha: string, into: string, exclude: readonly string[]): void {
-  const pathspecs = exclude.length ? ['--', '.', ...exclude.map((p) => `:(exclude,literal)${p}`)] : [];
+/**
+ * `git archive <sha> | tar -x` (honours export-ignore attributes; none of the mined repos mark source files so),
+ * all of the tree but `exclude`, or only `include` when given.
+ */
+function archive(gitDir: string, sha: string, into: string, exclude: readonly string[], include: readonly string[] = []): void {
+  const pathspecs = include.length
+    ? ['--', ...include.map((p) => `:(literal)${p}`)]
+    : exclude.length
+      ? ['--', '.', ...exclude.map((p) => `:(exclude,literal)${p}`)]
+      : [];
   execFileSync(
     'sh',
     ['-c', 'd="$1"; s="$2"; o="$3"; shift 3; git --git-dir="$d" archive --format=tar "$s" "$@" | tar -x -C "$o"', 'sh', gitDir, sha, into, ...pathspecs],
@@ -73,4 +80,28 @@ function missingBlobs(gitDir: string, sha: string): string[] {
     maxBuffer: 256 * 1024 * 1024,
   }).split('\n');
   return blobs.filter((_, i) => / missing$/.test(check[i] ?? '')).map((b) => b.path);
+}
+
+/**
+ * Returns `<into>/<name>`, holding only `files` of `sha` (extracted from `gitDir` when absent). Used by the
+ * description set, which indexes a capped list of each repository's files. Like materialise(), the directory is
+ * written to a temporary sibling and renamed into place, so a present directory is complete.
+ */
+export function materialiseFiles(into: string, name: string, sha: string, files: readonly string[], gitDir: string | undefined): string {
+  const dir = join(into, name);
+  if (existsSync(dir)) return dir;
+  if (!gitDir) throw new Error(`files of ${name} are not cached and no mirror is available`);
+  mkdirSync(into, { recursive: true });
+  const tmp = `${dir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    archive(gitDir, sha, tmp, [], files);
+    renameSync(tmp, dir);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    if (existsSync(dir)) return dir;
+    throw err;
+  }
+  return dir;
 }

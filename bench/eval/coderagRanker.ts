@@ -36,7 +36,9 @@ export interface CodeRagRankerOptions {
 
 interface Prepared {
   treeDir: string;
-  index: RepoIndex;
+  indexes: RepoIndex[];
+  /** With roots: each index's repo_name → its root folder under treeDir. */
+  rootOf: Map<string, string> | null;
 }
 
 /** Repo-relative POSIX path for a reference, whether the index stored it relative or absolute. */
@@ -105,11 +107,20 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
 
   return {
     name: opts.name ?? (opts.scorer ? `coderag:${opts.scorer}` : 'coderag'),
-    async prepare(treeDir: string, _files: string[]): Promise<Prepared> {
-      return { treeDir, index: await indexFor(treeDir) };
+    async prepare(treeDir: string, _files: string[], roots?: readonly string[]): Promise<Prepared> {
+      if (!roots) return { treeDir, indexes: [await indexFor(treeDir)], rootOf: null };
+      const indexes: RepoIndex[] = [];
+      const rootOf = new Map<string, string>();
+      // One at a time: each indexRepo call already uses every core.
+      for (const root of roots) {
+        const index = await indexFor(join(treeDir, root));
+        indexes.push(index);
+        rootOf.set(index.repo_name, root);
+      }
+      return { treeDir, indexes, rootOf };
     },
     async rank(prepared: unknown, q: RankQuery, k: number): Promise<string[]> {
-      const { treeDir, index } = prepared as Prepared;
+      const { treeDir, indexes, rootOf } = prepared as Prepared;
       // Query mode sends the free-text query alone (search() tokenises it); target mode sends target + keywords,
       // the form agents use.
       const request: SearchRequest = {
@@ -118,11 +129,12 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
         ...(q.target ? { target: q.target, keywords: q.keywords } : {}),
         ...(opts.scorer ? { scorer: opts.scorer as SearchRequest['scorer'] } : {}),
       };
-      const res = await search([index], request);
+      const res = await search(indexes, request);
       const out: string[] = [];
       const seen = new Set<string>();
       for (const ref of res.references) {
-        const p = normaliseRefPath(treeDir, ref.file_path);
+        const root = rootOf?.get(ref.repo_name);
+        const p = root ? `${root}/${normaliseRefPath(join(treeDir, root), ref.file_path)}` : normaliseRefPath(treeDir, ref.file_path);
         if (!seen.has(p)) {
           seen.add(p);
           out.push(p);

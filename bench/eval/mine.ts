@@ -1,10 +1,10 @@
 /**
  * Mines evaluation cases from real git history into bench/eval/cases.json.
  *
- *   node --import tsx bench/eval/mine.ts [--repo NAME] [--max N] [--out FILE]
+ *   node --import tsx bench/eval/mine.ts [--mirrors DIR] [--repo NAME] [--max N] [--out FILE]
  *
- * For each repository in REPOS the bare mirror is located with findMirror() (see mirrors.ts: by default
- * /work/.mirror/<owner>+<name>/repo, as produced by the workspace `fetch` tool). Non-merge commits reachable from
+ * For each repository in REPOS the bare mirror is located with findMirror() under `--mirrors DIR` or
+ * $CODERAG_EVAL_MIRRORS (see mirrors.ts; the workspace `fetch` tool writes <DIR>/<owner>+<name>/repo). Non-merge commits reachable from
  * the mirror's HEAD are visited newest first (committer date, then sha), and a commit becomes a case unless a rule
  * in select.ts rejects it. Selection is deterministic: no sampling, no randomness.
  *
@@ -20,22 +20,35 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diffTree, git } from './git.js';
-import { findMirror } from './mirrors.js';
+import { findMirror, mirrorRoot } from './mirrors.js';
 import { isSourceFile } from './paths.js';
 import { extractMessage, skipReason } from './select.js';
-import type { EvalCase } from './types.js';
+import type { EvalCase, Language } from './types.js';
 
-export const REPOS: ReadonlyArray<{ repo: string; hint: string }> = [
-  { repo: 'koa', hint: 'koajs/koa' },
-  { repo: 'click', hint: 'pallets/click' },
-  { repo: 'urfave-cli', hint: 'urfave/cli' },
-  { repo: 'axios', hint: 'axios/axios' },
+/**
+ * Mid-sized, well-known repositories with descriptive commit messages, two per language (TypeScript, JavaScript,
+ * Python, Go, Rust, Java). Never one of the held-out repositories (see HELD_OUT in describe.ts).
+ */
+export const REPOS: ReadonlyArray<{ repo: string; hint: string; language: Language }> = [
+  { repo: 'koa', hint: 'koajs/koa', language: 'javascript' },
+  { repo: 'axios', hint: 'axios/axios', language: 'javascript' },
+  { repo: 'ky', hint: 'sindresorhus/ky', language: 'typescript' },
+  { repo: 'got', hint: 'sindresorhus/got', language: 'typescript' },
+  { repo: 'click', hint: 'pallets/click', language: 'python' },
+  { repo: 'rich', hint: 'Textualize/rich', language: 'python' },
+  { repo: 'urfave-cli', hint: 'urfave/cli', language: 'go' },
+  { repo: 'cobra', hint: 'spf13/cobra', language: 'go' },
+  { repo: 'fd', hint: 'sharkdp/fd', language: 'rust' },
+  { repo: 'ripgrep', hint: 'BurntSushi/ripgrep', language: 'rust' },
+  { repo: 'jsoup', hint: 'jhy/jsoup', language: 'java' },
+  { repo: 'gson', hint: 'google/gson', language: 'java' },
 ];
 
 const PREFERRED_YEARS = 4;
 const MAX_YEARS = 10;
 const MIN_CASES = 40;
-const MAX_CASES_DEFAULT = 80;
+/** 40 per repository: 480 cases at most, small enough that `npm run eval` re-indexes every parent tree in minutes. */
+const MAX_CASES_DEFAULT = 40;
 const MAX_TARGET_EXTRA = 20;
 const YEAR = 365.25 * 24 * 3600;
 
@@ -59,7 +72,7 @@ function readLog(gitDir: string): LogEntry[] {
   return entries;
 }
 
-export function mineRepo(repo: string, hint: string, gitDir: string, maxCases: number) {
+export function mineRepo(repo: string, hint: string, language: Language, gitDir: string, maxCases: number) {
   const log = readLog(gitDir);
   const headCt = Number(git(gitDir, ['log', '-1', '--format=%ct', 'HEAD']).trim());
   const reasons: Record<string, number> = {};
@@ -100,6 +113,7 @@ export function mineRepo(repo: string, hint: string, gitDir: string, maxCases: n
     cases.push({
       repo,
       mirror_hint: hint,
+      language,
       commit: e.sha,
       parent,
       date: new Date(e.ct * 1000).toISOString(),
@@ -122,15 +136,16 @@ function main(): void {
   const out = opt('--out') ?? join(here, 'cases.json');
   const max = Number(opt('--max') ?? MAX_CASES_DEFAULT);
   const only = opt('--repo');
+  const root = mirrorRoot(opt('--mirrors'));
   const all: EvalCase[] = [];
-  for (const { repo, hint } of REPOS) {
+  for (const { repo, hint, language } of REPOS) {
     if (only && only !== repo && only !== hint) continue;
-    const gitDir = findMirror(hint);
+    const gitDir = findMirror(hint, root);
     if (!gitDir) {
-      console.error(`[mine] no mirror for ${hint}; skipped (fetch it into /work/.mirror or set CODERAG_EVAL_MIRRORS)`);
+      console.error(`[mine] no mirror for ${hint} under ${root}; skipped`);
       continue;
     }
-    const { cases, reasons, visited, main: nMain, extra } = mineRepo(repo, hint, gitDir, max);
+    const { cases, reasons, visited, main: nMain, extra } = mineRepo(repo, hint, language, gitDir, max);
     const mainCases = cases.filter((c) => !c.target_only);
     const span = mainCases.length ? `${mainCases[mainCases.length - 1]?.date.slice(0, 10)}..${mainCases[0]?.date.slice(0, 10)}` : '-';
     const withAdded = cases.filter((c) => c.added_files.length > 0).length;
@@ -144,4 +159,11 @@ function main(): void {
   console.error(`[mine] wrote ${all.length} cases to ${out}`);
 }
 
-main();
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  try {
+    main();
+  } catch (err) {
+    console.error(`[mine] ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+}

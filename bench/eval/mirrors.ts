@@ -1,7 +1,9 @@
 /**
  * Locating bare git mirrors.
  *
- * Root: $CODERAG_EVAL_MIRRORS, else /work/.mirror. For "owner/name" we look, in order, at
+ * Root: the `--mirrors DIR` flag, else $CODERAG_EVAL_MIRRORS. There is no default: a machine's layout is not
+ * the evaluation's business, and a missing root is reported with both names (see mirrorRoot).
+ * For "owner/name" we look, in order, at
  *   <root>/<owner>+<name>   (the layout the workspace `fetch` tool produces: <root>/<owner>+<name>/repo)
  *   <root>/<owner>/<name>
  *   <root>/<name>
@@ -9,9 +11,29 @@
  * levels deep, children sorted by name). A git dir is a directory holding `HEAD` and `objects/`.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
-export const DEFAULT_MIRROR_ROOT = process.env.CODERAG_EVAL_MIRRORS ?? '/work/.mirror';
+export const MIRRORS_ENV = 'CODERAG_EVAL_MIRRORS';
+export const MIRRORS_FLAG = '--mirrors';
+
+/**
+ * The mirror root: the flag's value, else the environment variable. Throws a message naming both when neither is
+ * set, or when the directory does not exist.
+ */
+export function mirrorRoot(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const given = flag ?? env[MIRRORS_ENV];
+  if (!given) {
+    throw new Error(
+      `no git mirrors given: pass ${MIRRORS_FLAG} DIR or set ${MIRRORS_ENV}=DIR ` +
+        `(DIR holds <owner>+<name>/ or <owner>/<name>/ git snapshots)`,
+    );
+  }
+  const root = resolve(given);
+  if (!existsSync(root) || !statSync(root).isDirectory()) {
+    throw new Error(`the mirror root ${root} (from ${flag ? MIRRORS_FLAG : MIRRORS_ENV}) is not a directory`);
+  }
+  return root;
+}
 
 function isGitDir(dir: string): boolean {
   return existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects')) && statSync(join(dir, 'objects')).isDirectory();
@@ -40,8 +62,8 @@ function rankName(n: string): number {
   return 2;
 }
 
-/** Returns the git dir for `owner/name`, or undefined when no mirror is present. */
-export function findMirror(hint: string, root: string = DEFAULT_MIRROR_ROOT): string | undefined {
+/** Returns the git dir for `owner/name` under `root`, or undefined when no mirror is present. */
+export function findMirror(hint: string, root: string): string | undefined {
   const [owner, name] = hint.split('/');
   if (!owner || !name) throw new Error(`mirror hint must be owner/name, got ${hint}`);
   for (const cand of [join(root, `${owner}+${name}`), join(root, owner, name), join(root, name)]) {
@@ -49,4 +71,20 @@ export function findMirror(hint: string, root: string = DEFAULT_MIRROR_ROOT): st
     if (hit) return hit;
   }
   return undefined;
+}
+
+/**
+ * A lazy mirror finder for runners that need a mirror only for trees not cached yet: the root is resolved (and a
+ * missing root reported) on the first look-up, not at start.
+ */
+export function mirrorFinder(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): (hint: string) => string | undefined {
+  let root: string | undefined;
+  const found = new Map<string, string | undefined>();
+  return (hint) => {
+    if (!found.has(hint)) {
+      root ??= mirrorRoot(flag, env);
+      found.set(hint, findMirror(hint, root));
+    }
+    return found.get(hint);
+  };
 }

@@ -1,12 +1,20 @@
 /**
- * History-based retrieval evaluation.
+ * Retrieval evaluation on real data: the commit set and the description look-up set.
  *
- *   node --import tsx bench/eval/run.ts [--repo NAME] [--limit N] [--mode query|target] [--json out.json]
- *                                       [--rankers keyword,bm25,coderag] [--scorer NAME] [--k N]
- *                                       [--include-generated] [--cases FILE]
+ *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits|describe] [--repo NAME] [--limit N]
+ *                                       [--mode query|target] [--json out.json] [--rankers keyword,bm25,coderag]
+ *                                       [--scorer NAME] [--k N] [--include-generated] [--cases FILE]
+ *                                       [--describe-cases FILE] [--tune-on even|odd]
  *
- * Loads bench/eval/cases.json (see mine.ts), materialises the tree at each case's parent (checkout.ts), offers
- * every ranker the same candidate files, and prints R@1/R@5/R@10/MRR per ranker x repository (+ overall).
+ * Git snapshots come from `--mirrors DIR` or $CODERAG_EVAL_MIRRORS (see mirrors.ts); they are needed only for trees
+ * not yet cached under bench/.work.
+ *
+ * Commit set: loads bench/eval/cases.json (see mine.ts), materialises the tree at each case's parent (checkout.ts),
+ * offers every ranker the same candidate files, and scores the files each ranker returns.
+ * Description set: loads bench/eval/describe-cases.json (see describe.ts), extracts each repository's capped files
+ * into bench/.work/describe/<owner>+<name>@<sha12>/, and asks each ranker for files across all of them at once; a
+ * repository's rank is the rank of its best file.
+ * Prints R@1/R@5/R@10/MRR per set x ranker x language, and per set x ranker x half (tuning / held out, see split.ts).
  *
  * Modes
  *   query  (default) every case not marked target_only; q = { query: cleaned commit message, keywords: its words }.
@@ -14,13 +22,15 @@
  *          (sorted), keywords: the message's words }; the answer is still changed_source_files.
  * Rankers ask for the top K (default 50) files; MRR is therefore MRR@K.
  */
-import { readFileSync, readdirSync, openSync, readSync, closeSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, readSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bm25Ranker, keywordRanker, keywordTerms } from './baselines.js';
-import { materialise } from './checkout.js';
+import { materialise, materialiseFiles, treeDirFor } from './checkout.js';
+import type { DescribeCase } from './describe.js';
 import { caseMetrics, summarise, type CaseMetrics, type Summary } from './metrics.js';
-import { findMirror } from './mirrors.js';
+import { MIRRORS_ENV, MIRRORS_FLAG, mirrorFinder } from './mirrors.js';
+import { splitHalves, type Half, type TuneOn } from './split.js';
 import { isCandidatePath } from './paths.js';
 import { cleanMessage } from './select.js';
 import type { EvalCase, RankQuery, Ranker } from './types.js';
@@ -28,8 +38,15 @@ import type { EvalCase, RankQuery, Ranker } from './types.js';
 export type { EvalCase, RankQuery, Ranker } from './types.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+const DESCRIBE_DIR = resolve(HERE, '..', '.work', 'describe');
+
+type SetName = 'commits' | 'describe';
 
 interface Options {
+  sets: SetName[];
+  mirrors?: string;
+  describeCases: string;
+  tuneOn: TuneOn;
   repo?: string;
   limit?: number;
   mode: 'query' | 'target';
@@ -42,7 +59,15 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { mode: 'query', k: 50, includeGenerated: false, cases: join(HERE, 'cases.json') };
+  const o: Options = {
+    sets: ['commits', 'describe'],
+    describeCases: join(HERE, 'describe-cases.json'),
+    tuneOn: 'even',
+    mode: 'query',
+    k: 50,
+    includeGenerated: false,
+    cases: join(HERE, 'cases.json'),
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = (): string => {
@@ -51,6 +76,21 @@ function parseArgs(argv: string[]): Options {
       return v;
     };
     switch (a) {
+      case '--set': {
+        const v = val();
+        if (v === 'all') o.sets = ['commits', 'describe'];
+        else if (v === 'commits' || v === 'describe') o.sets = [v];
+        else throw new Error('--set must be all, commits or describe');
+        break;
+      }
+      case MIRRORS_FLAG: o.mirrors = val(); break;
+      case '--describe-cases': o.describeCases = resolve(val()); break;
+      case '--tune-on': {
+        const v = val();
+        if (v !== 'even' && v !== 'odd') throw new Error('--tune-on must be even or odd');
+        o.tuneOn = v;
+        break;
+      }
       case '--repo': o.repo = val(); break;
       case '--limit': o.limit = Number(val()); break;
       case '--mode': {
@@ -74,6 +114,10 @@ function parseArgs(argv: string[]): Options {
   }
   if (o.limit !== undefined && !(o.limit > 0)) throw new Error('--limit must be a positive number');
   if (!(o.k >= 10)) throw new Error('--k must be >= 10');
+  if (o.mode === 'target' && o.sets.includes('describe')) {
+    if (o.sets.length > 1) o.sets = ['commits'];
+    else throw new Error('--mode target applies to the commit set only');
+  }
   return o;
 }
 
@@ -147,8 +191,12 @@ async function loadRankers(o: Options): Promise<Ranker[]> {
 }
 
 interface CaseResult extends CaseMetrics {
+  set: SetName;
   ranker: string;
   repo: string;
+  language: string;
+  half: Half;
+  /** The commit (commit set) or owner/name (description set): the id the half is drawn from. */
   commit: string;
   answers: string[];
   target?: string;
@@ -159,23 +207,63 @@ function fmt(x: number): string {
   return x.toFixed(3);
 }
 
-function table(rows: Array<{ ranker: string; repo: string } & Summary>): string {
-  const head = ['ranker', 'repo', 'cases', 'R@1', 'R@5', 'R@10', 'MRR'];
-  const body = rows.map((r) => [r.ranker, r.repo, String(r.cases), fmt(r.r1), fmt(r.r5), fmt(r.r10), fmt(r.mrr)]);
+interface Row extends Summary {
+  set: string;
+  group: string;
+  ranker: string;
+}
+
+export function table(rows: readonly Row[]): string {
+  const head = ['set', 'group', 'ranker', 'cases', 'R@1', 'MRR', 'R@5', 'R@10'];
+  const body = rows.map((r) => [r.set, r.group, r.ranker, String(r.cases), fmt(r.r1), fmt(r.mrr), fmt(r.r5), fmt(r.r10)]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const line = (cells: string[]): string =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(w[i] ?? 0) : c.padStart(w[i] ?? 0))).join('  ');
+  const line = (cells: string[]): string => cells.map((c, i) => (i < 3 ? c.padEnd(w[i] ?? 0) : c.padStart(w[i] ?? 0))).join('  ');
   return [line(head), w.map((n) => '-'.repeat(n)).join('  '), ...body.map(line)].join('\n');
 }
 
-async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
-  const t0 = performance.now();
+/** Summary rows of one set: per language, per repository (commit set), per half, and overall, for each ranker. */
+export function summaryRows(set: string, rankers: readonly string[], results: readonly CaseResult[]): Row[] {
+  const rows: Row[] = [];
+  const languages = [...new Set(results.map((r) => r.language))].sort();
+  const repos = set === 'commits' ? [...new Set(results.map((r) => r.repo))] : [];
+  for (const ranker of rankers) {
+    const mine = results.filter((r) => r.ranker === ranker);
+    const add = (group: string, list: readonly CaseResult[]): void => {
+      if (list.length) rows.push({ set, group, ranker, ...summarise(list) });
+    };
+    for (const lang of languages) add(lang, mine.filter((r) => r.language === lang));
+    for (const repo of repos) add(`  ${repo}`, mine.filter((r) => r.repo === repo));
+    add('half: tune', mine.filter((r) => r.half === 'tune'));
+    add('half: held out', mine.filter((r) => r.half === 'holdout'));
+    add('overall', mine);
+  }
+  return rows.sort((a, b) => groupOrder(a.group) - groupOrder(b.group) || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+}
+
+/** Rows grouped as: languages, repositories, halves, overall (rankers stay in their order within a group). */
+function groupOrder(group: string): number {
+  if (group === 'overall') return 3;
+  if (group.startsWith('half:')) return 2;
+  if (group.startsWith('  ')) return 1;
+  return 0;
+}
+
+interface SetRun {
+  results: CaseResult[];
+  checkoutMs: number;
+  skipped: number;
+  trees: number;
+}
+
+type Timing = Map<string, { prepareMs: number; rankMs: number }>;
+
+async function runCommits(o: Options, rankers: readonly Ranker[], findMirror: (hint: string) => string | undefined, timing: Timing): Promise<SetRun> {
   const all = JSON.parse(readFileSync(o.cases, 'utf8')) as EvalCase[];
   const cases = selectCases(all, o);
-  const rankers = await loadRankers(o);
   const repos = [...new Set(cases.map((c) => c.repo))];
-  console.error(`[eval] mode=${o.mode} cases=${cases.length} (${repos.map((r) => `${r}:${cases.filter((c) => c.repo === r).length}`).join(' ')}) rankers=${rankers.map((r) => r.name).join(',')}`);
+  // Halves are drawn over every query-mode case of the file, so a --repo or --limit run keeps each case's half.
+  const halves = splitHalves(all.filter((c) => !c.target_only).map((c) => c.commit), o.tuneOn);
+  console.error(`[eval] commits: mode=${o.mode} cases=${cases.length} (${repos.map((r) => `${r}:${cases.filter((c) => c.repo === r).length}`).join(' ')})`);
 
   // Group by tree so each tree is materialised, listed and prepared once.
   const groups = new Map<string, EvalCase[]>();
@@ -185,8 +273,6 @@ async function main(): Promise<void> {
     if (g) g.push(c);
     else groups.set(key, [c]);
   }
-  const mirrors = new Map<string, string | undefined>();
-  const timing = new Map<string, { prepareMs: number; rankMs: number }>(rankers.map((r) => [r.name, { prepareMs: 0, rankMs: 0 }]));
   const results: CaseResult[] = [];
   let checkoutMs = 0;
   let skipped = 0;
@@ -195,14 +281,14 @@ async function main(): Promise<void> {
   for (const group of groups.values()) {
     const first = group[0];
     if (!first) continue;
-    if (!mirrors.has(first.mirror_hint)) mirrors.set(first.mirror_hint, findMirror(first.mirror_hint));
     let treeDir: string;
     let files: string[];
     const tc = performance.now();
     try {
-      treeDir = materialise(first.repo, first.parent, mirrors.get(first.mirror_hint));
+      treeDir = materialise(first.repo, first.parent, treeCached(first.repo, first.parent) ? undefined : findMirror(first.mirror_hint));
       files = listCandidates(treeDir, o.includeGenerated);
     } catch (err) {
+      if (err instanceof Error && err.message.includes(MIRRORS_ENV)) throw err;
       console.error(`[eval] skipping ${group.length} case(s) of ${first.repo}@${first.parent.slice(0, 10)}: ${err instanceof Error ? err.message : String(err)}`);
       skipped += group.length;
       continue;
@@ -224,8 +310,11 @@ async function main(): Promise<void> {
         const ranked = await ranker.rank(prepared, q, o.k);
         if (tm) tm.rankMs += performance.now() - t;
         results.push({
+          set: 'commits',
           ranker: ranker.name,
           repo: c.repo,
+          language: c.language,
+          half: halves.get(c.commit) ?? 'holdout',
           commit: c.commit,
           answers: c.changed_source_files,
           ...(q.target ? { target: q.target } : {}),
@@ -235,18 +324,117 @@ async function main(): Promise<void> {
       }
     }
     done += group.length;
-    if (process.stderr.isTTY) process.stderr.write(`\r[eval] ${done}/${cases.length} cases`);
+    if (process.stderr.isTTY) process.stderr.write(`\r[eval] commits: ${done}/${cases.length} cases`);
   }
   if (process.stderr.isTTY) process.stderr.write('\n');
+  return { results, checkoutMs, skipped, trees: groups.size };
+}
 
-  const rows: Array<{ ranker: string; repo: string } & Summary> = [];
-  for (const r of rankers) {
-    for (const repo of repos) rows.push({ ranker: r.name, repo, ...summarise(results.filter((x) => x.ranker === r.name && x.repo === repo)) });
-    rows.push({ ranker: r.name, repo: 'overall', ...summarise(results.filter((x) => x.ranker === r.name)) });
+function treeCached(repo: string, sha: string): boolean {
+  return existsSync(treeDirFor(repo, sha));
+}
+
+/** A description case's folder under bench/.work/describe: owner+name@sha12. */
+export function describeRoot(c: Pick<DescribeCase, 'repo' | 'commit'>): string {
+  return `${c.repo.replace('/', '+')}@${c.commit.slice(0, 12)}`;
+}
+
+/** Repositories in the order of their best file in `rankedFiles` (paths `<root>/<path>`). */
+export function reposByBestFile(rankedFiles: readonly string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const p of rankedFiles) {
+    const root = p.split('/')[0] ?? p;
+    if (!seen.has(root)) {
+      seen.add(root);
+      out.push(root);
+    }
+  }
+  return out;
+}
+
+/** Files asked of a ranker in the description set: enough for every repository's best file to show up. */
+const DESCRIBE_FILES_K = 3000;
+
+async function runDescribe(o: Options, rankers: readonly Ranker[], findMirror: (hint: string) => string | undefined, timing: Timing): Promise<SetRun> {
+  const all = JSON.parse(readFileSync(o.describeCases, 'utf8')) as DescribeCase[];
+  const halves = splitHalves(all.map((c) => c.repo), o.tuneOn);
+  const cases = all.filter((c) => !o.repo || o.repo === c.repo || o.repo === c.repo.split('/')[1]);
+  console.error(`[eval] describe: ${cases.length} repositories searched together`);
+  const tc = performance.now();
+  const roots: string[] = [];
+  const files: string[] = [];
+  const present: DescribeCase[] = [];
+  let skipped = 0;
+  for (const c of cases) {
+    const root = describeRoot(c);
+    const dir = join(DESCRIBE_DIR, root);
+    try {
+      materialiseFiles(DESCRIBE_DIR, root, c.commit, c.files, existsSync(dir) ? undefined : findMirror(c.repo));
+    } catch (err) {
+      if (err instanceof Error && err.message.includes(MIRRORS_ENV)) throw err;
+      console.error(`[eval] describe: skipping ${c.repo}: ${err instanceof Error ? err.message : String(err)}`);
+      skipped++;
+      continue;
+    }
+    present.push(c);
+    roots.push(root);
+    const candidates = new Set(listCandidates(dir, o.includeGenerated));
+    files.push(...c.files.filter((f) => candidates.has(f)).map((f) => `${root}/${f}`));
+  }
+  const checkoutMs = performance.now() - tc;
+  const results: CaseResult[] = [];
+  for (const ranker of rankers) {
+    const tm = timing.get(ranker.name);
+    let t = performance.now();
+    const prepared = await ranker.prepare(DESCRIBE_DIR, files, roots);
+    if (tm) tm.prepareMs += performance.now() - t;
+    for (const c of present) {
+      const q: RankQuery = { query: c.query, keywords: keywordTerms(c.query) };
+      t = performance.now();
+      const ranked = reposByBestFile(await ranker.rank(prepared, q, DESCRIBE_FILES_K));
+      if (tm) tm.rankMs += performance.now() - t;
+      const answer = describeRoot(c);
+      results.push({
+        set: 'describe',
+        ranker: ranker.name,
+        repo: c.repo,
+        language: c.language,
+        half: halves.get(c.repo) ?? 'holdout',
+        commit: c.repo,
+        answers: [answer],
+        ...caseMetrics(ranked.slice(0, o.k), [answer]),
+        top10: ranked.slice(0, 10),
+      });
+    }
+  }
+  return { results, checkoutMs, skipped, trees: roots.length };
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const t0 = performance.now();
+  const rankers = await loadRankers(o);
+  const findMirror = mirrorFinder(o.mirrors);
+  console.error(`[eval] sets=${o.sets.join(',')} rankers=${rankers.map((r) => r.name).join(',')}`);
+  const timing: Timing = new Map(rankers.map((r) => [r.name, { prepareMs: 0, rankMs: 0 }]));
+  const runs = new Map<SetName, SetRun & { ms: number }>();
+  for (const set of o.sets) {
+    const ts = performance.now();
+    const run = set === 'commits' ? await runCommits(o, rankers, findMirror, timing) : await runDescribe(o, rankers, findMirror, timing);
+    runs.set(set, { ...run, ms: performance.now() - ts });
+  }
+
+  const rows: Row[] = [];
+  for (const [set, run] of runs) {
+    const name = set === 'commits' ? `commits (${o.mode})` : 'describe';
+    rows.push(...summaryRows(set, rankers.map((r) => r.name), run.results).map((r) => ({ ...r, set: name })));
+    const cases = new Set(run.results.map((r) => r.commit)).size;
+    console.log(`\n${name}: ${cases} cases, ${run.trees} ${set === 'commits' ? 'trees' : 'repositories'}${run.skipped ? `, ${run.skipped} skipped` : ''}, ${(run.ms / 1000).toFixed(1)}s; top-K ${o.k} (MRR is MRR@${o.k})\n`);
+    console.log(table(rows.filter((r) => r.set === name)));
   }
   const totalMs = performance.now() - t0;
-  console.log(`\nmode: ${o.mode}   top-K requested: ${o.k}   cases evaluated: ${done}${skipped ? `   skipped: ${skipped}` : ''}   trees: ${groups.size}\n`);
-  console.log(table(rows));
+  const checkoutMs = [...runs.values()].reduce((s, r) => s + r.checkoutMs, 0);
   console.log(
     `\ntime: total ${(totalMs / 1000).toFixed(1)}s, checkout+listing ${(checkoutMs / 1000).toFixed(1)}s, ` +
       [...timing].map(([n, t]) => `${n} prepare ${(t.prepareMs / 1000).toFixed(1)}s rank ${(t.rankMs / 1000).toFixed(1)}s`).join(', '),
@@ -256,12 +444,15 @@ async function main(): Promise<void> {
     const out = {
       mode: o.mode,
       k: o.k,
+      sets: o.sets,
+      tune_on: o.tuneOn,
       include_generated: o.includeGenerated,
       cases_file: o.cases,
+      describe_cases_file: o.describeCases,
       generated_at: new Date().toISOString(),
       summary: rows,
       timing_ms: { total: totalMs, checkout_and_listing: checkoutMs, ...Object.fromEntries(timing) },
-      per_case: results,
+      per_case: [...runs.values()].flatMap((r) => r.results),
     };
     writeFileSync(o.json, JSON.stringify(out, null, 2) + '\n');
     console.error(`[eval] wrote ${o.json}`);

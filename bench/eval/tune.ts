@@ -1,15 +1,18 @@
 /**
  * Chooses BM25F's weights by coordinate ascent on the evaluation's cases, using the CodeRAG indexes that run.ts
- * cached in bench/.work/indexes (run it once first).
+ * cached in bench/.work/indexes (run it once first, with the same --set).
  *
- *   node --import tsx bench/eval/tune.ts [--rounds 3] [--baseline eval.json] [--json out.json] [--from params.json]
- *                                        [--tune-on even|odd]
+ *   node --import tsx bench/eval/tune.ts [--set all|commits|describe] [--rounds 3] [--baseline eval.json]
+ *                                        [--json out.json] [--from params.json] [--tune-on even|odd]
  *
- * Cases (query mode) are sorted by commit hash; those at even positions are the tuning half, the others are held
- * out and only reported (`--tune-on odd` swaps the halves, to check that the method, not the split, generalises). Each round visits every knob in turn and keeps the grid value with the best tuning-half
- * MRR, if it gains at least MIN_GAIN; otherwise the current value stays. Role factors are not tuned: the answers are never tests or docs, so
- * tuning would drive them to zero. `--baseline` takes a run.ts `--json` file and reports its rankers on the same
- * halves. Prints the chosen params as JSON, ready for DEFAULT_PARAMS in src/search/bm25f.ts.
+ * Both sets are split in halves the way run.ts splits them (split.ts: by SHA-256 of each case's id, alternating);
+ * the tuning half is tuned on, the held-out half is only reported (`--tune-on odd` swaps the halves, to check that
+ * the method, not the split, generalises). The objective is the mean over the sets of each set's tuning-half MRR,
+ * so the 69 description cases weigh as much as the 480 commit cases. Each round visits every knob in turn and keeps
+ * the grid value with the best objective, if it gains at least MIN_GAIN; otherwise the current value stays. Role
+ * factors are not tuned: the answers are never tests or docs, so tuning would drive them to zero. `--baseline`
+ * takes a run.ts `--json` file and reports its rankers on the same halves. Prints the chosen params as JSON, ready
+ * for DEFAULT_PARAMS in src/search/bm25f.ts.
  */
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,51 +20,91 @@ import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams } from '../../src/search/bm
 import type { RepoIndex } from '../../src/index/types.js';
 import { SearchCorpus, bm25fInput, keywordsOf } from '../../src/search/search.js';
 import { INDEX_CACHE_DIR, indexCacheKey } from './coderagRanker.js';
+import type { DescribeCase } from './describe.js';
 import { caseMetrics, summarise, type Summary } from './metrics.js';
-import { queryFor } from './run.js';
+import { describeRoot, queryFor } from './run.js';
+import { splitHalves, type Half, type TuneOn } from './split.js';
 import type { EvalCase } from './types.js';
 
 const HERE = import.meta.dirname;
 
+type SetName = 'commits' | 'describe';
+
 interface Loaded {
-  c: EvalCase;
+  set: SetName;
+  /** Commit sha or owner/name. */
+  id: string;
+  repo: string;
+  language: string;
+  query: string;
+  /** Files (commit set) or index repo names (description set). */
+  answers: string[];
   corpus: SearchCorpus;
-  half: 'tune' | 'holdout';
+  half: Half;
 }
 
-/** Each case's tree's cached index: the one the current sources would build, else the newest. */
-export function loadCases(casesFile = join(HERE, 'cases.json'), tuneOn: 'even' | 'odd' = 'even'): Loaded[] {
-  const all = (JSON.parse(readFileSync(casesFile, 'utf8')) as EvalCase[]).filter((c) => !c.target_only);
-  const sorted = [...all].sort((a, b) => (a.commit < b.commit ? -1 : 1));
-  const tuneParity = tuneOn === 'even' ? 0 : 1;
-  const half = new Map(sorted.map((c, i) => [c.commit, i % 2 === tuneParity ? ('tune' as const) : ('holdout' as const)]));
-  const files = readdirSync(INDEX_CACHE_DIR).filter((f) => f.endsWith('.json'));
-  const key = indexCacheKey(undefined);
-  let stale = 0;
-  const corpora = new Map<string, SearchCorpus>();
-  const out: Loaded[] = [];
-  for (const c of all) {
-    const tree = `${c.repo}@${c.parent}`;
-    let corpus = corpora.get(tree);
-    if (!corpus) {
-      const current = `${tree}.${key}.json`;
-      const candidates = files.filter((f) => f.startsWith(`${tree}.`)).map((f) => join(INDEX_CACHE_DIR, f));
-      const newest = files.includes(current) ? join(INDEX_CACHE_DIR, current) : candidates.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
-      if (!newest) throw new Error(`no cached index for ${tree}: run bench/eval/run.ts first`);
-      if (!newest.endsWith(current)) stale++;
-      const index = JSON.parse(readFileSync(newest, 'utf8')) as RepoIndex;
-      corpus = new SearchCorpus([{ key: index.repo_name, file: newest, index }]);
-      corpora.set(tree, corpus);
-    }
-    out.push({ c, corpus, half: half.get(c.commit) ?? 'tune' });
+/** Reads cached indexes: the one the current sources would build, else the newest. */
+class IndexCache {
+  private readonly files = readdirSync(INDEX_CACHE_DIR).filter((f) => f.endsWith('.json'));
+  private readonly key = indexCacheKey(undefined);
+  stale = 0;
+
+  read(tree: string): { file: string; index: RepoIndex } {
+    const current = `${tree}.${this.key}.json`;
+    const candidates = this.files.filter((f) => f.startsWith(`${tree}.`)).map((f) => join(INDEX_CACHE_DIR, f));
+    const file = this.files.includes(current) ? join(INDEX_CACHE_DIR, current) : candidates.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+    if (!file) throw new Error(`no cached index for ${tree}: run bench/eval/run.ts first`);
+    if (!file.endsWith(current)) this.stale++;
+    return { file, index: JSON.parse(readFileSync(file, 'utf8')) as RepoIndex };
   }
-  if (stale) console.error(`[tune] ${stale} tree(s) use an index built by older sources: run bench/eval/run.ts to refresh them`);
+}
+
+export function loadCases(
+  sets: readonly SetName[] = ['commits', 'describe'],
+  tuneOn: TuneOn = 'even',
+  casesFile = join(HERE, 'cases.json'),
+  describeFile = join(HERE, 'describe-cases.json'),
+): Loaded[] {
+  const cache = new IndexCache();
+  const out: Loaded[] = [];
+  if (sets.includes('commits')) {
+    const all = (JSON.parse(readFileSync(casesFile, 'utf8')) as EvalCase[]).filter((c) => !c.target_only);
+    const halves = splitHalves(all.map((c) => c.commit), tuneOn);
+    const corpora = new Map<string, SearchCorpus>();
+    for (const c of all) {
+      const tree = `${c.repo}@${c.parent}`;
+      let corpus = corpora.get(tree);
+      if (!corpus) {
+        const { file, index } = cache.read(tree);
+        corpus = new SearchCorpus([{ key: index.repo_name, file, index }]);
+        corpora.set(tree, corpus);
+      }
+      const query = queryFor(c, 'query').query;
+      out.push({ set: 'commits', id: c.commit, repo: c.repo, language: c.language, query, answers: c.changed_source_files, corpus, half: halves.get(c.commit) ?? 'holdout' });
+    }
+  }
+  if (sets.includes('describe')) {
+    const all = JSON.parse(readFileSync(describeFile, 'utf8')) as DescribeCase[];
+    const halves = splitHalves(all.map((c) => c.repo), tuneOn);
+    const corpus = new SearchCorpus(
+      all.map((c) => {
+        const { file, index } = cache.read(describeRoot(c));
+        return { key: index.repo_name, file, index };
+      }),
+    );
+    for (const c of all) {
+      out.push({ set: 'describe', id: c.repo, repo: c.repo, language: c.language, query: c.query, answers: [describeRoot(c)], corpus, half: halves.get(c.repo) ?? 'holdout' });
+    }
+  }
+  if (cache.stale) console.error(`[tune] ${cache.stale} tree(s) use an index built by older sources: run bench/eval/run.ts to refresh them`);
   return out;
 }
 
 export interface Scored {
+  set: SetName;
   repo: string;
-  half: 'tune' | 'holdout';
+  language: string;
+  half: Half;
   commit: string;
   r1: number;
   r5: number;
@@ -70,13 +113,28 @@ export interface Scored {
   firstRank: number | null;
 }
 
+/** Files asked of bm25f in the description set, so that every repository's best file shows up. */
+const DESCRIBE_FILES_K = 3000;
+
 export function evaluate(cases: readonly Loaded[], params: Bm25fParams, k = 50): Scored[] {
-  return cases.map(({ c, corpus, half }) => {
-    const q = queryFor(c, 'query');
-    const keywords = keywordsOf({ query: q.query });
-    const ranked = rankBm25f(corpus.segments, bm25fInput(corpus, '', keywords, []), params, k);
-    const paths = ranked.map((r) => corpus.path(r.doc));
-    return { repo: c.repo, half, commit: c.commit, ...caseMetrics(paths, c.changed_source_files) };
+  return cases.map(({ set, id, repo, language, query, answers, corpus, half }) => {
+    const keywords = keywordsOf({ query });
+    const input = bm25fInput(corpus, '', keywords, []);
+    let ranked: string[];
+    if (set === 'commits') {
+      ranked = rankBm25f(corpus.segments, input, params, k).map((r) => corpus.path(r.doc));
+    } else {
+      const seen = new Set<string>();
+      ranked = [];
+      for (const r of rankBm25f(corpus.segments, input, params, DESCRIBE_FILES_K)) {
+        const name = corpus.doc(r.doc).repo;
+        if (!seen.has(name)) {
+          seen.add(name);
+          ranked.push(name);
+        }
+      }
+    }
+    return { set, repo, language, half, commit: id, ...caseMetrics(ranked.slice(0, k), answers) };
   });
 }
 
@@ -119,9 +177,17 @@ export const KNOBS: Knob[] = [
 /** A change must gain this much tuning MRR (about one case moving from rank 2 to 1 in 140) to be kept. */
 const MIN_GAIN = 0.003;
 
+/** Mean over the sets present of the tuning half's MRR (and R@1): each set weighs the same. */
 function objective(scored: readonly Scored[]): [number, number] {
-  const s = summarise(scored.filter((x) => x.half === 'tune'));
-  return [s.mrr, s.r1];
+  const sets = [...new Set(scored.map((x) => x.set))];
+  let mrr = 0;
+  let r1 = 0;
+  for (const set of sets) {
+    const s = summarise(scored.filter((x) => x.set === set && x.half === 'tune'));
+    mrr += s.mrr / sets.length;
+    r1 += s.r1 / sets.length;
+  }
+  return [mrr, r1];
 }
 
 export function tune(cases: readonly Loaded[], start: Bm25fParams, rounds: number, log: (line: string) => void): Bm25fParams {
@@ -152,14 +218,20 @@ export function tune(cases: readonly Loaded[], start: Bm25fParams, rounds: numbe
 }
 
 function row(name: string, s: Summary): string {
-  return `${name.padEnd(28)} ${String(s.cases).padStart(5)}  ${s.r1.toFixed(3)}  ${s.r5.toFixed(3)}  ${s.r10.toFixed(3)}  ${s.mrr.toFixed(3)}`;
+  return `${name.padEnd(40)} ${String(s.cases).padStart(5)}  ${s.r1.toFixed(3)}  ${s.mrr.toFixed(3)}  ${s.r5.toFixed(3)}  ${s.r10.toFixed(3)}`;
 }
 
-export function report(label: string, scored: ReadonlyArray<Pick<Scored, 'repo' | 'half' | 'r1' | 'r5' | 'r10' | 'rr' | 'firstRank'>>): string[] {
+type Reported = Pick<Scored, 'half' | 'r1' | 'r5' | 'r10' | 'rr' | 'firstRank'> & { set?: string };
+
+/** One line per set and half (tune, held out, all). */
+export function report(label: string, scored: readonly Reported[]): string[] {
   const lines: string[] = [];
-  for (const half of ['tune', 'holdout', 'all'] as const) {
-    const part = half === 'all' ? scored : scored.filter((s) => s.half === half);
-    lines.push(row(`${label} ${half}`, summarise(part)));
+  for (const set of [...new Set(scored.map((s) => s.set ?? 'commits'))]) {
+    const mine = scored.filter((s) => (s.set ?? 'commits') === set);
+    for (const half of ['tune', 'holdout', 'all'] as const) {
+      const part = half === 'all' ? mine : mine.filter((s) => s.half === half);
+      lines.push(row(`${label} ${set} ${half}`, summarise(part)));
+    }
   }
   return lines;
 }
@@ -174,23 +246,29 @@ async function main(): Promise<void> {
   const from = flag('--from');
   const start = from ? (JSON.parse(readFileSync(from, 'utf8')) as Bm25fParams) : DEFAULT_PARAMS;
   const t = performance.now();
-  const cases = loadCases(undefined, flag('--tune-on') === 'odd' ? 'odd' : 'even');
+  const setFlag = flag('--set') ?? 'all';
+  if (!['all', 'commits', 'describe'].includes(setFlag)) throw new Error('--set must be all, commits or describe');
+  const sets: SetName[] = setFlag === 'all' ? ['commits', 'describe'] : [setFlag as SetName];
+  const cases = loadCases(sets, flag('--tune-on') === 'odd' ? 'odd' : 'even');
   for (const { corpus } of cases) void corpus.segments;
   console.error(`[tune] ${cases.length} cases loaded and indexed in ${((performance.now() - t) / 1000).toFixed(1)}s`);
   const tuned = rounds > 0 ? tune(cases, start, rounds, (l) => console.error(`[tune] ${l}`)) : start;
-  const lines = [`${'ranker half'.padEnd(28)} cases    R@1    R@5   R@10    MRR`];
+  const lines = [`${'ranker set half'.padEnd(40)} cases    R@1    MRR    R@5   R@10`];
   lines.push(...report('bm25f (start)', evaluate(cases, start)));
   const final = evaluate(cases, tuned);
   lines.push(...report('bm25f (tuned)', final));
   const baselineFile = flag('--baseline');
   if (baselineFile) {
     const base = JSON.parse(readFileSync(baselineFile, 'utf8')) as { per_case: Array<Scored & { ranker: string }> };
-    const halfOf = new Map(cases.map((c) => [c.c.commit, c.half]));
-    for (const ranker of [...new Set(base.per_case.map((p) => p.ranker))]) {
-      lines.push(...report(ranker, base.per_case.filter((p) => p.ranker === ranker).map((p) => ({ ...p, half: halfOf.get(p.commit) ?? 'tune' }))));
+    const halfOf = new Map(cases.map((c) => [`${c.set}\0${c.id}`, c.half]));
+    const wanted = base.per_case.filter((p) => halfOf.has(`${p.set ?? 'commits'}\0${p.commit}`));
+    for (const ranker of [...new Set(wanted.map((p) => p.ranker))]) {
+      lines.push(...report(ranker, wanted.filter((p) => p.ranker === ranker).map((p) => ({ ...p, half: halfOf.get(`${p.set ?? 'commits'}\0${p.commit}`) ?? 'holdout' }))));
     }
   }
-  for (const repo of [...new Set(final.map((s) => s.repo))]) lines.push(...report(`  ${repo}`, final.filter((s) => s.repo === repo)));
+  for (const language of [...new Set(final.map((s) => s.language))].sort()) {
+    lines.push(...report(`  bm25f (tuned) ${language}`, final.filter((s) => s.language === language)));
+  }
   console.log(lines.join('\n'));
   console.log(JSON.stringify(tuned));
   const out = flag('--json');

@@ -1,11 +1,16 @@
 /** Shared types for the history-based retrieval evaluation (bench/eval). */
 
+/** Languages the evaluation reports on separately. */
+export type Language = 'typescript' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
+
 /** One mined case: a real commit whose message is the query and whose changed source files are the answer. */
 export interface EvalCase {
   /** Short repository name, e.g. "koa". */
   repo: string;
   /** GitHub owner/name the mirror was fetched from, e.g. "koajs/koa". */
   mirror_hint: string;
+  /** The repository's main language; results are reported per language. */
+  language: Language;
   commit: string;
   /** First (only) parent; the index is built from the tree at this commit. */
   parent: string;
@@ -31,8 +36,12 @@ export interface RankQuery {
 /** A retrieval system under evaluation. */
 export interface Ranker {
   name: string;
-  /** Build whatever the ranker needs for one tree. `files` is the shared candidate set (repo-relative POSIX). */
-  prepare(treeDir: string, files: string[]): Promise<unknown>;
-  /** Return up to `k` repo-relative POSIX paths, best first. */
+  /**
+   * Build whatever the ranker needs for one tree. `files` is the shared candidate set (relative to `treeDir`,
+   * POSIX). With `roots`, `treeDir` holds several repositories, one per root folder, searched together: the
+   * lexical baselines see one corpus of files; CodeRAG indexes each root on its own and searches all the indexes.
+   */
+  prepare(treeDir: string, files: string[], roots?: readonly string[]): Promise<unknown>;
+  /** Return up to `k` paths relative to the prepared tree (so `<root>/<path>` with roots), best first. */
   rank(prepared: unknown, q: RankQuery, k: number): Promise<string[]> | string[];
 }

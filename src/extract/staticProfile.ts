@@ -5,15 +5,19 @@
  * (`candidateTermsOf`), so an index alone is enough to choose them again.
  */
 import path from 'node:path';
-import type { CodeSymbol, FileRole, FileSummary } from '../index/types.js';
+import type { CodeSymbol, FileRole, FileSummary, SummarySource } from '../index/types.js';
 import { CODE_NOISE, STOPWORDS, stem, words } from '../shared/text.js';
 import { WordCache } from './wordCache.js';
-import { fileVocabulary, parseVocabulary } from './vocabulary.js';
+import { fileVocabulary } from './vocabulary.js';
+import { parseVocabulary } from '../index/vocabulary.js';
+import { isComposedSummary } from '../index/summaries.js';
 import { findImports, importStyleOf, resolveImports, type RawImport, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
 import { detectRole, describeFileType } from './role.js';
-import { extractSymbols, moduleDoc } from './symbols.js';
+import { firstProseComment, moduleDoc } from './comments.js';
+import { composeSummary, mainFunctions, shorten } from './summary.js';
+import { extractOutline } from './symbols.js';
 
 export interface StaticFacts {
   language: string;
@@ -30,6 +34,9 @@ export interface StaticFacts {
   /** The leading doc comment or docstring, when the file has one. */
   doc: string | undefined;
   summary: string;
+  summary_source: SummarySource;
+  /** Names the file exports (JavaScript/TypeScript, Go, Rust), for the summary and the choice of main functions. */
+  exports: string[];
   /** Every word of the file with its count, bounded (see vocabulary.ts). */
   vocabulary: string;
   /** Set when the grammar failed on this file; the facts then come from the text alone. */
@@ -43,20 +50,23 @@ export interface ExtractContext {
   words: WordCache;
 }
 
-const MAX_MAIN_FUNCTIONS = 40;
 const MAX_TERMS = 40;
-const SUMMARY_MAX = 320;
 
 export async function extractStaticFacts(filePath: string, content: string, context: ExtractContext): Promise<StaticFacts> {
   const info = detectLanguage(filePath);
   const role = detectRole(filePath);
   let symbols: CodeSymbol[] = [];
+  let exports: string[] = [];
   let doc: string | undefined;
+  let comment: string | undefined;
   let parseError: string | undefined;
   if (info.grammar) {
     const grammar = info.grammar;
     try {
-      [symbols, doc] = await context.parsers.withTree(grammar, content, (tree) => [extractSymbols(tree, grammar), moduleDoc(tree, grammar)] as const);
+      [{ symbols, exports }, doc, comment] = await context.parsers.withTree(grammar, content, (tree) => {
+        const leading = moduleDoc(tree, grammar);
+        return [extractOutline(tree, grammar, content), leading, leading ? undefined : firstProseComment(tree, grammar, content)] as const;
+      });
     } catch (error) {
       parseError = (error as Error).message;
     }
@@ -67,7 +77,14 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   const rawImports = findImports(content, style);
   const imports = resolveImports(filePath, rawImports, style, context.repoFiles);
   const file_type = describeFileType(info.name, role);
-  const main_functions = mainFunctions(symbols);
+  const main_functions = mainFunctions(symbols, exports);
+  const summarySource: SummarySource = doc ? 'doc' : comment ? 'comment' : 'composed';
+  const vocabulary = fileVocabulary(content);
+  // A composed summary names the file's strongest terms; they are the ones its stored profile will yield.
+  const strongestTerms = (): string[] =>
+    candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary: '', summary_source: 'composed', profile_source: 'static', file_type }, context.words)
+      .slice(0, 5)
+      .map(([term]) => term);
   const facts: StaticFacts = {
     language: info.name,
     grammar: info.grammar,
@@ -80,8 +97,20 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     raw_imports: rawImports,
     lines_of_code: countNonEmptyLines(content),
     doc,
-    summary: doc ?? composeSummary(file_type, symbols, imports.dependencies, content),
-    vocabulary: fileVocabulary(content),
+    summary:
+      doc ??
+      comment ??
+      composeSummary({
+        fileType: file_type,
+        symbols,
+        exports,
+        dependencies: imports.dependencies,
+        terms: strongestTerms(),
+        keys: CONFIG_LANGUAGES.has(info.name) ? topLevelKeys(content) : [],
+      }),
+    summary_source: summarySource,
+    exports,
+    vocabulary,
   };
   if (parseError) facts.parse_error = parseError;
   return facts;
@@ -92,24 +121,6 @@ export function countNonEmptyLines(content: string): number {
   for (const line of content.split('\n')) if (line.trim() !== '') count++;
   return count;
 }
-
-/**
- * DeepCode lists "main functions or classes": classes, functions and methods first (as `Class.method`), then
- * the type-level declarations (interfaces, type aliases, enums) while room remains.
- */
-function mainFunctions(symbols: CodeSymbol[]): string[] {
-  const primary: string[] = [];
-  const secondary: string[] = [];
-  for (const symbol of symbols) {
-    const name = symbol.ast_path.replace(/-/g, '.');
-    if (CALLABLE_OR_CLASS.has(symbol.kind)) primary.push(name);
-    else if (TYPE_LEVEL.has(symbol.kind)) secondary.push(name);
-  }
-  return [...primary, ...secondary].slice(0, MAX_MAIN_FUNCTIONS);
-}
-
-const CALLABLE_OR_CLASS: ReadonlySet<string> = new Set(['class', 'function', 'method', 'struct', 'trait']);
-const TYPE_LEVEL: ReadonlySet<string> = new Set(['interface', 'type', 'enum']);
 
 /** Markdown's first paragraph under its title; JSON's and YAML's top-level keys. */
 function textDoc(filePath: string, content: string): string | undefined {
@@ -124,31 +135,6 @@ function textDoc(filePath: string, content: string): string | undefined {
   return undefined;
 }
 
-function composeSummary(fileType: string, symbols: CodeSymbol[], dependencies: string[], content: string): string {
-  const parts: string[] = [];
-  const topLevel = symbols.filter((s) => !s.ast_path.includes('-'));
-  const byKind = new Map<string, string[]>();
-  for (const symbol of topLevel) {
-    const list = byKind.get(symbol.kind) ?? [];
-    list.push(symbol.name);
-    byKind.set(symbol.kind, list);
-  }
-  const described = [...byKind.entries()].map(([kind, names]) => {
-    const plural = names.length > 1 ? (kind === 'class' ? 'classes' : `${kind}s`) : kind;
-    const shown = names.slice(0, 6).join(', ');
-    return `${plural} ${shown}${names.length > 6 ? ` and ${names.length - 6} more` : ''}`;
-  });
-  if (described.length) parts.push(`${fileType} defining ${described.join('; ')}.`);
-  else {
-    const keys = CONFIG_LANGUAGES.has(fileType.split(' ')[0] ?? '') ? topLevelKeys(content) : [];
-    parts.push(keys.length ? `${fileType} with keys ${keys.slice(0, 8).join(', ')}.` : `${fileType}.`);
-  }
-  if (dependencies.length) {
-    parts.push(`Uses ${dependencies.slice(0, 6).join(', ')}${dependencies.length > 6 ? ` and ${dependencies.length - 6} more` : ''}.`);
-  }
-  return shorten(parts.join(' '));
-}
-
 const CONFIG_LANGUAGES = new Set(['JSON', 'YAML', 'TOML', 'INI']);
 
 function topLevelKeys(content: string): string[] {
@@ -161,25 +147,16 @@ function topLevelKeys(content: string): string[] {
   return [...keys];
 }
 
-function shorten(text: string): string {
-  return text.length > SUMMARY_MAX ? `${text.slice(0, SUMMARY_MAX - 1).trimEnd()}…` : text;
-}
-
-/**
- * The static profiler composes a summary from the file's type, symbols and imports when the file has no doc
- * comment ("TypeScript source defining functions a, b. Uses x."): its words restate other fields.
- */
-export function isComposedSummary(file: Pick<FileSummary, 'profile_source' | 'file_type' | 'summary'>): boolean {
-  return file.profile_source === 'static' && file.file_type !== '' && file.summary.startsWith(file.file_type);
-}
-
 /**
  * Terms that may characterise a statically profiled file, weighted by where they appear: symbol names (3), the
  * file's path and its doc comment (2), symbol docs (1), any other word of the file (log2(1 + count)). Stems
  * merge `cache`/`caching`; the most frequent surface form is kept so concepts stay readable. A pure function of
  * the stored profile: incremental runs and shard merges choose concepts again from indexes alone.
  */
-export function candidateTermsOf(file: FileSummary, cache: WordCache): Array<[string, number]> {
+export function candidateTermsOf(
+  file: Pick<FileSummary, 'file_path' | 'symbols' | 'vocabulary' | 'summary' | 'summary_source' | 'profile_source' | 'file_type'>,
+  cache: WordCache,
+): Array<[string, number]> {
   const weights = new Map<string, { weight: number; forms: Map<string, number> }>();
   const add = (word: string, weight: number): void => {
     if (word.length < 3 || STOPWORDS.has(word) || CODE_NOISE.has(word)) return;

@@ -1,107 +1,253 @@
 /**
- * Symbols from a syntax tree: functions, classes, methods and the other named elements of a file, each with
- * its `ast_path` (enclosing scopes joined with '-', as in seed 003: `Indexing-Tree-parse`), lines and doc
- * comment. The walk visits declarations and the bodies that hold declarations; it never descends into a
- * function body, which keeps it cheap beside the parse.
+ * Symbols from a syntax tree: every named definition at any depth (functions inside functions and wrappers,
+ * classes, methods, CommonJS and object-literal forms, module-level constants), each with its `ast_path`
+ * (the enclosing named definitions joined with '-', as in seed 003: `Indexing-Tree-parse`), lines and doc
+ * comment, and the names the file exports. candidates.ts finds the nodes that may define something, in
+ * document order; here each is read by its language's resolver, and a stack of open definitions, compared
+ * by offsets, gives each its scope. Anonymous wrappers (an IIFE, a callback) add nothing to a path.
  */
 import type { Node, Tree } from 'web-tree-sitter';
 import type { CodeSymbol, SymbolKind } from '../index/types.js';
+import { definitionCandidates } from './candidates.js';
+import { docFor } from './comments.js';
 import type { GrammarId } from './languages.js';
 
-/** What a declaration node defines. `body` is where its members live (walked with the name as scope). */
+export { cleanDoc, moduleDoc } from './comments.js';
+
+/** What a file defines and what it exports (names, for the languages that say so: JS/TS, Go, Rust). */
+export interface Outline {
+  symbols: CodeSymbol[];
+  exports: string[];
+}
+
+/** What a candidate node defines. */
 interface Definition {
   kind: SymbolKind;
   name: string;
-  body?: Node | null;
-  /** Scope to record and walk under instead of the enclosing one (Go methods, Rust impls). */
+  /** Scope to record under instead of the enclosing one (Go methods, `Foo.prototype.bar`, `A::b`). */
   scope?: string[];
-  /** false for nodes that only open a scope (a Rust `impl`): their members are recorded, they are not. */
+  /** false for nodes that only open a scope (a Rust `impl`, a named object literal). */
   record?: boolean;
+  exported?: boolean;
+  /** Whether functions directly inside are methods; by default, when the definition is class-like. */
+  members?: 'methods' | 'functions';
+  /** An object literal whose direct members are definitions of this scope (`module.exports = { ... }`). */
+  object?: Node | null;
+  /** An exports object: its members are exported names. */
+  exportsObject?: boolean;
 }
 
-type Resolver = (node: Node, scope: string[]) => Definition | null;
+/** An open definition while later nodes are read: everything starting before `end` is inside it. */
+interface Frame {
+  end: number;
+  scope: string[];
+  methods: boolean;
+  objectStart: number;
+  exportsObject: boolean;
+}
+
+interface Context {
+  /** The innermost open definition, or null at the top (anonymous wrappers do not count). */
+  frame: Frame | null;
+  exports: Set<string>;
+}
+
+type Resolver = (node: Node, context: Context) => Definition | null;
 
 interface LanguageSpec {
   definitions: Record<string, Resolver>;
-  /** Nodes walked through with the same scope: bodies, export wrappers, decorators, preprocessor blocks. */
-  transparent: ReadonlySet<string>;
+  /** Module-level definitions found by a pass over the root's children (Python constants). */
+  topLevel?: (root: Node, add: (node: Node, definition: Definition) => void) => void;
 }
 
-const CLASS_LIKE: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'struct', 'trait', 'enum']);
+const CLASS_LIKE: ReadonlySet<SymbolKind> = new Set(['class', 'interface', 'struct', 'trait', 'enum', 'type']);
+const MAX_DEPTH = 12;
 
 const field = (node: Node, name: string): Node | null => node.childForFieldName(name);
 const nameOf = (node: Node): string | null => field(node, 'name')?.text ?? null;
+const unquote = (text: string): string => text.replace(/^['"`]|['"`]$/g, '');
 
-/** `(kind)`: a declaration whose name is its `name` field; containers walk their `body` field. */
-function named(kind: SymbolKind, bodyField: string | null = null): Resolver {
+/** `(kind)`: a declaration whose name is its `name` field. */
+function named(kind: SymbolKind): Resolver {
   return (node) => {
     const name = nameOf(node);
-    if (!name) return null;
-    return { kind, name, body: bodyField ? field(node, bodyField) : null };
+    return name ? { kind, name } : null;
   };
 }
 
+/** Whether a node sits in the object literal that the innermost frame opened (a direct member of it). */
+const isMemberOf = (node: Node, frame: Frame | null): frame is Frame =>
+  frame !== null && frame.objectStart >= 0 && node.parent?.startIndex === frame.objectStart;
+
+// --- JavaScript and TypeScript -------------------------------------------------------------------------
+
 const FUNCTION_VALUES = new Set(['arrow_function', 'function', 'function_expression', 'generator_function']);
 const CLASS_VALUES = new Set(['class', 'class_expression']);
+/** Values that name a dependency, not a definition: `const fs = require('fs')`. */
+const IMPORTED_VALUE = /^(?:await\s+)?(?:require|import)\s*\(/;
+/** Parents that already name a function value, so the function is not recorded a second time. */
+const NAMING_PARENTS = new Set(['variable_declarator', 'pair', 'assignment_expression', 'field_definition', 'public_field_definition']);
+/** `exports.x`, `module.exports.x`: the part after it is an exported name. */
+const EXPORTS_MEMBER = /^(?:module\.)?exports\.([A-Za-z_$][\w$]*)$/;
 
-/** `const f = () => {}` and `const C = class {}`: JavaScript's other way to declare. */
-const jsVariable: Resolver = (node) => {
+/** Top-level declarations under `export` are exported; so is `export default` and `export { a }`. */
+function jsExported(node: Node, context: Context): boolean {
+  return context.frame === null && node.parent?.type === 'export_statement';
+}
+
+function jsDeclaration(kind: SymbolKind): Resolver {
+  return (node, context) => {
+    const name = nameOf(node);
+    return name ? { kind, name, exported: jsExported(node, context) } : null;
+  };
+}
+
+/** `const f = () => {}`, `const C = class {}`, `const api = { get() {} }`, and module-level constants. */
+const jsVariable: Resolver = (node, context) => {
   const name = field(node, 'name');
   const value = field(node, 'value');
   if (!name || name.type !== 'identifier' || !value) return null;
-  if (FUNCTION_VALUES.has(value.type)) return { kind: 'function', name: name.text };
-  if (CLASS_VALUES.has(value.type)) return { kind: 'class', name: name.text, body: field(value, 'body') };
+  const statement = node.parent;
+  const atModuleLevel = statement?.parent?.type === 'program' || statement?.parent?.type === 'export_statement';
+  const exported = atModuleLevel && statement?.parent?.type === 'export_statement';
+  if (FUNCTION_VALUES.has(value.type)) return { kind: 'function', name: name.text, exported };
+  if (CLASS_VALUES.has(value.type)) return { kind: 'class', name: name.text, exported };
+  if (value.type === 'object') {
+    return { kind: 'constant', name: name.text, record: atModuleLevel, exported, object: value, members: 'methods' };
+  }
+  if (!atModuleLevel || IMPORTED_VALUE.test(value.text)) return null;
+  const kind: SymbolKind = statement?.type === 'lexical_declaration' && statement.text.startsWith('const') ? 'constant' : 'variable';
+  if (kind === 'variable' && !exported && context.frame === null && /^(?:this|self|that)$/.test(value.text)) return null;
+  return { kind, name: name.text, exported };
+};
+
+/**
+ * Assignments that define: `exports.f = function`, `module.exports = { ... }`, `exports.save = save`,
+ * `Foo.prototype.bar = function`, `Foo.prototype = { ... }`, `module.exports = class X {}`, `f = () => {}`.
+ */
+const jsAssignment: Resolver = (node, context) => {
+  const left = field(node, 'left');
+  const right = field(node, 'right');
+  if (!left || !right) return null;
+  const isFunction = FUNCTION_VALUES.has(right.type);
+  if (left.type === 'identifier') return isFunction ? { kind: 'function', name: left.text } : null;
+  if (left.type !== 'member_expression') return null;
+  const target = left.text;
+  const exportedName = EXPORTS_MEMBER.exec(target)?.[1];
+  const wholeModule = target === 'module.exports' || target === 'exports';
+  if (wholeModule) {
+    if (right.type === 'object') return { kind: 'module', name: '', record: false, object: right, exportsObject: true, members: 'functions' };
+    if (right.type === 'identifier') context.exports.add(right.text);
+    const ownName = CLASS_VALUES.has(right.type) || isFunction ? nameOf(right) : null;
+    if (!ownName) return null;
+    return { kind: isFunction ? 'function' : 'class', name: ownName, exported: true };
+  }
+  const property = field(left, 'property')?.text ?? '';
+  if (!property) return null;
+  const prototype = /^([A-Za-z_$][\w$]*)\.prototype(?:\.[\w$]+)?$/.exec(target)?.[1];
+  if (prototype && target.endsWith('.prototype')) {
+    return right.type === 'object' ? { kind: 'class', name: prototype, record: false, object: right, members: 'methods' } : null;
+  }
+  const exported = exportedName !== undefined;
+  if (isFunction) return { kind: prototype ? 'method' : 'function', name: property, scope: prototype ? [prototype] : undefined, exported };
+  if (CLASS_VALUES.has(right.type)) return { kind: 'class', name: property, exported };
+  if (right.type === 'object') return { kind: 'constant', name: property, record: exported && context.frame === null, exported, object: right, members: 'methods' };
+  if (!exported) return null;
+  if (right.type === 'identifier' || right.type === 'member_expression') {
+    context.exports.add(property);
+    return null;
+  }
+  // TypeScript's CommonJS output declares its exports first: `exports.a = exports.b = void 0;`.
+  if (context.frame !== null || right.type === 'assignment_expression' || right.text === 'void 0' || IMPORTED_VALUE.test(right.text)) return null;
+  return { kind: 'constant', name: property, exported };
+};
+
+/** `key: function () {}` and `key: { ... }` inside an object literal that a named definition holds. */
+const jsPair: Resolver = (node, context) => {
+  const frame = context.frame;
+  const value = field(node, 'value');
+  if (!value || !isMemberOf(node, frame)) return null;
+  const key = unquote(field(node, 'key')?.text ?? '');
+  if (!key) return null;
+  if (frame.exportsObject && !FUNCTION_VALUES.has(value.type)) context.exports.add(key);
+  if (FUNCTION_VALUES.has(value.type)) return { kind: 'function', name: key, exported: frame.exportsObject };
+  if (value.type === 'object') return { kind: 'constant', name: key, record: false, object: value, members: 'methods' };
   return null;
 };
 
-/** `exports.f = function`, `module.exports = class X {}`, `Foo.prototype.bar = function`. */
-const jsAssignment: Resolver = (node) => {
-  const left = field(node, 'left');
-  const right = field(node, 'right');
-  if (!left || !right || left.type !== 'member_expression') return null;
-  const object = field(left, 'object')?.text ?? '';
-  const property = field(left, 'property')?.text ?? '';
-  if (right.type === 'object' && /(^|\.)exports$/.test(left.text)) return { kind: 'module', name: '', body: right, record: false };
-  if (CLASS_VALUES.has(right.type)) {
-    const className = nameOf(right) ?? (property === 'exports' ? null : property);
-    return className ? { kind: 'class', name: className, body: field(right, 'body') } : null;
-  }
-  if (!FUNCTION_VALUES.has(right.type) || !property) return null;
-  const prototype = /^([A-Za-z_$][\w$]*)\.prototype$/.exec(object);
-  if (prototype?.[1]) return { kind: 'method', name: property, scope: [prototype[1]] };
-  return { kind: 'function', name: property };
+/** `module.exports = { save, load }`: shorthand members of an exports object are exported names. */
+const jsShorthand: Resolver = (node, context) => {
+  if (context.frame?.exportsObject && isMemberOf(node, context.frame)) context.exports.add(node.text);
+  return null;
 };
 
-/** Object-literal methods are recorded only inside `module.exports = { ... }`-style containers. */
-const jsPair: Resolver = (node) => {
-  const key = field(node, 'key');
+/** Class methods always; object-literal methods when a named definition holds the object. */
+const jsMethod: Resolver = (node, context) => {
+  const name = nameOf(node);
+  if (!name) return null;
+  if (node.parent?.type === 'object' && !isMemberOf(node, context.frame)) return null;
+  return { kind: 'function', name: unquote(name), exported: context.frame?.exportsObject === true };
+};
+
+/** `handle = () => {}` in a class body. */
+const jsField: Resolver = (node) => {
+  const name = field(node, 'property') ?? field(node, 'name');
   const value = field(node, 'value');
-  if (!key || !value || !FUNCTION_VALUES.has(value.type)) return null;
-  return { kind: 'function', name: key.text.replace(/^['"]|['"]$/g, '') };
+  if (!name || !value || !FUNCTION_VALUES.has(value.type)) return null;
+  return { kind: 'function', name: name.text };
+};
+
+/** A named function expression passed along (`app.use(function logger() {})`); assigned ones are named by their target. */
+const jsFunctionExpression: Resolver = (node) => {
+  const name = nameOf(node);
+  if (!name || NAMING_PARENTS.has(node.parent?.type ?? '')) return null;
+  return { kind: 'function', name };
+};
+
+/** `export { a, b as c }` and `export default a`. */
+const jsExportSpecifier: Resolver = (node, context) => {
+  const name = field(node, 'alias') ?? field(node, 'name');
+  if (name) context.exports.add(name.text);
+  return null;
+};
+
+const jsExportStatement: Resolver = (node, context) => {
+  const value = field(node, 'value');
+  if (!value) return null;
+  if (value.type === 'identifier') context.exports.add(value.text);
+  if (value.type === 'object') return { kind: 'module', name: '', record: false, object: value, exportsObject: true, members: 'functions' };
+  return null;
 };
 
 const JS_DEFINITIONS: Record<string, Resolver> = {
-  function_declaration: named('function'),
-  generator_function_declaration: named('function'),
-  function_signature: named('function'),
-  class_declaration: named('class', 'body'),
-  abstract_class_declaration: named('class', 'body'),
-  method_definition: named('method'),
-  method_signature: named('method'),
-  abstract_method_signature: named('method'),
-  interface_declaration: named('interface', 'body'),
-  type_alias_declaration: named('type'),
-  enum_declaration: named('enum'),
-  internal_module: named('namespace', 'body'),
-  module: named('namespace', 'body'),
+  function_declaration: jsDeclaration('function'),
+  generator_function_declaration: jsDeclaration('function'),
+  function_signature: jsDeclaration('function'),
+  class_declaration: jsDeclaration('class'),
+  abstract_class_declaration: jsDeclaration('class'),
+  interface_declaration: jsDeclaration('interface'),
+  type_alias_declaration: jsDeclaration('type'),
+  enum_declaration: jsDeclaration('enum'),
+  internal_module: jsDeclaration('namespace'),
+  module: jsDeclaration('namespace'),
+  method_definition: jsMethod,
+  method_signature: jsMethod,
+  abstract_method_signature: jsMethod,
+  field_definition: jsField,
+  public_field_definition: jsField,
+  function_expression: jsFunctionExpression,
+  generator_function: jsFunctionExpression,
   variable_declarator: jsVariable,
   assignment_expression: jsAssignment,
+  pair: jsPair,
+  shorthand_property_identifier: jsShorthand,
+  export_specifier: jsExportSpecifier,
+  export_statement: jsExportStatement,
 };
 
-const JS_TRANSPARENT = new Set([
-  'program', 'export_statement', 'class_body', 'interface_body', 'object_type', 'statement_block',
-  'lexical_declaration', 'variable_declaration', 'expression_statement', 'ambient_declaration',
-]);
+// --- Go, Rust ------------------------------------------------------------------------------------------
+
+const isCapitalised = (name: string): boolean => /^[A-Z]/.test(name);
 
 /** `func (s *Server) Serve()` is `Server-Serve`. */
 const goMethod: Resolver = (node) => {
@@ -112,33 +258,57 @@ const goMethod: Resolver = (node) => {
   return { kind: 'method', name, scope: receiverType ? [receiverType] : [] };
 };
 
-const goTypeSpec: Resolver = (node) => {
+const goTopLevel = (kind: SymbolKind): Resolver => (node, context) => {
+  const name = nameOf(node);
+  if (!name || name === '_') return null;
+  if (kind !== 'function' && context.frame !== null) return null;
+  return { kind, name, exported: context.frame === null && isCapitalised(name) };
+};
+
+const goTypeSpec: Resolver = (node, context) => {
   const name = nameOf(node);
   if (!name) return null;
   const type = field(node, 'type')?.type;
   const kind: SymbolKind = type === 'struct_type' ? 'struct' : type === 'interface_type' ? 'interface' : 'type';
-  return { kind, name };
+  return { kind, name, exported: context.frame === null && isCapitalised(name) };
 };
+
+/** `pub fn`, `pub struct`: Rust's exports, at the top of the file. */
+function rustItem(kind: SymbolKind): Resolver {
+  return (node, context) => {
+    const name = nameOf(node);
+    if (!name) return null;
+    const exported = context.frame === null && node.namedChild(0)?.type === 'visibility_modifier';
+    return { kind, name, exported };
+  };
+}
 
 /** `impl Trait for Type { ... }` opens the scope `Type` without being a symbol itself. */
 const rustImpl: Resolver = (node) => {
   const type = field(node, 'type')?.text.replace(/<.*$/s, '');
   if (!type) return null;
-  return { kind: 'class', name: type, body: field(node, 'body'), record: false };
+  return { kind: 'class', name: type, record: false };
 };
 
-/** C and C++ bury a function's name in nested declarators: `static int *parse(...)`, `Foo::bar(...)`. */
-const cFunction: Resolver = (node, scope) => {
+// --- C, C++ --------------------------------------------------------------------------------------------
+
+const C_NAMES = ['identifier', 'field_identifier', 'qualified_identifier', 'destructor_name', 'operator_name', 'type_identifier'];
+
+function innermostDeclarator(node: Node): Node | null {
   let declarator = field(node, 'declarator');
-  while (declarator && !['identifier', 'field_identifier', 'qualified_identifier', 'destructor_name', 'operator_name'].includes(declarator.type)) {
-    declarator = field(declarator, 'declarator');
-  }
+  while (declarator && !C_NAMES.includes(declarator.type)) declarator = field(declarator, 'declarator');
+  return declarator;
+}
+
+/** C and C++ bury a function's name in nested declarators: `static int *parse(...)`, `Foo::bar(...)`. */
+const cFunction: Resolver = (node, context) => {
+  const declarator = innermostDeclarator(node);
   if (!declarator) return null;
   if (declarator.type === 'qualified_identifier') {
     const parts = declarator.text.split('::').map((p) => p.trim()).filter(Boolean);
     const name = parts.pop();
     if (!name) return null;
-    return { kind: 'method', name, scope: [...scope, ...parts] };
+    return { kind: 'method', name, scope: [...(context.frame?.scope ?? []), ...parts] };
   }
   return { kind: 'function', name: declarator.text };
 };
@@ -147,231 +317,194 @@ const cFunction: Resolver = (node, scope) => {
 function cSpecifier(kind: SymbolKind): Resolver {
   return (node) => {
     const name = nameOf(node);
-    const body = field(node, 'body');
-    if (!name || !body) return null;
-    return { kind, name, body };
+    if (!name || !field(node, 'body')) return null;
+    return { kind, name };
   };
 }
 
-const C_TRANSPARENT = new Set([
-  'translation_unit', 'preproc_ifdef', 'preproc_if', 'preproc_else', 'preproc_elif', 'linkage_specification',
-  'declaration_list', 'field_declaration_list', 'type_definition', 'declaration', 'template_declaration',
-  'field_declaration', 'access_specifier',
-]);
+/** `typedef struct { ... } point_t;` names a type the struct alone does not. */
+const cTypedef: Resolver = (node) => {
+  const declarator = field(node, 'declarator');
+  if (declarator?.type !== 'type_identifier') return null;
+  return { kind: field(node, 'type')?.type === 'struct_specifier' ? 'struct' : 'type', name: declarator.text };
+};
+
+const C_DEFINITIONS: Record<string, Resolver> = {
+  function_definition: cFunction,
+  struct_specifier: cSpecifier('struct'),
+  union_specifier: cSpecifier('struct'),
+  enum_specifier: cSpecifier('enum'),
+  type_definition: cTypedef,
+};
+
+// --- Python --------------------------------------------------------------------------------------------
+
+/** Module-level `MAX_RETRIES = 3`: upper-case names are Python's constants. */
+function pythonConstants(root: Node, add: (node: Node, definition: Definition) => void): void {
+  for (let i = 0; i < root.namedChildCount; i++) {
+    const statement = root.namedChild(i);
+    if (statement?.type !== 'expression_statement') continue;
+    const assignment = statement.namedChild(0);
+    if (assignment?.type !== 'assignment') continue;
+    const left = field(assignment, 'left');
+    if (left?.type === 'identifier' && /^[A-Z][A-Z0-9_]+$/.test(left.text)) add(assignment, { kind: 'constant', name: left.text });
+  }
+}
 
 const SPECS: Record<GrammarId, LanguageSpec> = {
-  javascript: { definitions: { ...JS_DEFINITIONS, pair: jsPair }, transparent: JS_TRANSPARENT },
-  typescript: { definitions: JS_DEFINITIONS, transparent: JS_TRANSPARENT },
-  tsx: { definitions: JS_DEFINITIONS, transparent: JS_TRANSPARENT },
+  javascript: { definitions: JS_DEFINITIONS },
+  typescript: { definitions: JS_DEFINITIONS },
+  tsx: { definitions: JS_DEFINITIONS },
   python: {
-    definitions: { function_definition: named('function'), class_definition: named('class', 'body') },
-    transparent: new Set(['module', 'decorated_definition', 'block']),
+    definitions: { function_definition: named('function'), class_definition: named('class') },
+    topLevel: pythonConstants,
   },
   go: {
-    definitions: { function_declaration: named('function'), method_declaration: goMethod, type_spec: goTypeSpec },
-    transparent: new Set(['source_file', 'type_declaration']),
+    definitions: {
+      function_declaration: goTopLevel('function'),
+      method_declaration: goMethod,
+      type_spec: goTypeSpec,
+      const_spec: goTopLevel('constant'),
+      var_spec: goTopLevel('variable'),
+    },
   },
   rust: {
     definitions: {
-      function_item: named('function'),
+      function_item: rustItem('function'),
       function_signature_item: named('function'),
-      struct_item: named('struct'),
-      enum_item: named('enum'),
-      union_item: named('struct'),
-      trait_item: named('trait', 'body'),
-      type_item: named('type'),
-      mod_item: named('module', 'body'),
+      struct_item: rustItem('struct'),
+      enum_item: rustItem('enum'),
+      union_item: rustItem('struct'),
+      trait_item: rustItem('trait'),
+      type_item: rustItem('type'),
+      mod_item: rustItem('module'),
+      const_item: rustItem('constant'),
+      static_item: rustItem('constant'),
       impl_item: rustImpl,
       macro_definition: named('function'),
     },
-    transparent: new Set(['source_file', 'declaration_list']),
   },
   java: {
     definitions: {
-      class_declaration: named('class', 'body'),
-      interface_declaration: named('interface', 'body'),
-      enum_declaration: named('enum', 'body'),
-      record_declaration: named('class', 'body'),
-      annotation_type_declaration: named('interface', 'body'),
+      class_declaration: named('class'),
+      interface_declaration: named('interface'),
+      enum_declaration: named('enum'),
+      record_declaration: named('class'),
+      annotation_type_declaration: named('interface'),
       method_declaration: named('method'),
       constructor_declaration: named('method'),
     },
-    transparent: new Set(['program', 'class_body', 'interface_body', 'enum_body', 'enum_body_declarations']),
   },
-  c: {
-    definitions: {
-      function_definition: cFunction,
-      struct_specifier: cSpecifier('struct'),
-      union_specifier: cSpecifier('struct'),
-      enum_specifier: cSpecifier('enum'),
-    },
-    transparent: C_TRANSPARENT,
-  },
+  c: { definitions: C_DEFINITIONS },
   cpp: {
     definitions: {
-      function_definition: cFunction,
-      struct_specifier: cSpecifier('struct'),
-      union_specifier: cSpecifier('struct'),
-      enum_specifier: cSpecifier('enum'),
+      ...C_DEFINITIONS,
       class_specifier: cSpecifier('class'),
-      namespace_definition: (node) => ({ kind: 'namespace', name: nameOf(node) ?? '(anonymous)', body: field(node, 'body') }),
+      namespace_definition: (node) => ({ kind: 'namespace', name: nameOf(node) ?? '(anonymous)' }),
     },
-    transparent: C_TRANSPARENT,
   },
   c_sharp: {
     definitions: {
-      namespace_declaration: named('namespace', 'body'),
+      namespace_declaration: named('namespace'),
       file_scoped_namespace_declaration: named('namespace'),
-      class_declaration: named('class', 'body'),
-      interface_declaration: named('interface', 'body'),
-      struct_declaration: named('struct', 'body'),
-      record_declaration: named('class', 'body'),
+      class_declaration: named('class'),
+      interface_declaration: named('interface'),
+      struct_declaration: named('struct'),
+      record_declaration: named('class'),
       enum_declaration: named('enum'),
       method_declaration: named('method'),
       constructor_declaration: named('method'),
     },
-    transparent: new Set(['compilation_unit', 'declaration_list']),
   },
   ruby: {
-    definitions: {
-      module: named('module'),
-      class: named('class'),
-      method: named('function'),
-      singleton_method: named('function'),
-    },
-    transparent: new Set(['program', 'body_statement', 'begin_block']),
+    definitions: { module: named('module'), class: named('class'), method: named('function'), singleton_method: named('function') },
   },
   php: {
     definitions: {
-      namespace_definition: (node) => {
-        const name = nameOf(node);
-        return name ? { kind: 'namespace', name, body: field(node, 'body') } : null;
-      },
-      class_declaration: named('class', 'body'),
-      interface_declaration: named('interface', 'body'),
-      trait_declaration: named('trait', 'body'),
-      enum_declaration: named('enum', 'body'),
+      namespace_definition: named('namespace'),
+      class_declaration: named('class'),
+      interface_declaration: named('interface'),
+      trait_declaration: named('trait'),
+      enum_declaration: named('enum'),
       function_definition: named('function'),
       method_declaration: named('method'),
     },
-    transparent: new Set(['program', 'declaration_list', 'compound_statement', 'enum_declaration_list']),
   },
 };
 
-/** Ruby classes and modules keep their members directly under the declaration node, not in a `body` field. */
-const WALK_DECLARATION_ITSELF = new Set(['module', 'class']);
+/** The symbols of a file, in document order. */
+export function extractSymbols(tree: Tree, grammar: GrammarId, source: string = tree.rootNode.text): CodeSymbol[] {
+  return extractOutline(tree, grammar, source).symbols;
+}
 
-export function extractSymbols(tree: Tree, grammar: GrammarId): CodeSymbol[] {
+export function extractOutline(tree: Tree, grammar: GrammarId, source: string = tree.rootNode.text): Outline {
   const spec = SPECS[grammar];
   const symbols: CodeSymbol[] = [];
-  const visit = (parent: Node, scope: string[], inClass: boolean, depth: number): void => {
-    if (depth > 12) return;
-    for (let i = 0; i < parent.namedChildCount; i++) {
-      const node = parent.namedChild(i);
-      if (!node) continue;
-      const resolve = spec.definitions[node.type];
-      const definition = resolve ? resolve(node, scope) : null;
-      if (definition) {
-        const ownScope = definition.scope ?? scope;
-        // Functions inside classes are methods; methods of an exported object literal are the module's functions.
-        const kind: SymbolKind =
-          definition.kind === 'function' && (inClass || definition.scope) ? 'method'
-          : definition.kind === 'method' && parent.type === 'object' ? 'function'
-          : definition.kind;
-        if (definition.record !== false) {
-          const symbol: CodeSymbol = {
-            kind,
-            name: definition.name,
-            ast_path: [...ownScope, definition.name].join('-'),
-            start_line: node.startPosition.row + 1,
-            end_line: node.endPosition.row + 1,
-          };
-          const doc = docFor(node, grammar);
-          if (doc) symbol.doc = doc;
-          symbols.push(symbol);
-        }
-        const body = definition.body ?? (grammar === 'ruby' && WALK_DECLARATION_ITSELF.has(node.type) ? node : null);
-        if (body) {
-          const classLike = CLASS_LIKE.has(definition.kind) || (definition.record === false && definition.name !== '');
-          visit(body, definition.name ? [...ownScope, definition.name] : ownScope, classLike, depth + 1);
-        }
-      } else if (spec.transparent.has(node.type)) {
-        visit(node, scope, inClass, depth + 1);
-      }
+  const exports = new Set<string>();
+  const stack: Frame[] = [];
+  const context: Context = { frame: null, exports };
+
+  const rows = lineStarts(source);
+  const add = (node: Node, definition: Definition, start = node.startIndex, end = node.endIndex): void => {
+    const enclosing = context.frame;
+    const scope = definition.scope ?? enclosing?.scope ?? [];
+    if (scope.length >= MAX_DEPTH) return;
+    const kind: SymbolKind = definition.kind === 'function' && (enclosing?.methods || definition.scope) ? 'method' : definition.kind;
+    const ownScope = definition.name ? [...scope, definition.name] : scope;
+    if (definition.record !== false && definition.name) {
+      const symbol: CodeSymbol = {
+        kind,
+        name: definition.name,
+        ast_path: ownScope.join('-'),
+        start_line: rowOf(rows, start) + 1,
+        end_line: rowOf(rows, Math.max(start, end - 1)) + 1,
+      };
+      const doc = docFor(node, grammar, source, start);
+      if (doc) symbol.doc = doc;
+      symbols.push(symbol);
+      if (definition.exported) exports.add(definition.name);
     }
+    const methods = definition.members ? definition.members === 'methods' : CLASS_LIKE.has(definition.kind) || (definition.record === false && definition.name !== '');
+    stack.push({
+      end,
+      scope: ownScope,
+      methods,
+      objectStart: definition.object ? definition.object.startIndex : -1,
+      exportsObject: definition.exportsObject === true,
+    });
   };
-  visit(tree.rootNode, [], false, 0);
-  return symbols;
+
+  for (const { node, type, start, end } of definitionCandidates(tree, grammar, source)) {
+    while (stack.length && (stack[stack.length - 1] as Frame).end <= start) stack.pop();
+    context.frame = stack[stack.length - 1] ?? null;
+    const resolve = spec.definitions[type];
+    const definition = resolve ? resolve(node, context) : null;
+    if (definition) add(node, definition, start, end);
+  }
+  if (spec.topLevel) {
+    stack.length = 0;
+    context.frame = null;
+    const before = symbols.length;
+    spec.topLevel(tree.rootNode, add);
+    if (symbols.length > before) symbols.sort((a, b) => a.start_line - b.start_line);
+  }
+  return { symbols, exports: [...exports] };
 }
 
-const DOC_MAX = 240;
-
-/** The comment block right above a declaration (or its export/decorator wrapper), or a Python docstring. */
-function docFor(node: Node, grammar: GrammarId): string | undefined {
-  if (grammar === 'python') {
-    const body = field(node, 'body');
-    const first = body?.namedChild(0);
-    if (first?.type === 'expression_statement' && first.namedChild(0)?.type === 'string') {
-      return cleanDoc(first.namedChild(0)?.text ?? '');
-    }
-  }
-  let anchor: Node = node;
-  while (anchor.parent && ['export_statement', 'decorated_definition', 'template_declaration', 'lexical_declaration', 'variable_declaration', 'expression_statement'].includes(anchor.parent.type)) {
-    anchor = anchor.parent;
-  }
-  const lines: string[] = [];
-  let next = anchor;
-  let previous = anchor.previousNamedSibling;
-  while (previous && previous.type.includes('comment') && next.startPosition.row - previous.endPosition.row <= 1) {
-    lines.unshift(previous.text);
-    next = previous;
-    previous = previous.previousNamedSibling;
-  }
-  return lines.length ? cleanDoc(lines.join('\n')) : undefined;
+/** Offsets where each line starts, so a node's lines come from its offsets without asking the tree. */
+function lineStarts(source: string): number[] {
+  const starts = [0];
+  for (let at = source.indexOf('\n'); at >= 0; at = source.indexOf('\n', at + 1)) starts.push(at + 1);
+  return starts;
 }
 
-/** Strips comment markers and returns the first paragraph, shortened. */
-export function cleanDoc(raw: string): string | undefined {
-  const text = raw
-    .replace(/^\s*(\/\*\*?|\*\/|'''|"""|[rRuUbB]?"""|[rRuUbB]?''')/gm, '')
-    .replace(/(\*\/|'''|""")\s*$/gm, '')
-    .split('\n')
-    .map((line) => line.replace(/^\s*(\/\/[/!]?|#+!?|\*|--|;+)\s?/, '').trimEnd())
-    .join('\n')
-    .replace(/<\/?(summary|remarks|para|c|code|see[^>]*|param[^>]*|returns)>/g, '')
-    .trim();
-  const paragraph = text.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').trim();
-  if (!paragraph || /^(@|eslint|prettier|tslint|istanbul|jshint|noqa|pylint|type:|-\*-)/i.test(paragraph)) return undefined;
-  return paragraph.length > DOC_MAX ? `${paragraph.slice(0, DOC_MAX - 1).trimEnd()}…` : paragraph;
-}
-
-/**
- * The file's own doc: a leading comment block (licence headers and shebangs skipped), a Python module
- * docstring, or Rust's `//!` inner docs.
- */
-export function moduleDoc(tree: Tree, grammar: GrammarId): string | undefined {
-  const root = tree.rootNode;
-  const blocks: string[] = [];
-  for (let i = 0; i < root.namedChildCount && i < 8; i++) {
-    const node = root.namedChild(i);
-    if (!node) break;
-    if (grammar === 'python' && node.type === 'expression_statement' && node.namedChild(0)?.type === 'string') {
-      return cleanDoc(node.namedChild(0)?.text ?? '');
-    }
-    if (node.type.includes('comment')) {
-      blocks.push(node.text);
-      continue;
-    }
-    if (['package_clause', 'package_declaration', 'namespace_declaration', 'php_tag', 'hash_bang_line', 'preproc_ifdef'].includes(node.type) && blocks.length === 0) {
-      continue;
-    }
-    break;
+function rowOf(starts: number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((starts[middle] as number) <= offset) low = middle;
+    else high = middle - 1;
   }
-  const grouped = blocks.join('\n').split(/\n(?=\s*\/\*)/);
-  for (const block of grouped) {
-    if (/copyright|licen[cs]e|spdx|all rights reserved|@flow|eslint-disable|^\s*#!/i.test(block)) continue;
-    const doc = cleanDoc(block);
-    if (doc && doc.length > 12) return doc;
-  }
-  return undefined;
+  return low;
 }

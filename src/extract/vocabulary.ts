@@ -3,15 +3,16 @@
  * with its count. This is what grep sees, kept in the index so that a request in the author's own words
  * ("expand an IPv6 address", "retry after a timeout") finds the file from the index alone.
  *
- * Stored as one compact string, most frequent first: `expandIPv6:3 parseIPv4:2 address`. A word's count
- * follows a colon when it is above one. Words that differ only in case are one entry, written in their most
- * frequent form (`CACHE_TTL` and `cache_ttl` split alike). Language keywords and English function words are
+ * Stored as one compact string, most frequent first (the format is in src/index/vocabulary.ts). Words that
+ * differ only in case are one entry, written in their most frequent form (`CACHE_TTL` and `cache_ttl` split
+ * alike). Language keywords and English function words are
  * left out, and so is the rarest tail past `MAX_VOCABULARY` entries, which bounds the index on any file.
  * Secrets are screened out first, as for a model's prompt: an index is shared like code is.
  */
 import { redactSecrets } from '../shared/secrets.js';
 import { STOPWORDS } from '../shared/text.js';
 import { countIdentifiers } from './wordCache.js';
+import { formatVocabulary } from '../index/vocabulary.js';
 
 /** Entries kept per file: the median JavaScript file has about 50 distinct words, the 90th percentile 240. */
 export const MAX_VOCABULARY = 160;
@@ -36,24 +37,8 @@ export function fileVocabulary(content: string): string {
   const entries = [...byKey.entries()]
     .sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .slice(0, MAX_VOCABULARY);
-  return entries.map(([, { count, forms }]) => (count > 1 ? `${commonestForm(forms)}:${count}` : commonestForm(forms))).join(' ');
+  return formatVocabulary(entries.map(([, { count, forms }]) => [commonestForm(forms), count]));
 }
-
-/** The entries of a stored vocabulary, as [word, count]; tolerant of anything a hand-edited index may hold. */
-export function parseVocabulary(vocabulary: string | undefined): Array<[string, number]> {
-  if (!vocabulary) return [];
-  const out: Array<[string, number]> = [];
-  for (const entry of vocabulary.split(' ')) {
-    if (!entry) continue;
-    const colon = entry.lastIndexOf(':');
-    const count = colon > 0 ? Number(entry.slice(colon + 1)) : 1;
-    const word = colon > 0 ? entry.slice(0, colon) : entry;
-    if (WORD.test(word) && Number.isInteger(count) && count > 0) out.push([word, Math.min(count, 1e6)]);
-  }
-  return out;
-}
-
-const WORD = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function commonestForm(forms: Map<string, number>): string {
   let best = '';

@@ -3,7 +3,7 @@
  * additions beside them. Additions only, never renames: this file is a public contract.
  */
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** How a file ended up in the index. Anything but `ok` carries a reason. */
 export type FileStatus = 'ok' | 'skipped' | 'failed';
@@ -73,7 +73,14 @@ export interface FileSummary {
    */
   vocabulary?: string;
   secrets_redacted?: number;
+  /**
+   * Where a static profile's summary comes from: the file's leading doc comment or docstring, its first prose
+   * comment, or a sentence composed from its definitions, exports and imports. Absent when a model wrote it.
+   */
+  summary_source?: SummarySource;
 }
+
+export type SummarySource = 'doc' | 'comment' | 'composed';
 
 export type FileRole = 'source' | 'test' | 'config' | 'entry_point' | 'docs' | 'build' | 'example' | 'data' | 'generated';
 

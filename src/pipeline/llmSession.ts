@@ -73,6 +73,7 @@ export function llmContext(session: LlmSession, config: Config, stats: LlmStats,
 export function applyAnswer(summary: FileSummary, answer: ProfileAnswer): FileRelationship[] {
   summary.file_type = answer.file_type;
   summary.summary = answer.summary;
+  delete summary.summary_source;
   summary.key_concepts = answer.key_concepts;
   summary.profile_source = 'llm';
   return answer.relationships.map((r) => ({ repo_file_path: summary.file_path, ...r }));

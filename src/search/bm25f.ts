@@ -154,7 +154,8 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
     const prior = priorOf(index, input, asked, params);
     for (let d = 0; d < n; d++) {
       const raw = score[d] as number;
-      if (raw <= 0) continue;
+      // NaN too: a damaged search pack must never put a document in the answer.
+      if (!(raw > 0)) continue;
       docs.push(base + d);
       scores.push(raw * prior(d));
       segmentOf.push(segment);
@@ -229,6 +230,7 @@ export function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fP
     let i = index.postingStart[id] as number;
     while (i < end) {
       const d = postings[i] as number;
+      if (d >= n || d < 0) break;
       let t = 0;
       for (; i < end && postings[i] === d; i += 2) {
         const packed = postings[i + 1] as number;

@@ -105,6 +105,12 @@ export class SearchCorpus {
     return { repo: segment.repo, file };
   }
 
+  /** Whether corpus document `d` holds a token in any field, without reading its profile. */
+  holds(d: number, token: string): boolean {
+    const { segment, local } = this.locate(d);
+    return segment.index.holds(token, local);
+  }
+
   /** Corpus document `d`'s repository-relative path, without reading its profile. */
   path(d: number): string {
     const { segment, local } = this.locate(d);

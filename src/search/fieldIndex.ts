@@ -12,6 +12,7 @@
 import { detectLanguage, isCodeLanguage } from '../extract/languages.js';
 import type { FileRole, FileSummary } from '../index/types.js';
 import { FIELD_COUNT, Tokenizer, fieldTokens, splitPath, testedStems } from './profileTokens.js';
+import { termTableOf, type TermTable } from './termTable.js';
 
 export { FIELDS, FIELD_COUNT, type FieldName } from './profileTokens.js';
 
@@ -29,8 +30,8 @@ export interface IndexedDoc {
 
 /** The arrays a FieldIndex is made of: what pack.ts writes and reads. */
 export interface FieldIndexData {
-  /** Distinct tokens, sorted by code unit. */
-  terms: string[];
+  /** Distinct tokens, sorted. */
+  terms: TermTable;
   /** Documents holding each term in any field. */
   df: Int32Array;
   /** `postings[postingStart[t] .. postingStart[t + 1])` are (doc, count << FIELD_BITS | field) pairs, by doc. */
@@ -57,7 +58,7 @@ export interface FieldIndexData {
 }
 
 export class FieldIndex implements FieldIndexData {
-  readonly terms!: string[];
+  readonly terms!: TermTable;
   readonly df!: Int32Array;
   readonly postingStart!: Int32Array;
   readonly postings!: Int32Array;
@@ -96,16 +97,24 @@ export class FieldIndex implements FieldIndexData {
 
   /** The term's number, or -1 when no document holds it. */
   termId(term: string): number {
-    let lo = 0;
-    let hi = this.terms.length - 1;
+    return this.terms.find(term);
+  }
+
+  /** Whether document `d` holds the term in any field: a binary search of the term's postings. */
+  holds(term: string, d: number): boolean {
+    const id = this.termId(term);
+    if (id < 0) return false;
+    // Postings are (doc, packed) pairs by doc; search over pair numbers.
+    let lo = (this.postingStart[id] as number) / 2;
+    let hi = (this.postingStart[id + 1] as number) / 2 - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const t = this.terms[mid] as string;
-      if (t === term) return mid;
-      if (t < term) lo = mid + 1;
+      const doc = this.postings[2 * mid] as number;
+      if (doc === d) return true;
+      if (doc < d) lo = mid + 1;
       else hi = mid - 1;
     }
-    return -1;
+    return false;
   }
 
   role(d: number): FileRole {
@@ -178,7 +187,7 @@ function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
     dfArray[i] = df.get(t) ?? 0;
   });
   return {
-    terms,
+    terms: termTableOf(terms),
     df: dfArray,
     postingStart,
     postings,

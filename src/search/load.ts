@@ -3,10 +3,10 @@
  * other JSON that is not an index are passed over; a corrupt index is named in a warning and the others
  * still answer.
  *
- * A large index (PACK_MIN_FILES profiled files or more) gets a search pack beside it on its first load
- * (pack.ts). Later loads read the pack instead of the JSON: ranking needs nothing else, the profiles an answer
- * shows are parsed one by one from their bytes, and the whole index is parsed only if something asks for it
- * (`overview`, DeepCode's scorer).
+ * Every index has a search pack beside it (pack.ts): `coderag index` writes it, and a load that finds it
+ * missing, stale or damaged builds it from the JSON and writes it again. Loads read the pack instead of the
+ * JSON: ranking needs nothing else, the profiles an answer shows are parsed one by one from their bytes, and
+ * the whole index is parsed only if something asks for it (`overview`, DeepCode's scorer).
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -44,18 +44,12 @@ export interface LoadResult {
 export interface LoadOptions {
   /** Read and write search packs (default true). */
   packs?: boolean;
-  /** Write a pack for indexes with at least this many profiled files (default PACK_MIN_FILES). */
-  packMinFiles?: number;
 }
-
-/** Below this many profiled files, parsing the JSON is fast enough and no pack is written. */
-export const PACK_MIN_FILES = 2000;
 
 const REPORT_KEYS = ['indexing_completion_time', 'report_generation_time'];
 
 export async function loadIndexes(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const usePacks = options.packs ?? true;
-  const packMinFiles = options.packMinFiles ?? PACK_MIN_FILES;
   let names: string[];
   try {
     const info = await stat(dir);
@@ -75,11 +69,12 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
       try {
         const info = await stat(file);
         source = { size: info.size, mtimeMs: info.mtimeMs };
-        const pack = readPack(file, source);
-        if (pack) {
-          indexes.push(packedIndex(key, file, pack));
+        const read = readPack(file, source);
+        if (read.status === 'fresh') {
+          indexes.push(packedIndex(key, file, read.pack));
           continue;
         }
+        if (read.status === 'corrupt') warnings.push(`the search file of ${name} was damaged (${read.problem}); rebuilt it from the index`);
       } catch {
         source = null;
       }
@@ -101,7 +96,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     }
     const index = normalizeRepoIndex(parsed as Record<string, unknown>, key);
     const loaded: LoadedIndex = { key, file, index };
-    if (source && index.file_summaries.filter(isSearchable).length >= packMinFiles) {
+    if (source) {
       const packed = packIndex(file, source, index, bytes);
       if (packed) loaded.packed = packed;
     }
@@ -111,17 +106,19 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
 }
 
 /**
- * Writes the search pack of a large index right after it is written, so the first search does not pay for
- * it. `index` is the object just serialised to `indexFile`. Answers whether a pack was written.
+ * Writes the search pack of an index file right after it is written, so no search pays for it. Answers whether
+ * a pack was written (not for a file that is not an index, nor in a folder that cannot be written).
  */
-export async function prepareSearchPack(indexFile: string, index: RepoIndex, minFiles = PACK_MIN_FILES): Promise<boolean> {
-  if (index.file_summaries.filter(isSearchable).length < minFiles) return false;
+export async function prepareSearchPack(indexFile: string): Promise<boolean> {
   const [info, bytes] = await Promise.all([stat(indexFile), readFile(indexFile)]);
-  return packIndex(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, index, bytes) !== null;
+  const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
+  if (repoIndexProblem(parsed)) return false;
+  const index = normalizeRepoIndex(parsed as Record<string, unknown>, path.basename(indexFile, '.json'));
+  return packIndex(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, index, bytes, true) !== null;
 }
 
 /** Builds the field index once, writes it as a pack for the next process, and keeps it for this one. */
-function packIndex(file: string, source: PackSource, index: RepoIndex, bytes: Buffer): PackedIndex | null {
+function packIndex(file: string, source: PackSource, index: RepoIndex, bytes: Buffer, mustWrite = false): PackedIndex | null {
   const ranges = summaryRanges(bytes);
   if (!ranges || ranges.length !== index.file_summaries.length * 2) return null;
   const profiled: FileSummary[] = [];
@@ -139,7 +136,7 @@ function packIndex(file: string, source: PackSource, index: RepoIndex, bytes: Bu
     fieldIndex,
     profileRanges: Float64Array.from(profileRanges),
   };
-  writePack(file, source, contents);
+  if (!writePack(file, source, contents) && mustWrite) return null;
   return { repoName: index.repo_name, relationships: index.relationships, fieldIndex, profile: (d) => profiled[d] as FileSummary };
 }
 

@@ -11,7 +11,8 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
-import { FieldIndex, type FieldIndexData } from './fieldIndex.js';
+import { FIELD_COUNT, FieldIndex, type FieldIndexData } from './fieldIndex.js';
+import { termTableFromBytes, validStarts } from './termTable.js';
 
 export const PACK_VERSION = 2;
 export const PACK_DIR = '.coderag-search';
@@ -55,8 +56,7 @@ interface Header {
 
 const STRING_SEPARATOR = '\0';
 /** FieldIndexData's arrays and string lists, by name. */
-const ARRAYS: ReadonlyArray<[keyof FieldIndexData, ArrayKind]> = [
-  ['terms', 'strings'],
+const ARRAYS: ReadonlyArray<[Exclude<keyof FieldIndexData, 'terms'>, ArrayKind]> = [
   ['df', 'i32'],
   ['postingStart', 'i32'],
   ['postings', 'i32'],
@@ -90,6 +90,9 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
       blobs.push({ name, kind, data: Buffer.from(list.join(STRING_SEPARATOR), 'utf8'), count: list.length });
     } else blobs.push({ name, kind, data: bytesOf(value as TypedArray) });
   }
+  const terms = contents.fieldIndex.terms.encode();
+  blobs.push({ name: 'termBytes', kind: 'u8', data: terms.bytes });
+  blobs.push({ name: 'termStarts', kind: 'i32', data: bytesOf(terms.starts) });
   blobs.push({ name: 'profileRanges', kind: 'f64', data: bytesOf(contents.profileRanges) });
   const sections: Section[] = [];
   let offset = 0;
@@ -115,29 +118,56 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
   return out;
 }
 
-/** The pack's contents, or null when it is not a pack of this version for this exact index file. */
-export function decodePack(buffer: Buffer, source: PackSource): PackContents | null {
-  if (buffer.byteLength < MAGIC.length + 4 || buffer.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
+/**
+ * What reading a pack found: its contents; `stale` when it belongs to another version of the index file or of
+ * this format (normal after re-indexing or upgrading, rebuilt quietly); `corrupt` when its bytes make no sense.
+ */
+export type PackRead = { status: 'fresh'; pack: PackContents } | { status: 'missing' | 'stale' } | { status: 'corrupt'; problem: string };
+
+export function decodePack(buffer: Buffer, source: PackSource): PackRead {
+  if (buffer.byteLength < MAGIC.length + 4 || buffer.toString('latin1', 0, MAGIC.length) !== MAGIC) return corrupt('not a search pack');
   const headerLength = buffer.readUInt32LE(MAGIC.length);
+  if (MAGIC.length + 4 + headerLength > buffer.byteLength) return corrupt('truncated header');
   let header: Header;
   try {
     header = JSON.parse(buffer.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + headerLength)) as Header;
   } catch {
-    return null;
+    return corrupt('unreadable header');
   }
-  if (header.version !== PACK_VERSION || header.source.size !== source.size || header.source.mtimeMs !== source.mtimeMs) return null;
-  const bodyStart = align(MAGIC.length + 4 + headerLength);
+  if (typeof header !== 'object' || header === null || typeof header.source !== 'object' || header.source === null) return corrupt('unreadable header');
+  if (header.version !== PACK_VERSION || header.source.size !== source.size || header.source.mtimeMs !== source.mtimeMs) return { status: 'stale' };
+  try {
+    const pack = decodeBody(buffer, header, align(MAGIC.length + 4 + headerLength));
+    return pack ? { status: 'fresh', pack } : corrupt('missing or misshapen sections');
+  } catch (error) {
+    return corrupt((error as Error).message);
+  }
+}
+
+function corrupt(problem: string): PackRead {
+  return { status: 'corrupt', problem };
+}
+
+function decodeBody(buffer: Buffer, header: Header, bodyStart: number): PackContents | null {
+  if (!Array.isArray(header.sections) || !Array.isArray(header.relationships) || typeof header.repoName !== 'string') return null;
   // A view needs an aligned start; a Buffer from readFileSync may sit at any offset of its ArrayBuffer.
   const body = (buffer.byteOffset + bodyStart) % 8 === 0 ? buffer : Buffer.from(buffer);
   const values = new Map<string, unknown>();
   for (const section of header.sections) {
-    const start = body.byteOffset + bodyStart + section.offset;
+    if (!Number.isSafeInteger(section.offset) || !Number.isSafeInteger(section.bytes) || section.offset < 0 || section.bytes < 0) return null;
     if (bodyStart + section.offset + section.bytes > body.byteLength) return null;
-    values.set(section.name, viewOf(body, start, section));
+    values.set(section.name, viewOf(body, body.byteOffset + bodyStart + section.offset, section));
   }
-  const fieldData = Object.fromEntries(ARRAYS.map(([name]) => [name, values.get(name)])) as unknown as FieldIndexData;
   const profileRanges = values.get('profileRanges');
+  const termBytes = values.get('termBytes');
+  const termStarts = values.get('termStarts');
   if (ARRAYS.some(([name]) => values.get(name) === undefined) || !(profileRanges instanceof Float64Array)) return null;
+  if (!(termBytes instanceof Uint8Array) || !(termStarts instanceof Int32Array) || !validStarts(termStarts, termBytes.byteLength)) return null;
+  const fieldData = {
+    ...Object.fromEntries(ARRAYS.map(([name]) => [name, values.get(name)])),
+    terms: termTableFromBytes(termBytes, termStarts),
+  } as unknown as FieldIndexData;
+  if (!consistent(fieldData, profileRanges)) return null;
   return {
     repoName: header.repoName,
     totalFiles: header.totalFiles,
@@ -145,6 +175,28 @@ export function decodePack(buffer: Buffer, source: PackSource): PackContents | n
     fieldIndex: new FieldIndex(fieldData),
     profileRanges,
   };
+}
+
+/** Array sizes that agree with each other, and offsets that stay inside their arrays. */
+function consistent(data: FieldIndexData, profileRanges: Float64Array): boolean {
+  const n = data.paths.length;
+  const terms = data.terms.length;
+  const ascending = (starts: Int32Array, size: number, last: number): boolean => {
+    if (starts.length !== size + 1 || starts[0] !== 0 || starts[size] !== last) return false;
+    for (let i = 1; i <= size; i++) if ((starts[i] as number) < (starts[i - 1] as number)) return false;
+    return true;
+  };
+  return (
+    [data.repoOf, data.roles, data.languageOf, data.isCode, data.linesOfCode].every((a) => a.length === n) &&
+    data.lengths.length === FIELD_COUNT * n &&
+    data.avgLength.length === FIELD_COUNT &&
+    data.df.length === terms &&
+    data.postings.length % 2 === 0 &&
+    profileRanges.length === 2 * n &&
+    ascending(data.postingStart, terms, data.postings.length) &&
+    ascending(data.importStart, n, data.importTargets.length) &&
+    ascending(data.importerStart, n, data.importerSources.length)
+  );
 }
 
 function viewOf(body: Buffer, start: number, section: Section): TypedArray | string[] {
@@ -165,13 +217,13 @@ function viewOf(body: Buffer, start: number, section: Section): TypedArray | str
   }
 }
 
-/** Reads a fresh pack for the index file, or null (missing, stale, unreadable, another version). */
-export function readPack(indexFile: string, source: PackSource): PackContents | null {
+/** Reads the pack beside an index file, if there is one for this exact file. */
+export function readPack(indexFile: string, source: PackSource): PackRead {
   let buffer: Buffer;
   try {
     buffer = readFileSync(packPathFor(indexFile));
   } catch {
-    return null;
+    return { status: 'missing' };
   }
   return decodePack(buffer, source);
 }

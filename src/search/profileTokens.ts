@@ -4,8 +4,8 @@
  * requests. Also which source file a test is named after.
  */
 import path from 'node:path';
-import { isComposedSummary } from '../extract/staticProfile.js';
-import { parseVocabulary } from '../extract/vocabulary.js';
+import { isComposedSummary } from '../index/summaries.js';
+import { parseVocabulary } from '../index/vocabulary.js';
 import type { FileSummary } from '../index/types.js';
 import { STOPWORDS, splitIdentifier, stem } from '../shared/text.js';
 

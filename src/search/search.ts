@@ -13,7 +13,7 @@ import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams, type RankInput } from './b
 import { SearchCorpus } from './corpus.js';
 import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
 import type { IndexedDoc } from './fieldIndex.js';
-import { fieldTokens, splitPath } from './profileTokens.js';
+import { splitPath } from './profileTokens.js';
 import { findRelationships, type MatchedRelationship } from './relationships.js';
 
 export { SearchCorpus };
@@ -160,10 +160,9 @@ function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, target: s
     const doc = corpus.doc(d);
     const symbols = matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
     if (request.type && request.type !== 'file' && symbols.length === 0) continue;
-    const searchable = new Set(fieldTokens(doc.file, tokenizer).flatMap((counts) => [...counts.keys()]));
     const matched = keywords.filter((k) => {
       const needed = tokenizer.text(k);
-      return needed.length > 0 && needed.every((t) => searchable.has(t));
+      return needed.length > 0 && needed.every((t) => corpus.holds(d, t));
     });
     out.push(toReference(doc, score / top, matched, request.type === 'file' ? [] : symbols));
   }

@@ -23,7 +23,8 @@ describe('coderag index, search and overview end to end (offline)', () => {
   });
 
   it('writes the index with DeepCode\'s field names and the run reports beside it', () => {
-    expect(readdirSync(out).sort()).toEqual(['.polyglot_index.json.state', 'indexing_statistics.json', 'indexing_summary.json', 'polyglot_index.json']);
+    expect(readdirSync(out).sort()).toEqual(['.coderag-search', '.polyglot_index.json.state', 'indexing_statistics.json', 'indexing_summary.json', 'polyglot_index.json']);
+    expect(readdirSync(path.join(out, '.coderag-search'))).toEqual(['polyglot_index.pack']);
     const index = JSON.parse(readFileSync(path.join(out, 'polyglot_index.json'), 'utf8'));
     expect(Object.keys(index)).toEqual(['repo_name', 'total_files', 'file_summaries', 'relationships', 'analysis_metadata']);
     const summary = index.file_summaries.find((f: { file_path: string }) => f.file_path === 'src/cache/lruCache.ts');
@@ -33,7 +34,7 @@ describe('coderag index, search and overview end to end (offline)', () => {
     expect(summary).toMatchObject({ language: 'TypeScript', status: 'ok', profile_source: 'static', role: 'source' });
     expect(summary.content_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(summary.key_concepts).toContain('cache');
-    expect(index.analysis_metadata).toMatchObject({ schema_version: 1, tool: 'coderag', provider: 'static', llm_calls: 0 });
+    expect(index.analysis_metadata).toMatchObject({ schema_version: 2, tool: 'coderag', provider: 'static', llm_calls: 0 });
   });
 
   it('writes the same index twice for the same repository, byte for byte apart from timings', async () => {

@@ -134,7 +134,9 @@ describe('symbol details', () => {
   });
 
   it('composes a summary from the facts when a file has no doc comment', async () => {
-    expect((await facts('lib/server.mjs')).summary).toBe('JavaScript entry point defining class Server; function startServer. Uses http, lib/router.js.');
+    const server = await facts('lib/server.mjs');
+    expect(server.summary).toBe('Defines and exports class Server and function startServer; uses http and lib/router.js.');
+    expect(server.summary_source).toBe('composed');
   });
 
   it('gives plain-text files a profile without symbols', async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { indexRepo, search } from '../../src/index.js';
 import { candidateTermsOf, chooseConcepts } from '../../src/extract/staticProfile.js';
-import { fileVocabulary, MAX_VOCABULARY, parseVocabulary } from '../../src/extract/vocabulary.js';
+import { fileVocabulary, MAX_VOCABULARY } from '../../src/extract/vocabulary.js';
+import { parseVocabulary } from '../../src/index/vocabulary.js';
 import { WordCache } from '../../src/extract/wordCache.js';
 import { makeTempRepo } from '../support/tempRepo.js';
 
@@ -87,10 +88,13 @@ describe('key concepts', () => {
     const cache = new WordCache();
     const terms = candidateTermsOf(
       {
-        file_path: 'src/a.ts', file_type: 'TypeScript source', main_functions: [], key_concepts: [], dependencies: [], summary: 'TypeScript source.',
-        lines_of_code: 1, last_modified: '', language: 'TypeScript', role: 'source', status: 'ok', profile_source: 'static', content_hash: '',
-        size_bytes: 1, symbols: [{ kind: 'function', name: 'throttleRequests', ast_path: 'throttleRequests', start_line: 1, end_line: 1 }],
-        local_imports: [], vocabulary: 'buffer:3 throttleRequests',
+        file_path: 'src/a.ts',
+        file_type: 'TypeScript source',
+        summary: 'Defines function throttleRequests.',
+        summary_source: 'composed',
+        profile_source: 'static',
+        symbols: [{ kind: 'function', name: 'throttleRequests', ast_path: 'throttleRequests', start_line: 1, end_line: 1 }],
+        vocabulary: 'buffer:3 throttleRequests',
       },
       cache,
     );

@@ -1,4 +1,4 @@
-import { utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadIndexes, prepareSearchPack } from '../../src/search/load.js';
@@ -7,6 +7,7 @@ import { SearchCorpus, search } from '../../src/search/search.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 const summary = (i: number) => ({
+  vocabulary: i % 2 ? 'headers:3 parse' : 'retryAfter:2 backoff',
   file_path: `src/mod${i}/handler${i}.ts`,
   file_type: 'TypeScript source',
   main_functions: [`handle${i}`, i % 2 ? 'parseHeaders' : 'retryRequest'],
@@ -50,9 +51,9 @@ describe('search packs', () => {
     const dir = makeTempDir();
     const file = writeIndex(dir);
     const plain = await loadIndexes(dir, { packs: false });
-    const first = await loadIndexes(dir, { packMinFiles: 1 });
+    const first = await loadIndexes(dir);
     expect(existsSync(packPathFor(file))).toBe(true);
-    const second = await loadIndexes(dir, { packMinFiles: 1 });
+    const second = await loadIndexes(dir);
     expect(second.indexes[0]?.packed).toBeDefined();
     const expected = answer(new SearchCorpus(plain.indexes));
     expect(expected.length).toBeGreaterThan(0);
@@ -61,22 +62,39 @@ describe('search packs', () => {
     expect(second.indexes[0]?.index.file_summaries).toHaveLength(12);
   });
 
-  it('ignores a pack once its index file changes', async () => {
-    const dir = makeTempDir();
-    const file = writeIndex(dir);
-    await loadIndexes(dir, { packMinFiles: 1 });
-    writeIndex(dir, 6);
-    utimesSync(file, new Date(), new Date(Date.now() + 5000));
-    const { indexes } = await loadIndexes(dir, { packMinFiles: 100 });
-    expect(indexes[0]?.packed).toBeUndefined();
-    expect(new SearchCorpus(indexes).size).toBe(5);
-  });
-
-  it('writes no pack for a small index', async () => {
+  it('rebuilds a pack once its index file changes', async () => {
     const dir = makeTempDir();
     const file = writeIndex(dir);
     await loadIndexes(dir);
-    expect(existsSync(packPathFor(file))).toBe(false);
+    writeIndex(dir, 6);
+    utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    const { indexes, warnings } = await loadIndexes(dir);
+    expect(warnings).toEqual([]);
+    expect(new SearchCorpus(indexes).size).toBe(5);
+    const again = await loadIndexes(dir);
+    expect(again.indexes[0]?.packed?.fieldIndex.size).toBe(5);
+  });
+
+  it('writes a pack for every index, however small', async () => {
+    const dir = makeTempDir();
+    const file = writeIndex(dir, 1);
+    await loadIndexes(dir);
+    expect(existsSync(packPathFor(file))).toBe(true);
+  });
+
+  it.each([
+    ['random bytes', () => Buffer.from('CRAGPACK\u0004\u0000\u0000\u0000{"x"')],
+    ['a cut-off body', (pack: Buffer) => pack.subarray(0, pack.length - 40)],
+    ['another magic', (pack: Buffer) => Buffer.concat([Buffer.from('NOTAPACK'), pack.subarray(8)])],
+  ])('rebuilds a search file holding %s from the index, with a warning', async (_, damage) => {
+    const dir = makeTempDir();
+    const file = writeIndex(dir);
+    const expected = answer(new SearchCorpus((await loadIndexes(dir)).indexes));
+    writeFileSync(packPathFor(file), damage(readFileSync(packPathFor(file))));
+    const { indexes, warnings } = await loadIndexes(dir);
+    expect(warnings).toEqual([expect.stringMatching(/^the search file of demo_index.json was damaged \(.+\); rebuilt it from the index$/)]);
+    expect(answer(new SearchCorpus(indexes))).toEqual(expected);
+    expect((await loadIndexes(dir)).warnings).toEqual([]);
   });
 });
 
@@ -85,20 +103,10 @@ describe('preparing a pack at index time', () => {
     const dir = makeTempDir();
     const file = writeIndex(dir);
     const plain = await loadIndexes(dir, { packs: false });
-    const index = plain.indexes[0]?.index;
-    if (!index) throw new Error('fixture index did not load');
-    expect(await prepareSearchPack(file, index, 1)).toBe(true);
-    const packed = await loadIndexes(dir, { packMinFiles: 1 });
+    expect(await prepareSearchPack(file)).toBe(true);
+    const packed = await loadIndexes(dir);
     expect(packed.indexes[0]?.packed).toBeDefined();
     expect(answer(new SearchCorpus(packed.indexes))).toEqual(answer(new SearchCorpus(plain.indexes)));
   });
 
-  it('writes nothing for an index below the size that repays a pack', async () => {
-    const dir = makeTempDir();
-    const file = writeIndex(dir);
-    const index = (await loadIndexes(dir, { packs: false })).indexes[0]?.index;
-    if (!index) throw new Error('fixture index did not load');
-    expect(await prepareSearchPack(file, index)).toBe(false);
-    expect(existsSync(packPathFor(file))).toBe(false);
-  });
 });

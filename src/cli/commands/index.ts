@@ -75,8 +75,8 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   if (ignoredOffline && ignoredOffline.length) progress.sink({ type: 'warning', message: `${ignoredOffline.join(' and ')} ${ignoredOffline.length === 1 ? 'needs' : 'need'} a model; ignored in this offline run` });
   try {
     const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, reuse: !flags.full });
-    // Large indexes get their search pack now, so the first search does not pay for it.
-    for (const { index, outputPath } of result.written) await prepareSearchPack(outputPath, index);
+    // Every index gets its search pack now, so no search pays for it.
+    for (const { outputPath } of result.written) await prepareSearchPack(outputPath);
     progress.stop();
     for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
     if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);

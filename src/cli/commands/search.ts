@@ -1,7 +1,6 @@
 /**
  * `coderag search`: load the indexes, rank, print markdown (people) or JSON (programs).
  */
-import { loadConfig } from '../../config/load.js';
 import { formatMarkdown, searchResultJson } from '../../search/format.js';
 import { loadIndexes } from '../../search/load.js';
 import { SearchCorpus, search, type ElementType, type ScorerName } from '../../search/search.js';
@@ -21,6 +20,8 @@ export interface SearchFlags {
 
 export async function indexesDir(flagDir: string | undefined, configPath: string | undefined): Promise<string> {
   if (flagDir) return flagDir;
+  // Loaded only when needed: validating a config costs more than the rest of a search's start-up.
+  const { loadConfig } = await import('../../config/load.js');
   const { config } = await loadConfig({ configPath });
   return config.paths.output_dir;
 }
