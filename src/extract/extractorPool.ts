@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ReadFile } from '../pipeline/classify.js';
+import type { ReadFile } from './classify.js';
 import type { WalkedFile } from '../pipeline/walk.js';
 import { runExtractJob, type ExtractJobOptions, type ExtractResult } from './extractJob.js';
 import type { WorkerRequest } from './extractWorker.js';

@@ -25,7 +25,7 @@ import { SCHEMA_VERSION, type FileRelationship, type FileSummary, type RepoIndex
 import { repoIndexProblem } from '../index/serialize.js';
 import { contentHash } from '../shared/hash.js';
 import { VERSION } from '../shared/version.js';
-import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from './classify.js';
+import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from '../extract/classify.js';
 import type { EventSink } from './events.js';
 import { isoDate } from './profile.js';
 import { loadReuseState, sha256, type EntryShape, type FileRecord, type RepoIdentity } from './reuseState.js';

@@ -21,7 +21,7 @@ import { STATIC_RUN, type RunFacts } from './buildIndex.js';
 import { answerContext, emptyLlmStats } from './llmProfile.js';
 import { llmContext, type LlmSession } from './llmSession.js';
 import { prefilterFiles } from './prefilter.js';
-import type { ReadFile } from './classify.js';
+import type { ReadFile } from '../extract/classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { profileFile, skippedSummary } from './profile.js';
 import { buildRepoIndex } from './buildIndex.js';
