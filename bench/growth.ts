@@ -24,7 +24,7 @@ export interface GrowthBenchOptions {
   log?: (line: string) => void;
 }
 
-export const GROWTH_FULL: GrowthBenchOptions = { sizes: [1000, 5000, 20000], reps: 3, largestReps: 2 };
+export const GROWTH_FULL: GrowthBenchOptions = { sizes: [1000, 5000, 20000, 50000], reps: 3, largestReps: 1 };
 export const GROWTH_QUICK: GrowthBenchOptions = { sizes: [500, 1000, 2000], reps: 1, largestReps: 1 };
 
 /** Per-file time may drift this much above the smallest size's before we call growth superlinear. */

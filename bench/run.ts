@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only llm,offline,growth,search]`: every benchmark in turn, one table on
+ * `npm run bench [-- --quick] [-- --only llm,offline,growth,nightly,search]`: every benchmark in turn, one table on
  * stdout, and bench/results/latest.json with the machine, the date, the commit and every figure with its unit
  * (a run with --only writes bench/results/only-<sections>.json instead, which git ignores).
  * Progress goes to stderr. Never part of `npm test`.
@@ -15,10 +15,11 @@ import { renderTable, type Figure, type SectionResult } from './lib/figures.js';
 import type { OfflineRun } from './lib/offlineRuns.js';
 import { round } from './lib/stats.js';
 import { LLM_FULL, LLM_QUICK, benchLlm } from './llm.js';
+import { NIGHTLY_FULL, NIGHTLY_QUICK, benchNightly } from './nightly.js';
 import { OFFLINE_FULL, OFFLINE_QUICK, benchOffline } from './offline.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
 
-const SECTIONS = ['offline', 'growth', 'llm', 'search'] as const;
+const SECTIONS = ['offline', 'growth', 'nightly', 'llm', 'search'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -72,6 +73,12 @@ if (only.has('growth')) {
   log(`growth: ${options.sizes.join(', ')} files`);
   const result = await section('growth', () => benchGrowth({ ...options, ...(reuse ? { reuse } : {}), log }));
   if (result) sections.growth = { ...result, command: `node --import tsx bench/growth.ts${quick ? ' --quick' : ''}` };
+}
+if (only.has('nightly')) {
+  const options = quick ? NIGHTLY_QUICK : NIGHTLY_FULL;
+  log(`nightly: ${options.files} files in git, ${options.reps} run(s) of each case`);
+  const result = await section('nightly', () => benchNightly({ ...options, log }));
+  if (result) sections.nightly = { ...result, command: `node --import tsx bench/nightly.ts${quick ? ' --quick' : ''}` };
 }
 if (only.has('llm')) {
   const options = quick ? LLM_QUICK : LLM_FULL;

@@ -59,6 +59,7 @@ function buildProgram(): Command {
     .option('--batch', 'submit every cache miss through the provider\'s batch API (half price, answers within 24 hours)')
     .option('--wait', 'with --batch or --collect: wait for the batch to end, then write the indexes')
     .option('--collect <manifest>', 'merge the answers of a submitted batch and write the indexes')
+    .option('--full', 'index every file again instead of reusing the unchanged entries of the previous index', false)
     .option('--json', 'print a JSON run summary on stdout', false)
     .option('-q, --quiet', 'no progress output', false)
     .option('--shard <i/n>', 'profile only shard i of n (stable by path) and write a partial index for `coderag merge`')

@@ -2,7 +2,7 @@
  * One file's offline work, from bytes to facts: classify, parse, extract, hash. The same function runs in
  * the main thread or in an extraction worker; both return the same plain data.
  */
-import { classifyFile, type ClassifyOptions, type ReadFile } from '../pipeline/classify.js';
+import { classifyFile, type ClassifyOptions, type ReadFile } from './classify.js';
 import type { WalkedFile } from '../pipeline/walk.js';
 import type { SkipReason } from '../index/types.js';
 import { contentHash } from '../shared/hash.js';

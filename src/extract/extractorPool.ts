@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ReadFile } from '../pipeline/classify.js';
+import type { ReadFile } from './classify.js';
 import type { WalkedFile } from '../pipeline/walk.js';
 import { runExtractJob, type ExtractJobOptions, type ExtractResult } from './extractJob.js';
 import type { WorkerRequest } from './extractWorker.js';
@@ -55,10 +55,13 @@ export class ExtractorPool {
     return this.useWorkers ? this.workers.length : 0;
   }
 
-  /** The repository the next jobs belong to: its file list resolves imports, its size picks threads or not. */
-  setRepository(files: string[], goModule: string | null, options: ExtractJobOptions): void {
+  /**
+   * The repository the next jobs belong to: its file list resolves imports, and the number of files to
+   * extract (all of them unless said) picks threads or not.
+   */
+  setRepository(files: string[], goModule: string | null, options: ExtractJobOptions, jobs: number = files.length): void {
     this.options = options;
-    this.useWorkers = this.canUseWorkers && files.length >= MIN_FILES_FOR_WORKERS;
+    this.useWorkers = this.canUseWorkers && jobs >= MIN_FILES_FOR_WORKERS;
     if (!this.useWorkers) {
       this.local.repoFiles = new RepoFileSet(files);
       this.local.repoFiles.goModule = goModule;

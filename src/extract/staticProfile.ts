@@ -11,7 +11,7 @@ import { WordCache } from './wordCache.js';
 import { fileVocabulary } from './vocabulary.js';
 import { parseVocabulary } from '../index/vocabulary.js';
 import { isComposedSummary } from '../index/summaries.js';
-import { findImports, importStyleOf, resolveImports, type RepoFileSet } from './imports.js';
+import { findImports, importStyleOf, resolveImports, type RawImport, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
 import { detectRole, describeFileType } from './role.js';
@@ -28,6 +28,8 @@ export interface StaticFacts {
   main_functions: string[];
   dependencies: string[];
   local_imports: string[];
+  /** The import specifiers as written, so a later run can re-resolve them when the repository's files change. */
+  raw_imports: RawImport[];
   lines_of_code: number;
   /** The leading doc comment or docstring, when the file has one. */
   doc: string | undefined;
@@ -74,7 +76,8 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     doc = textDoc(filePath, content);
   }
   const style = importStyleOf(info.grammar ?? info.name);
-  const imports = resolveImports(filePath, findImports(content, style), style, context.repoFiles);
+  const rawImports = findImports(content, style);
+  const imports = resolveImports(filePath, rawImports, style, context.repoFiles);
   const file_type = describeFileType(info.name, role);
   const main_functions = mainFunctions(symbols, exports);
   const summarySource: SummarySource = doc ? 'doc' : comment ? 'comment' : 'composed';
@@ -93,6 +96,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     main_functions,
     dependencies: imports.dependencies,
     local_imports: imports.local,
+    raw_imports: rawImports,
     lines_of_code: countNonEmptyLines(content),
     doc,
     summary:
@@ -206,9 +210,14 @@ export const KEY_CONCEPTS_PER_FILE = 10;
  * profiles keep the model's concepts. Depends only on the profiles, so a full run, an incremental run and a
  * merge of shards agree.
  */
-export function chooseConcepts(files: readonly FileSummary[], cache = new WordCache()): void {
+export function chooseConcepts(
+  files: readonly FileSummary[],
+  cache = new WordCache(),
+  /** Where a caller already knows a file's candidate terms (an incremental run, from its last run). */
+  termsOf: (file: FileSummary) => Array<[string, number]> = (file) => candidateTermsOf(file, cache),
+): void {
   const chosen = files.filter((file) => file.profile_source === 'static' && file.status !== 'skipped');
-  const concepts = finalizeConcepts(chosen.map((file) => candidateTermsOf(file, cache)));
+  const concepts = finalizeConcepts(chosen.map(termsOf));
   chosen.forEach((file, i) => {
     file.key_concepts = concepts[i] ?? [];
   });

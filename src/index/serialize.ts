@@ -15,7 +15,12 @@ export interface JsonStyle {
 
 export function toJson(value: unknown, style: JsonStyle): string {
   const text = JSON.stringify(value, null, style.indent);
-  return style.ensureAscii ? text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  return style.ensureAscii ? escapeNonAscii(text) : text;
+}
+
+/** `output.ensure_ascii`: every character past ASCII as a \u escape, as Python's json.dumps writes it. */
+export function escapeNonAscii(json: string): string {
+  return json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export async function writeFileAtomic(file: string, content: string): Promise<void> {

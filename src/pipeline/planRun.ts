@@ -10,7 +10,7 @@ import type { Config } from '../config/schema.js';
 import type { ExtractorPool } from '../extract/extractorPool.js';
 import { costOf, priceOf, type ModelPrice } from '../llm/pricing.js';
 import type { PromptTokenCounter } from '../llm/tokens.js';
-import type { ReadFile } from './classify.js';
+import type { ReadFile } from '../extract/classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { isProfileAnswer, profileKey, profileQuestion, structuredRequest } from './llmProfile.js';
 import type { LlmSession } from './llmSession.js';

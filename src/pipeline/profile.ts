@@ -10,6 +10,7 @@ import { profileWithLlm, type LlmContext } from './llmProfile.js';
 import { applyAnswer } from './llmSession.js';
 import { detectLanguage } from '../extract/languages.js';
 import { detectRole, describeFileType } from '../extract/role.js';
+import type { RawImport } from '../extract/imports.js';
 import type { StaticFacts } from '../extract/staticProfile.js';
 import type { WalkedFile } from './walk.js';
 
@@ -70,6 +71,8 @@ export function skippedSummary(file: WalkedFile, reason: SkipReason, detail: str
 export interface ProfiledFile {
   summary: FileSummary;
   relationships: FileRelationship[];
+  /** The import specifiers as written, recorded so a later run can re-resolve them without reading the file. */
+  rawImports: RawImport[];
   cached: boolean;
 }
 
@@ -86,10 +89,10 @@ export async function profileFile(
   onFatal: (error: ProviderError) => void,
 ): Promise<ProfiledFile | null> {
   const extracted = await extractors.run(file);
-  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], cached: false };
+  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], rawImports: [], cached: false };
   const { facts } = extracted;
   const summary = staticSummary(file, extracted.hash, facts);
-  const asStatic = (): ProfiledFile => ({ summary, relationships: [], cached: false });
+  const asStatic = (): ProfiledFile => ({ summary, relationships: [], rawImports: facts.raw_imports, cached: false });
   if (!context || extracted.content === undefined) return asStatic();
   if (chosen && !chosen.has(file.path)) {
     summary.reason = 'not selected by the pre-filter';
@@ -112,5 +115,5 @@ export async function profileFile(
     }
     return asStatic();
   }
-  return { summary, relationships: applyAnswer(summary, result.answer), cached: result.cached };
+  return { summary, relationships: applyAnswer(summary, result.answer), rawImports: facts.raw_imports, cached: result.cached };
 }

@@ -7,8 +7,10 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { RepoIndex } from '../index/types.js';
 import { toJson, writeFileAtomic } from '../index/serialize.js';
+import { writeJsonStreamAtomic } from '../index/writeStream.js';
 import { VERSION } from '../shared/version.js';
 import { shardFileName } from './shard.js';
+import type { ReuseFigures } from './runIndex.js';
 
 export function indexFileName(config: Config, repoName: string): string {
   const safe = repoName.replace(/[^\w.-]+/g, '_');
@@ -16,13 +18,22 @@ export function indexFileName(config: Config, repoName: string): string {
 }
 
 export async function writeRepoIndex(index: RepoIndex, outDir: string, config: Config): Promise<string> {
-  const name = indexFileName(config, index.repo_name);
-  const shard = index.analysis_metadata.shard;
-  const file = path.join(outDir, shard ? shardFileName(name, shard) : name);
+  return (await writeRepoIndexWithDigest(index, outDir, config)).file;
+}
+
+/** Where a repository's index (or one shard of it) is written. */
+export function indexPathFor(outDir: string, config: Config, repoName: string, shard: { index: number; count: number } | null | undefined): string {
+  const name = indexFileName(config, repoName);
+  return path.join(outDir, shard ? shardFileName(name, shard) : name);
+}
+
+/** Writes the index and says what was written: its SHA-256 ties the reuse state to this very file. */
+export async function writeRepoIndexWithDigest(index: RepoIndex, outDir: string, config: Config): Promise<{ file: string; sha256: string }> {
+  const file = indexPathFor(outDir, config, index.repo_name, index.analysis_metadata.shard);
   const { analysis_metadata, ...rest } = index;
   const body = config.output.include_metadata ? { ...rest, analysis_metadata } : rest;
-  await writeFileAtomic(file, toJson(body, jsonStyle(config)));
-  return file;
+  const { sha256 } = await writeJsonStreamAtomic(file, body, jsonStyle(config));
+  return { file, sha256 };
 }
 
 function jsonStyle(config: Config) {
@@ -32,6 +43,8 @@ function jsonStyle(config: Config) {
 export interface WrittenRepo {
   index: RepoIndex;
   outputPath: string;
+  /** The files this run reused, read and parsed, when the pipeline reports them. */
+  reuse?: ReuseFigures;
 }
 
 export async function writeRunReports(written: WrittenRepo[], outDir: string, config: Config, configFile: string | null): Promise<string[]> {

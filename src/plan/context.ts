@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { redactSecrets } from '../shared/secrets.js';
-import { classifyFile } from '../pipeline/classify.js';
+import { classifyFile } from '../extract/classify.js';
 import { loadIndexes } from '../search/load.js';
 import { UsageError } from '../shared/errors.js';
 

@@ -23,7 +23,7 @@ describe('coderag index, search and overview end to end (offline)', () => {
   });
 
   it('writes the index with DeepCode\'s field names and the run reports beside it', () => {
-    expect(readdirSync(out).sort()).toEqual(['.coderag-search', 'indexing_statistics.json', 'indexing_summary.json', 'polyglot_index.json']);
+    expect(readdirSync(out).sort()).toEqual(['.coderag-search', '.polyglot_index.json.state', 'indexing_statistics.json', 'indexing_summary.json', 'polyglot_index.json']);
     expect(readdirSync(path.join(out, '.coderag-search'))).toEqual(['polyglot_index.pack']);
     const index = JSON.parse(readFileSync(path.join(out, 'polyglot_index.json'), 'utf8'));
     expect(Object.keys(index)).toEqual(['repo_name', 'total_files', 'file_summaries', 'relationships', 'analysis_metadata']);

@@ -31,6 +31,7 @@ export interface IndexFlags {
   focus?: string;
   prefilter?: boolean;
   cache: boolean;
+  full: boolean;
   json: boolean;
   quiet: boolean;
   shard?: string;
@@ -102,7 +103,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
       await (flags.dryRun ? modes.dryRunCommand(setup, flags) : modes.batchCommand(setup, flags));
       return 0;
     }
-    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, shard });
+    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, shard, reuse: !flags.full });
     const exitCode = await reportRun(result, progress, flags, started, shard !== null);
     throwIfStopped(llm?.budget ?? null);
     return exitCode;

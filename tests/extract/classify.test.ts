@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFile, generatedReason, isSecretFileName } from '../../src/pipeline/classify.js';
+import { classifyFile, generatedReason, isSecretFileName } from '../../src/extract/classify.js';
 import type { WalkedFile } from '../../src/pipeline/walk.js';
 
 const file = (p: string, size = 10): WalkedFile => ({ path: p, absolute: `/repo/${p}`, size, mtimeMs: 0 });

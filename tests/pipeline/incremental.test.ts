@@ -1,0 +1,144 @@
+/**
+ * The property of incremental indexing: whatever happened to the repository since the last run, the index
+ * an incremental run writes equals the index a run from scratch writes for the same tree, apart from timings.
+ * Random edits, additions, deletions, renames, copies, touches and commits, from fixed seeds.
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { comparable, copyFixture, createRunner } from '../support/reuseRuns.js';
+import { makeTempDir } from '../support/tempRepo.js';
+
+const runner = createRunner();
+afterAll(() => runner.close());
+
+/** A small, seedable generator (mulberry32), so a failure names a sequence that can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function filesOf(root: string, dir = ''): string[] {
+  return readdirSync(path.join(root, dir)).flatMap((name) => {
+    if (name === '.git') return [];
+    const relative = dir ? `${dir}/${name}` : name;
+    return statSync(path.join(root, relative)).isDirectory() ? filesOf(root, relative) : [relative];
+  });
+}
+
+/** Files whose arrival changes how other files' imports resolve (the fixture imports some of them already). */
+const NEW_FILES: Record<string, string> = {
+  'src/cache/helper.ts': "import { Clock } from './clock';\nexport function expiresAt(clock: Clock, ttl: number): number {\n  return clock.now() + ttl;\n}\n",
+  'src/cache/index.ts': "export { LruCache } from './lruCache';\nexport * from './helper';\n",
+  'lib/helper.js': "const router = require('./router');\nmodule.exports = function mount(app) { return router(app); };\n",
+  'pkg/store/cache.py': 'from .kv_store import KVStore\n\n\nclass CachedStore(KVStore):\n    """A store that remembers reads."""\n\n    def get(self, key):\n        return super().get(key)\n',
+  'pkg/store/internal/ticker.go': 'package internal\n\nimport "time"\n\n// Ticker ticks.\nfunc Ticker() *time.Ticker { return time.NewTicker(time.Second) }\n',
+  'docs/guide.md': '# Guide\n\nHow the cache expires entries, and how the store serialises them.\n',
+};
+
+function editLine(file: string, n: number): string {
+  switch (path.posix.extname(file)) {
+    case '.ts': case '.tsx': case '.js': case '.mjs': case '.cjs':
+      return `\nexport function added${n}(value: number) {\n  return value * ${n};\n}\n`.replace(': number', file.endsWith('.ts') || file.endsWith('.tsx') ? ': number' : '');
+    case '.py':
+      return `\n\ndef added_${n}(value):\n    return value * ${n}\n`;
+    case '.rb':
+      return `\ndef added_${n}(value)\n  value * ${n}\nend\n`;
+    case '.go': case '.rs': case '.c': case '.h': case '.cpp': case '.hpp': case '.cs': case '.java': case '.php':
+      return `\n// added ${n}: throttle the expiry sweep\n`;
+    default:
+      return `\nadded_${n}: throttle\n`;
+  }
+}
+
+type Op = (n: number) => string;
+
+function operations(root: string, next: () => number, git: boolean): Op[] {
+  const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)] as T;
+  const ops: Op[] = [
+    (n) => {
+      const file = pick(filesOf(root));
+      appendFileSync(path.join(root, file), editLine(file, n));
+      return `edit ${file}`;
+    },
+    () => {
+      const [file, content] = pick(Object.entries(NEW_FILES));
+      mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      writeFileSync(path.join(root, file), content);
+      return `add ${file}`;
+    },
+    () => {
+      const file = pick(filesOf(root));
+      rmSync(path.join(root, file));
+      return `delete ${file}`;
+    },
+    (n) => {
+      const file = pick(filesOf(root));
+      const ext = path.posix.extname(file);
+      const target = next() < 0.5 ? `${file.slice(0, -ext.length)}_${n}${ext}` : `moved/${n}/${path.posix.basename(file)}`;
+      mkdirSync(path.dirname(path.join(root, target)), { recursive: true });
+      renameSync(path.join(root, file), path.join(root, target));
+      return `rename ${file} -> ${target}`;
+    },
+    (n) => {
+      const file = pick(filesOf(root));
+      const target = `copies/${n}/${path.posix.basename(file)}`;
+      mkdirSync(path.dirname(path.join(root, target)), { recursive: true });
+      copyFileSync(path.join(root, file), path.join(root, target));
+      return `copy ${file} -> ${target}`;
+    },
+    () => {
+      const file = pick(filesOf(root));
+      const now = new Date();
+      utimesSync(path.join(root, file), now, now);
+      return `touch ${file}`;
+    },
+  ];
+  if (git) {
+    ops.push(() => {
+      execFileSync('git', ['add', '-A'], { cwd: root });
+      execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', 'commit', '-qm', 'step', '--allow-empty'], { cwd: root });
+      return 'commit';
+    });
+  }
+  return ops;
+}
+
+describe('an incremental run', () => {
+  it.each([
+    ['a plain folder', 7, false],
+    ['a git work tree', 11, true],
+  ])('writes the index a full run writes, after random changes to %s (seed %i)', async (_label, seed, git) => {
+    const root = path.join(makeTempDir(), 'poly');
+    copyFixture(root);
+    if (git) {
+      execFileSync('git', ['init', '-q'], { cwd: root });
+      execFileSync('git', ['add', '-A'], { cwd: root });
+      execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', 'commit', '-qm', 'fixture'], { cwd: root });
+    }
+    const out = makeTempDir();
+    await runner.index(root, out);
+    const next = random(seed);
+    const ops = operations(root, next, git);
+    const history: string[] = [];
+    let reused = 0;
+    for (let step = 1; step <= 8; step++) {
+      const count = 1 + Math.floor(next() * 3);
+      for (let i = 0; i < count; i++) history.push((ops[Math.floor(next() * ops.length)] as Op)(step * 10 + i));
+      const incremental = await runner.index(root, out);
+      const full = await runner.index(root, makeTempDir(), { reuse: false });
+      reused += incremental.reuse.reused;
+      expect(comparable(incremental.outputPath), `after: ${history.join('; ')}`).toEqual(comparable(full.outputPath));
+    }
+    // The property says nothing unless the runs really did reuse entries.
+    expect(reused).toBeGreaterThan(8 * 15);
+    expect(existsSync(root)).toBe(true);
+  }, 120_000);
+});

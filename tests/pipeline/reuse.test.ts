@@ -1,0 +1,202 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.js';
+import { SCHEMA_VERSION } from '../../src/index/types.js';
+import { stateFileFor } from '../../src/pipeline/reuseState.js';
+import { ageFiles, comparable, copyFixture, createRunner, warnings } from '../support/reuseRuns.js';
+import { makeTempDir } from '../support/tempRepo.js';
+
+const runner = createRunner();
+afterAll(() => runner.close());
+
+const FILES = 26;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=CodeRAG Test', '-c', 'user.email=test@coderag.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+}
+
+/** The polyglot fixture as a git repository named `poly` with one commit, files dated an hour back. */
+function gitFixture(): string {
+  const root = path.join(makeTempDir(), 'poly');
+  copyFixture(root);
+  git(root, 'init', '-q');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-qm', 'fixture');
+  return root;
+}
+
+function plainFixture(): string {
+  const root = path.join(makeTempDir(), 'poly');
+  copyFixture(root);
+  return root;
+}
+
+describe('reusing the previous index', () => {
+  it('reuses every entry of an unchanged repository without reading a file, and writes the same index', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    const cold = await runner.index(repo, out);
+    expect(cold.reuse).toMatchObject({ reused: 0, extracted: FILES });
+    const before = comparable(cold.outputPath);
+
+    const again = await runner.index(repo, out);
+    expect(again.reuse).toMatchObject({ reused: FILES, byMtime: FILES, extracted: 0, parsed: 0, hashed: 0 });
+    expect(again.reads).toEqual([]);
+    expect(comparable(again.outputPath)).toEqual(before);
+  });
+
+  it('recognises every file of a fresh clone by its git blob id, without reading one', async () => {
+    const repo = gitFixture();
+    const out = makeTempDir();
+    const cold = await runner.index(repo, out);
+    const clone = path.join(makeTempDir(), 'poly');
+    git(path.dirname(clone), 'clone', '-q', repo, clone);
+
+    const run = await runner.index(clone, out);
+    expect(run.reuse).toMatchObject({ reused: FILES, byBlob: FILES, extracted: 0 });
+    expect(run.reads).toEqual([]);
+    const { analysis_metadata: a, ...restA } = comparable(run.outputPath) as { analysis_metadata: Record<string, unknown> };
+    const { analysis_metadata: b, ...restB } = comparable(cold.outputPath) as { analysis_metadata: Record<string, unknown> };
+    const dates = (index: typeof restA) => ({ ...index, file_summaries: (index as { file_summaries: Array<Record<string, unknown>> }).file_summaries.map(({ last_modified: _m, ...s }) => s) });
+    expect(dates(restA)).toEqual(dates(restB));
+    expect({ ...a, repo_path: '' }).toEqual({ ...b, repo_path: '' });
+  });
+
+  it('hashes a file whose mtime moved but whose content did not, and parses only the file that changed', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    await runner.index(repo, out);
+    const now = new Date();
+    utimesSync(path.join(repo, 'lib/tax.rb'), now, now);
+    appendFileSync(path.join(repo, 'src/cache/clock.ts'), '\nexport function tick(): number {\n  return 1;\n}\n');
+
+    const run = await runner.index(repo, out);
+    expect(run.reuse).toMatchObject({ byMtime: FILES - 2, byHash: 1, hashed: 2, extracted: 1, parsed: 1 });
+    const clock = run.index.file_summaries.find((s) => s.file_path === 'src/cache/clock.ts');
+    expect(clock?.main_functions).toContain('tick');
+  });
+
+  it('hashes modified-but-unstaged files of a git work tree instead of trusting their blob id', async () => {
+    const repo = gitFixture();
+    const out = makeTempDir();
+    await runner.index(repo, out);
+    const clone = path.join(makeTempDir(), 'poly');
+    git(path.dirname(clone), 'clone', '-q', repo, clone);
+    writeFileSync(path.join(clone, 'lib/tax.rb'), 'def sales_tax(amount)\n  amount * 0.07\nend\n');
+
+    const run = await runner.index(clone, out);
+    expect(run.reuse).toMatchObject({ byBlob: FILES - 1, extracted: 1 });
+    expect(run.index.file_summaries.find((s) => s.file_path === 'lib/tax.rb')?.main_functions).toEqual(['sales_tax']);
+  });
+
+  it('drops deleted files from the index, and re-resolves the imports of files that pointed at them', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    const cold = await runner.index(repo, out);
+    const importer = cold.index.file_summaries.find((s) => s.local_imports.includes('src/cache/clock.ts'));
+    expect(importer).toBeDefined();
+    rmSync(path.join(repo, 'src/cache/clock.ts'));
+
+    const run = await runner.index(repo, out);
+    expect(run.index.file_summaries.map((s) => s.file_path)).not.toContain('src/cache/clock.ts');
+    expect(run.index.total_files).toBe(FILES - 1);
+    expect(run.index.file_summaries.find((s) => s.file_path === importer?.file_path)?.local_imports).not.toContain('src/cache/clock.ts');
+    expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
+  });
+
+  it('finds a renamed file by its content hash and still writes what a full run writes', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    await runner.index(repo, out);
+    renameSync(path.join(repo, 'lib/tax.rb'), path.join(repo, 'lib/taxes.rb'));
+    mkdirSync(path.join(repo, 'extra'));
+    copyFileSync(path.join(repo, 'lib/billing.rb'), path.join(repo, 'extra/billing.rb'));
+
+    const run = await runner.index(repo, out);
+    // tax.rb is found under its new name; billing.rb required it, so billing.rb and its copy (whose
+    // require_relative now finds nothing) are extracted again.
+    expect(run.reuse).toMatchObject({ hashed: 2, byHash: 1, extracted: 2 });
+    expect(run.index.file_summaries.find((s) => s.file_path === 'lib/billing.rb')?.local_imports).toEqual([]);
+    expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
+  });
+
+  it('recomputes every entry when an option that shapes entries changes', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    await runner.index(repo, out);
+    const config = defaultConfig();
+    config.file_analysis.max_file_size = 400;
+
+    const run = await runner.index(repo, out, { config });
+    expect(run.reuse).toMatchObject({ reused: 0, extracted: FILES });
+    expect(run.events).toContainEqual({ type: 'info', message: expect.stringContaining('extraction changed since the previous index') });
+    expect(run.index.analysis_metadata.skipped_by_reason.too_large).toBeGreaterThan(0);
+  });
+
+  it('stays correct by blob ids in a shallow clone whose recorded commit is missing', async () => {
+    const repo = gitFixture();
+    const out = makeTempDir();
+    await runner.index(repo, out);
+    writeFileSync(path.join(repo, 'lib/tax.rb'), 'def sales_tax(amount)\n  amount * 0.07\nend\n');
+    git(repo, 'commit', '-qam', 'sales tax');
+    const clone = path.join(makeTempDir(), 'poly');
+    git(path.dirname(clone), 'clone', '-q', '--depth', '1', `file://${repo}`, clone);
+    expect(() => git(clone, 'cat-file', '-e', `${git(repo, 'rev-parse', 'HEAD~1').trim()}^{commit}`)).toThrow();
+
+    const run = await runner.index(clone, out);
+    expect(run.reuse).toMatchObject({ byBlob: FILES - 1, extracted: 1 });
+    expect(run.index.file_summaries.find((s) => s.file_path === 'lib/tax.rb')?.main_functions).toEqual(['sales_tax']);
+  });
+});
+
+describe('a previous index that cannot be trusted is ignored with a warning and rebuilt', () => {
+  it('when it is corrupt', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    const cold = await runner.index(repo, out);
+    writeFileSync(cold.outputPath, readFileSync(cold.outputPath, 'utf8').slice(0, 500));
+
+    const run = await runner.index(repo, out);
+    expect(warnings(run)).toEqual([expect.stringMatching(/previous index .*poly_index\.json is corrupt \(not valid JSON\); ignored, every file is indexed again/)]);
+    expect(run.reuse).toMatchObject({ reused: 0, extracted: FILES });
+    expect(JSON.parse(readFileSync(run.outputPath, 'utf8')).total_files).toBe(FILES);
+  });
+
+  it('when it was written with an older schema', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    const cold = await runner.index(repo, out);
+    const old = JSON.parse(readFileSync(cold.outputPath, 'utf8'));
+    old.analysis_metadata.schema_version = 0;
+    writeFileSync(cold.outputPath, JSON.stringify(old));
+
+    const run = await runner.index(repo, out);
+    expect(warnings(run)).toEqual([expect.stringContaining(`has schema version 0, not ${SCHEMA_VERSION}; ignored`)]);
+    expect(run.reuse.reused).toBe(0);
+  });
+
+  it('when it describes another repository of the same name', async () => {
+    const first = plainFixture();
+    const out = makeTempDir();
+    await runner.index(first, out);
+    const other = plainFixture();
+
+    const run = await runner.index(other, out);
+    expect(warnings(run)).toEqual([expect.stringContaining(`describes another repository (${first})`)]);
+    expect(run.reuse.reused).toBe(0);
+  });
+
+  it('but without a warning when only its reuse state is missing', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    const cold = await runner.index(repo, out);
+    rmSync(stateFileFor(cold.outputPath));
+    ageFiles(repo);
+
+    const run = await runner.index(repo, out);
+    expect(warnings(run)).toEqual([]);
+    expect(run.reuse.reused).toBe(0);
+  });
+});
