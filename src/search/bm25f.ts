@@ -1,7 +1,7 @@
 /**
  * The `bm25f` ranker (the default): BM25F over a file's profile, then what only an index knows.
  *
- * 1. Text match (BM25F, Robertson & Zaragoza 2009). A query token's count in a file is summed over seven
+ * 1. Text match (BM25F, Robertson & Zaragoza 2009). A query token's count in a file is summed over eight
  *    profile fields, each weighted and length-normalised on its own, then saturated once:
  *
  *      tf~(t, d) = sum_f  w_f * tf(t, f, d) / (1 - b_f + b_f * len(f, d) / avglen(f))
