@@ -6,7 +6,7 @@
  *
  * A pack names the index file's size and modification time; a pack that does not match is stale and ignored
  * (and rewritten by the next load). Layout: the magic `CRAGPACK`, a u32 header length, a JSON header (which
- * holds a CRC-32 of what follows it), then the typed arrays, each 8-byte aligned, as the header lists them.
+ * holds a CRC-32 of the sections but the postings), then the typed arrays, each 8-byte aligned, as the header lists them.
  * Numbers are little-endian.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,7 +54,7 @@ interface Header {
   totalFiles: number;
   relationships: FileRelationship[];
   sections: Section[];
-  /** CRC-32 of the bytes after the header: a damaged pack is found when it is opened, not mid-search. */
+  /** CRC-32 of the sections (see `checksum`): a damaged pack is found when it is opened, not mid-search. */
   bodyCrc32: number;
 }
 
@@ -113,7 +113,7 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
     totalFiles: contents.totalFiles,
     relationships: contents.relationships,
     sections,
-    bodyCrc32: crc32(body),
+    bodyCrc32: checksum(body, sections, 0),
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const bodyStart = align(MAGIC.length + 4 + headerBytes.byteLength);
@@ -144,13 +144,34 @@ export function decodePack(buffer: Buffer, source: PackSource): PackRead {
   if (typeof header !== 'object' || header === null || typeof header.source !== 'object' || header.source === null) return corrupt('unreadable header');
   if (header.version !== PACK_VERSION || header.source.size !== source.size || header.source.mtimeMs !== source.mtimeMs) return { status: 'stale' };
   const bodyStart = align(MAGIC.length + 4 + headerLength);
-  if (bodyStart > buffer.byteLength || crc32(buffer.subarray(bodyStart)) !== header.bodyCrc32) return corrupt('checksum mismatch');
+  if (bodyStart > buffer.byteLength || !Array.isArray(header.sections)) return corrupt('truncated header');
+  try {
+    if (checksum(buffer, header.sections, bodyStart) !== header.bodyCrc32) return corrupt('checksum mismatch');
+  } catch {
+    return corrupt('sections outside the file');
+  }
   try {
     const pack = decodeBody(buffer, header, bodyStart);
     return pack ? { status: 'fresh', pack } : corrupt('missing or misshapen sections');
   } catch (error) {
     return corrupt((error as Error).message);
   }
+}
+
+/**
+ * CRC-32 of every section but the postings, the one section that grows with the corpus (most of a large pack):
+ * reading it is checked against each document's bounds as it is scored instead, so a cold search does not pay
+ * to checksum what it never reads.
+ */
+function checksum(bytes: Buffer, sections: readonly Section[], bodyStart: number): number {
+  let crc = 0;
+  for (const section of sections) {
+    if (section.name === 'postings') continue;
+    const start = bodyStart + section.offset;
+    if (!(start >= 0 && start + section.bytes <= bytes.byteLength)) throw new RangeError('section outside the pack');
+    crc = crc32(bytes.subarray(start, start + section.bytes), crc);
+  }
+  return crc;
 }
 
 function corrupt(problem: string): PackRead {
