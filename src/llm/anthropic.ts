@@ -1,13 +1,33 @@
 /**
  * Anthropic's Messages API. Structured output through a single tool whose input schema is the answer's
  * schema, with tool_choice forcing it. The current API takes no temperature, so `llm.temperature` applies to
- * OpenAI-compatible servers only.
+ * OpenAI-compatible servers only. The shared prefix is its own content block with a cache breakpoint
+ * (`cache_control: ephemeral`), so the tool, the system prompt and the prefix are read from the prompt cache.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
 import { parseJsonLoose } from './provider.js';
+import { readRateLimits } from './rateControl.js';
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
+
+/** The Messages body of one request, exactly as sent (also what a Message Batches item carries). */
+export function messagesBody(model: string, request: StructuredRequest): Anthropic.MessageCreateParamsNonStreaming {
+  const content: Anthropic.TextBlockParam[] = request.prefix
+    ? [
+        { type: 'text', text: request.prefix, cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: request.prompt },
+      ]
+    : [{ type: 'text', text: request.prompt }];
+  return {
+    model,
+    max_tokens: request.maxTokens,
+    system: request.system,
+    messages: [{ role: 'user', content }],
+    tools: [{ name: request.schemaName, description: 'Record the analysis.', input_schema: request.schema as Anthropic.Tool.InputSchema }],
+    tool_choice: { type: 'tool', name: request.schemaName },
+  };
+}
 
 export class AnthropicProvider implements LlmProvider {
   readonly name = 'anthropic' as const;
@@ -20,26 +40,22 @@ export class AnthropicProvider implements LlmProvider {
   }
 
   async complete(request: StructuredRequest): Promise<StructuredResponse> {
-    const message = await this.client.messages.create(
-      {
-        model: this.model,
-        max_tokens: request.maxTokens,
-        system: request.system,
-        messages: [{ role: 'user', content: request.prompt }],
-        tools: [{ name: request.schemaName, description: 'Record the analysis.', input_schema: request.schema as Anthropic.Tool.InputSchema }],
-        tool_choice: { type: 'tool', name: request.schemaName },
-      },
-      request.signal ? { signal: request.signal } : undefined,
-    );
+    const { data: message, response } = await this.client.messages
+      .create(messagesBody(this.model, request), request.signal ? { signal: request.signal } : undefined)
+      .withResponse();
     const tool = message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
     const text = tool
       ? JSON.stringify(tool.input)
       : message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+    // Anthropic's input_tokens leaves out the tokens written to and read from the cache; ours counts them all.
+    const cacheRead = message.usage.cache_read_input_tokens ?? 0;
+    const cacheWrite = message.usage.cache_creation_input_tokens ?? 0;
     return {
       text,
       value: tool ? tool.input : parseJsonLoose(text),
       finishReason: message.stop_reason === 'max_tokens' ? 'length' : message.stop_reason === 'tool_use' || message.stop_reason === 'end_turn' ? 'stop' : 'other',
-      usage: { prompt_tokens: message.usage.input_tokens, completion_tokens: message.usage.output_tokens },
+      usage: { prompt_tokens: message.usage.input_tokens + cacheRead + cacheWrite, completion_tokens: message.usage.output_tokens, cached_prompt_tokens: cacheRead },
+      rateLimits: readRateLimits(response.headers),
     };
   }
 }

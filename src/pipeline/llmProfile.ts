@@ -1,18 +1,22 @@
 /**
- * Profile (LLM): one call per file gives the meaning (file type, summary, key concepts) and, when a target
- * structure is given, the file's relationships to it in the same answer. The prompt carries the parser's
- * skeleton and a secret-screened excerpt bounded by `max_content_length`; the facts in the index stay the
- * parser's. Answers are cached by content, provider, model and prompt version.
+ * Profile (LLM): one answer per file gives the meaning (file type, summary, key concepts, a line for each main
+ * symbol) and, when a target structure is given, the file's relationships to it. Files wait in a packer and
+ * go out several to a request (see src/llm/packer.ts and src/llm/profileRequest.ts); each file's entry of the
+ * answer is checked on its own and cached under that file's own key, so reuse stays per file. An entry that
+ * is missing, malformed or about another file is asked again alone; a pack whose answer is unusable as a
+ * whole falls back to one request per file. The facts in the index stay the parser's.
  */
 import type { Config } from '../config/schema.js';
 import { cacheKey, type ProfileCache } from '../cache/profileCache.js';
 import type { StaticFacts } from '../extract/staticProfile.js';
-import { SCHEMA_VERSION } from '../index/types.js';
+import { SCHEMA_VERSION, type CodeSymbol } from '../index/types.js';
 import type { ProfileAnswer, ProfileAnswerFormat } from '../llm/answers.js';
-import { renderPrompt, type PromptSet } from '../llm/prompts.js';
-import type { JsonSchema, LlmProvider } from '../llm/provider.js';
-import { InvalidAnswerError, statusOf, withRetries, type RequestGate, type RetryPolicy } from '../llm/retry.js';
-import { redactSecrets } from '../llm/secrets.js';
+import type { Packer } from '../llm/packer.js';
+import { buildFilePart, buildProfileRequest, estimateTokens, type FilePart, type SharedPrefix } from '../llm/profileRequest.js';
+import type { PromptSet } from '../llm/prompts.js';
+import type { LlmProvider, StructuredRequest } from '../llm/provider.js';
+import type { RequestScheduler } from '../llm/rateControl.js';
+import { InvalidAnswerError, statusOf, withRetries, type RetryPolicy } from '../llm/retry.js';
 import { ProviderError, errorMessage } from '../shared/errors.js';
 import { contentHash } from '../shared/hash.js';
 
@@ -21,12 +25,20 @@ export interface LlmStats {
   retries: number;
   prompt_tokens: number;
   completion_tokens: number;
+  /** Of prompt_tokens, those read from the provider's prompt cache. */
+  cached_prompt_tokens: number;
   cache_hits: number;
   secrets_redacted: number;
+  /** Requests that carried more than one file. */
+  packed_calls: number;
+  /** Files whose entry of a packed answer was missing or unusable, asked again alone. */
+  parts_retried: number;
+  /** Packs whose answer was unusable as a whole, each file asked again alone. */
+  pack_fallbacks: number;
 }
 
 export function emptyLlmStats(): LlmStats {
-  return { calls: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, cache_hits: 0, secrets_redacted: 0 };
+  return { calls: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, cache_hits: 0, secrets_redacted: 0, packed_calls: 0, parts_retried: 0, pack_fallbacks: 0 };
 }
 
 export interface LlmContext {
@@ -38,11 +50,23 @@ export interface LlmContext {
   cache: ProfileCache<ProfileAnswer>;
   answerFormat: ProfileAnswerFormat;
   retry: RetryPolicy;
-  gate: RequestGate;
+  scheduler: RequestScheduler;
+  /** The part of every profile request that does not depend on the file. */
+  shared: SharedPrefix;
+  /** Where files wait to go out, several to a request. */
+  packer: Packer<PendingFile>;
   stats: LlmStats;
   signal: AbortSignal;
   /** Saves a raw answer when `debug.save_raw_responses` is on. */
   saveRaw?: (filePath: string, raw: string) => Promise<void>;
+}
+
+/** One file waiting in the packer for its answer. */
+export interface PendingFile {
+  part: FilePart;
+  symbols: readonly CodeSymbol[];
+  resolve: (answer: ProfileAnswer) => void;
+  reject: (error: unknown) => void;
 }
 
 export type LlmProfileResult =
@@ -86,13 +110,11 @@ export async function profileWithLlm(
     return { ok: true, answer: cached, cached: true, secretsRedacted: 0 };
   }
 
-  const { prompt, secretsRedacted } = buildProfilePrompt(file.path, facts, content, ctx);
+  const part = buildFilePart({ path: file.path, ...facts }, content, ctx, ctx.shared);
+  const secretsRedacted = part.secretsRedacted;
   ctx.stats.secrets_redacted += secretsRedacted;
-  const format = ctx.answerFormat;
   try {
-    const answer = await askModel(ctx, { prompt, schema: format.schema, schemaName: 'file_profile' }, (value) => format.parse(value), (raw) =>
-      ctx.saveRaw?.(file.path, raw),
-    );
+    const answer = await new Promise<ProfileAnswer>((resolve, reject) => ctx.packer.add({ part, symbols: facts.symbols, resolve, reject }));
     await ctx.cache.set(key, answer);
     return { ok: true, answer, cached: false, secretsRedacted };
   } catch (error) {
@@ -108,42 +130,144 @@ export async function profileWithLlm(
   }
 }
 
-export type AskContext = Pick<LlmContext, 'provider' | 'config' | 'retry' | 'gate' | 'stats' | 'signal'>;
+export type AskContext = Pick<LlmContext, 'provider' | 'config' | 'retry' | 'scheduler' | 'stats' | 'signal'>;
+
+export interface AskOptions {
+  /** Ask again when the answer is unusable (default); a pack falls back to single requests instead. */
+  retryInvalid?: boolean;
+  onRaw?: (raw: string) => Promise<void> | undefined;
+}
 
 /**
- * One structured question, with the run's gate, retry policy and statistics: an answer cut off at
+ * One structured question through the run's scheduler, retry policy and statistics: an answer cut off at
  * max_tokens, not JSON, or of the wrong shape (`parse` returns a string saying why) is retried like a 503.
  */
 export async function askModel<T>(
   ctx: AskContext,
-  question: { prompt: string; schema: JsonSchema; schemaName: string },
+  question: Omit<StructuredRequest, 'system' | 'maxTokens' | 'temperature' | 'signal'> & Partial<Pick<StructuredRequest, 'system' | 'maxTokens' | 'temperature'>>,
   parse: (value: unknown) => T | string,
-  onRaw?: (raw: string) => Promise<void> | undefined,
+  options: AskOptions = {},
 ): Promise<T> {
+  const request: StructuredRequest = {
+    system: ctx.config.llm.system_prompt,
+    maxTokens: ctx.config.llm.max_tokens,
+    temperature: ctx.config.llm.temperature,
+    ...question,
+    signal: ctx.signal,
+  };
+  const tokens = estimateTokens(request.system) + estimateTokens(request.prefix ?? '') + estimateTokens(request.prompt) + request.maxTokens;
   return withRetries(
     async () => {
-      await ctx.gate.wait(ctx.signal);
-      ctx.stats.calls++;
-      const response = await ctx.provider.complete({
-        system: ctx.config.llm.system_prompt,
-        ...question,
-        maxTokens: ctx.config.llm.max_tokens,
-        temperature: ctx.config.llm.temperature,
-        signal: ctx.signal,
-      });
+      const response = await ctx.scheduler.run(
+        async () => {
+          ctx.stats.calls++;
+          const answer = await ctx.provider.complete(request);
+          return { value: answer, rateLimits: answer.rateLimits };
+        },
+        tokens,
+        ctx.signal,
+      );
       ctx.stats.prompt_tokens += response.usage.prompt_tokens;
       ctx.stats.completion_tokens += response.usage.completion_tokens;
-      await onRaw?.(response.text);
-      if (response.finishReason === 'length') throw new InvalidAnswerError('answer cut off at llm.max_tokens', response.text);
-      if (response.value === undefined) throw new InvalidAnswerError('answer is not JSON', response.text);
-      const parsed = parse(response.value);
-      if (typeof parsed === 'string') throw new InvalidAnswerError(`answer has the wrong shape (${parsed})`, response.text);
-      return parsed;
+      ctx.stats.cached_prompt_tokens += response.usage.cached_prompt_tokens ?? 0;
+      await options.onRaw?.(response.text);
+      let failure: string | null = null;
+      let parsed: T | string | undefined;
+      if (response.finishReason === 'length') failure = 'answer cut off at llm.max_tokens';
+      else if (response.value === undefined) failure = 'answer is not JSON';
+      else {
+        parsed = parse(response.value);
+        if (typeof parsed === 'string') failure = `answer has the wrong shape (${parsed})`;
+      }
+      if (failure !== null) {
+        const error = new InvalidAnswerError(failure, response.text);
+        throw options.retryInvalid === false ? new UnusableAnswer(error) : error;
+      }
+      return parsed as T;
     },
     ctx.retry,
     ctx.signal,
     { onRetry: () => ctx.stats.retries++ },
-  );
+  ).catch((error: unknown) => {
+    throw error instanceof UnusableAnswer ? error.answer : error;
+  });
+}
+
+/** Carries an unusable answer past the retry layer untouched (it is not retryable). */
+class UnusableAnswer extends Error {
+  constructor(readonly answer: InvalidAnswerError) {
+    super(answer.message);
+    this.name = 'UnusableAnswer';
+  }
+}
+
+/**
+ * Sends one pack and settles each of its files: entries that check out resolve at once; a file whose entry
+ * is missing or unusable is asked again alone; if the answer is unusable as a whole, every file is.
+ */
+export async function sendPack(ctx: LlmContext, pack: PendingFile[]): Promise<void> {
+  if (pack.length === 1) return askAlone(ctx, pack[0] as PendingFile);
+  const paths = pack.map((p) => p.part.path);
+  let entries: Map<string, unknown>;
+  try {
+    ctx.stats.packed_calls++;
+    entries = await askModel(ctx, buildProfileRequest(ctx.shared, pack.map((p) => p.part)), (value) => ctx.answerFormat.entries(value, paths), { retryInvalid: false });
+  } catch (error) {
+    if (!(error instanceof InvalidAnswerError) || ctx.signal.aborted) {
+      for (const p of pack) p.reject(error);
+      return;
+    }
+    ctx.stats.pack_fallbacks++;
+    await Promise.all(pack.map((p) => askAlone(ctx, p)));
+    return;
+  }
+  const again: PendingFile[] = [];
+  for (const p of pack) {
+    const raw = entries.get(p.part.path);
+    const answer = raw === undefined ? 'no entry' : checkEntry(ctx, p, raw);
+    if (typeof answer === 'string') again.push(p);
+    else {
+      await ctx.saveRaw?.(p.part.path, JSON.stringify(raw));
+      p.resolve(answer);
+    }
+  }
+  ctx.stats.parts_retried += again.length;
+  await Promise.all(again.map((p) => askAlone(ctx, p)));
+}
+
+/** One file in a request of its own, retried under the run's policy until its answer checks out. */
+async function askAlone(ctx: LlmContext, p: PendingFile): Promise<void> {
+  try {
+    let rawEntry: unknown;
+    const answer = await askModel(ctx, buildProfileRequest(ctx.shared, [p.part]), (value) => {
+      const entries = ctx.answerFormat.entries(value, [p.part.path]);
+      if (typeof entries === 'string') return entries;
+      // Alone, the one entry is this file's whatever path it names.
+      rawEntry = entries.get(p.part.path) ?? ((value as { files: unknown[] }).files.length === 1 ? (value as { files: unknown[] }).files[0] : undefined);
+      return rawEntry === undefined ? `files: no entry for ${p.part.path}` : checkEntry(ctx, p, rawEntry);
+    });
+    await ctx.saveRaw?.(p.part.path, JSON.stringify(rawEntry));
+    p.resolve(answer);
+  } catch (error) {
+    p.reject(error);
+  }
+}
+
+/**
+ * One file's entry, checked on its own. Descriptions of symbols the file does not have are dropped; an entry
+ * that describes several symbols and none of this file's was written about another file.
+ */
+function checkEntry(ctx: LlmContext, p: PendingFile, raw: unknown): ProfileAnswer | string {
+  const answer = ctx.answerFormat.parse(raw);
+  if (typeof answer === 'string') return answer;
+  const known = new Set<string>();
+  for (const s of p.symbols) {
+    known.add(s.ast_path);
+    known.add(s.name);
+  }
+  const mine = answer.descriptions.filter((d) => known.has(d.name));
+  if (p.symbols.length > 0 && answer.descriptions.length >= 2 && mine.length === 0) return `the entry for ${p.part.path} describes none of its symbols`;
+  return { ...answer, descriptions: mine };
 }
 
 function firstLine(text: string): string {
@@ -155,51 +279,11 @@ function describeFailure(error: unknown): string {
   return `llm_error: ${status ? `${status} ` : ''}${firstLine(errorMessage(error))}`;
 }
 
-const MAX_SKELETON_LINES = 60;
-
-/** The prompt for one file: skeleton from the parser, a screened head of the content, optional focus and target. */
-export function buildProfilePrompt(
-  filePath: string,
-  facts: StaticFacts,
-  content: string,
-  ctx: Pick<LlmContext, 'prompts' | 'config' | 'targetStructure' | 'focus'>,
-): { prompt: string; secretsRedacted: number } {
-  const limit = ctx.config.file_analysis.max_content_length;
-  const head = content.length > limit ? content.slice(0, limit) : content;
-  const excerpt = redactSecrets(head);
-  const skeletonText = facts.symbols
-    .slice(0, MAX_SKELETON_LINES)
-    .map((s) => `- ${s.kind} ${s.ast_path} (${s.start_line}-${s.end_line})${s.doc ? `: ${s.doc}` : ''}`)
-    .join('\n');
-  const skeleton = redactSecrets(skeletonText || '(none found)');
-  const more = facts.symbols.length > MAX_SKELETON_LINES ? `\n- … and ${facts.symbols.length - MAX_SKELETON_LINES} more` : '';
-  const { relationship_types, min_confidence_score } = ctx.config.relationships;
-  const prompt = renderPrompt(ctx.prompts.profile, {
-    file_path: filePath,
-    language: facts.language,
-    role: facts.role.replace('_', ' '),
-    lines_of_code: String(facts.lines_of_code),
-    skeleton: `${skeleton.text}${more}`,
-    imports: facts.dependencies.slice(0, 30).join(', ') || '(none)',
-    focus: ctx.focus ? renderPrompt(ctx.prompts.focus, { focus: ctx.focus }) : '',
-    excerpt_note: content.length > limit ? ` (first ${limit} of ${content.length} characters)` : '',
-    excerpt: excerpt.text,
-    relationships: ctx.targetStructure
-      ? renderPrompt(ctx.prompts.relationships, {
-          target_structure: ctx.targetStructure,
-          relationship_types: Object.entries(relationship_types).map(([t, w]) => `${t} (weight ${w})`).join(', '),
-          min_confidence: String(min_confidence_score),
-        })
-      : '',
-  });
-  return { prompt, secretsRedacted: excerpt.count + skeleton.count };
-}
-
 function isProfileAnswer(value: unknown): value is ProfileAnswer {
   const v = value as Partial<ProfileAnswer> | null;
   return (
     typeof v === 'object' && v !== null &&
     typeof v.file_type === 'string' && typeof v.summary === 'string' &&
-    Array.isArray(v.key_concepts) && Array.isArray(v.relationships)
+    Array.isArray(v.key_concepts) && Array.isArray(v.relationships) && Array.isArray(v.descriptions)
   );
 }

@@ -58,12 +58,12 @@ describe.each([
   ['OpenAI', () => openai()],
   ['Anthropic', () => anthropic()],
 ])('profiling through the %s SDK', (_name, provider) => {
-  it('makes one call per file, with the relationships in the same answer', async () => {
+  it('packs several files into each call, with the relationships in the same answer', async () => {
     const index = await run(fixture, provider());
     const files = index.file_summaries.length;
     expect(profiled(index)).toHaveLength(files);
-    expect(server.stats.requests).toBe(files);
-    expect(index.analysis_metadata.llm_calls).toBe(files);
+    expect(server.stats.requests).toBeLessThanOrEqual(files / 2);
+    expect(index.analysis_metadata.llm_calls).toBe(server.stats.requests);
     expect(index.relationships.length).toBeGreaterThan(0);
     for (const rel of index.relationships) {
       expect(['direct_match', 'partial_match', 'reference', 'utility']).toContain(rel.relationship_type);
@@ -83,7 +83,7 @@ describe.each([
 
   it('never has more requests in flight than the limiter allows', async () => {
     server.configure({ latencyMs: 40 });
-    await run(fixture, provider(), config({ performance: { max_concurrent_files: 3 } }));
+    await run(fixture, provider(), config({ llm: { pack_max_files: 1 }, performance: { max_concurrent_files: 3 } }));
     expect(server.stats.maxInFlight).toBeLessThanOrEqual(3);
     expect(server.stats.maxInFlight).toBeGreaterThanOrEqual(2);
   });
@@ -106,8 +106,9 @@ describe('a run under faults', () => {
       if (file.status === 'failed') expect(file.reason).toMatch(/^llm_error: /);
       else expect(file.profile_source).toBe('llm');
     }
+    // 34% of requests are drawn to fail; packs make few requests, so the share drawn varies more.
     const failedShare = 1 - (server.stats.byOutcome.ok ?? 0) / server.stats.requests;
-    expect(failedShare).toBeGreaterThanOrEqual(0.3);
+    expect(failedShare).toBeGreaterThanOrEqual(0.25);
     expect(index.analysis_metadata.retries).toBeGreaterThan(0);
     expect(server.stats.maxInFlight).toBeLessThanOrEqual(4);
   }, 60_000);
@@ -143,7 +144,7 @@ describe('the profile cache', () => {
     cpSync(fixture, copy, { recursive: true });
     const first = await run(copy, openai(), cfg);
     const files = first.file_summaries.length;
-    expect(server.stats.requests).toBe(files);
+    expect(profiled(first)).toHaveLength(files);
 
     server.resetStats();
     const second = await run(copy, openai(), cfg);
@@ -169,11 +170,12 @@ describe('the profile cache', () => {
     const cfg = config();
     await run(fixture, openai('model-a'), cfg);
     server.resetStats();
-    await run(fixture, openai('model-b'), cfg);
-    expect(server.stats.requests).toBe(26);
+    const second = await run(fixture, openai('model-b'), cfg);
+    expect(second.analysis_metadata.cache_hits).toBe(0);
+    expect(server.stats.requests).toBeGreaterThan(0);
     server.resetStats();
-    await run(fixture, openai('model-b'), cfg, { focus: 'error handling' });
-    expect(server.stats.requests).toBe(26);
+    const third = await run(fixture, openai('model-b'), cfg, { focus: 'error handling' });
+    expect(third.analysis_metadata.cache_hits).toBe(0);
     expect(server.stats.bodies.every((b) => b.includes('error handling'))).toBe(true);
   });
 
