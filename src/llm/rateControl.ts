@@ -6,8 +6,9 @@
  * - the provider's own budget: `x-ratelimit-remaining-*` (OpenAI) and `anthropic-ratelimit-*-remaining`
  *   (Anthropic) say how many requests and tokens are left until a reset; at zero, new requests wait for it;
  * - `retry-after` on a 429 pauses every new request, not just the one refused;
- * - optional caps of our own (`llm.requests_per_minute`, `llm.tokens_per_minute`) pace requests before the
- *   server has to refuse any;
+ * - a per-minute limit the headers announce (`x-ratelimit-limit-requests`, `…-tokens`) paces requests
+ *   evenly at just under that rate, as do optional caps of our own (`llm.requests_per_minute`,
+ *   `llm.tokens_per_minute`), so the server rarely has to refuse any;
  * - `llm.request_delay` is DeepCode's pause per worker: a slot rests that long after its request before the
  *   next one may use it. It does not space requests across the run.
  * Retrying stays with retry.ts; this module only decides when a request may start.
@@ -122,6 +123,12 @@ export interface ScheduledResult<T> {
 }
 
 const WINDOW_MS = 60_000;
+/** The share of an announced per-minute limit we pace at: the rest absorbs clock skew between us and the server. */
+const PACE_SHARE = 0.97;
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
 
 export class RequestScheduler {
   private limit: number;
@@ -137,6 +144,9 @@ export class RequestScheduler {
   private requestsResetAt = 0;
   private tokensResetAt = 0;
   private nextStart = 0;
+  /** Per-minute limits the provider announced. */
+  private announcedRpm: number | undefined;
+  private announcedTpm: number | undefined;
   private readonly tokenLog: Array<{ at: number; tokens: number }> = [];
   /** Requests started after this time may shrink the concurrency again: one decrease per round trip. */
   private lastDecreaseAt = -Infinity;
@@ -232,18 +242,18 @@ export class RequestScheduler {
     }
     const now = this.now();
     this.stats.pacedMs += now - started;
-    const rpm = this.options.requestsPerMinute;
+    const rpm = this.rpm();
     if (rpm) this.nextStart = Math.max(now, this.nextStart) + WINDOW_MS / rpm;
     if (this.requestBudget !== undefined) this.requestBudget--;
     if (this.tokenBudget !== undefined) this.tokenBudget -= tokens;
-    if (this.options.tokensPerMinute) this.tokenLog.push({ at: now, tokens });
+    if (this.tpm()) this.tokenLog.push({ at: now, tokens });
   }
 
   /** Milliseconds until this request may start; 0 means now. */
   private waitFor(tokens: number): number {
     const now = this.now();
     let wait = this.pauseUntil - now;
-    if (this.options.requestsPerMinute) wait = Math.max(wait, this.nextStart - now);
+    if (this.rpm()) wait = Math.max(wait, this.nextStart - now);
     if (this.requestBudget !== undefined && this.requestBudget <= 0) {
       // Past the reset, one request probes and its answer brings the new budget.
       if (now < this.requestsResetAt) wait = Math.max(wait, this.requestsResetAt - now);
@@ -253,7 +263,7 @@ export class RequestScheduler {
       if (now < this.tokensResetAt) wait = Math.max(wait, this.tokensResetAt - now);
       else this.tokenBudget = undefined;
     }
-    const tpm = this.options.tokensPerMinute;
+    const tpm = this.tpm();
     if (tpm) {
       while (this.tokenLog.length > 0 && (this.tokenLog[0]?.at ?? 0) <= now - WINDOW_MS) this.tokenLog.shift();
       let used = this.tokenLog.reduce((sum, e) => sum + e.tokens, 0);
@@ -268,9 +278,22 @@ export class RequestScheduler {
     return wait;
   }
 
+  /** Requests a minute to pace at: our cap, or just under the provider's announced limit, whichever is lower. */
+  private rpm(): number | undefined {
+    const announced = this.announcedRpm !== undefined ? this.announcedRpm * PACE_SHARE : undefined;
+    return minDefined(this.options.requestsPerMinute ?? undefined, announced);
+  }
+
+  private tpm(): number | undefined {
+    const announced = this.announcedTpm !== undefined ? this.announcedTpm * PACE_SHARE : undefined;
+    return minDefined(this.options.tokensPerMinute ?? undefined, announced);
+  }
+
   private learn(limits: RateLimitSnapshot | undefined, ok: boolean, startedAt: number): void {
     const now = this.now();
     if (limits) {
+      if (limits.limitRequests !== undefined && limits.limitRequests > 0) this.announcedRpm = limits.limitRequests;
+      if (limits.limitTokens !== undefined && limits.limitTokens > 0) this.announcedTpm = limits.limitTokens;
       if (limits.remainingRequests !== undefined) this.requestBudget = limits.remainingRequests;
       if (limits.remainingTokens !== undefined) this.tokenBudget = limits.remainingTokens;
       // Without a reset time an exhausted budget is probed again after the fallback pause.

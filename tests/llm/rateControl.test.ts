@@ -127,3 +127,13 @@ describe('the request scheduler', () => {
     await second;
   }, 5000);
 });
+
+describe('pacing to an announced limit', () => {
+  it('spaces requests evenly just under the per-minute limit the headers announce', async () => {
+    const s = new RequestScheduler({ concurrency: 4, maxConcurrency: 4, pauseMs: 0, fallbackPauseMs: 10 });
+    await s.run(ok(0, { limitRequests: 1200, remainingRequests: 1000 }), 1); // one every ~52 ms from now on
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 4 }, () => s.run(ok(1), 1)));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+  });
+});

@@ -55,7 +55,7 @@ export interface FakeLlmOptions {
    * A rolling window the server enforces, counted at arrival: requests, and tokens (prompt estimate plus
    * max_tokens, as OpenAI counts them). Every answer carries x-ratelimit-* (OpenAI) or anthropic-ratelimit-*
    * headers; a request over the limit gets a 429 with them and retry-after. `reset` is the time until the
-   * oldest request in the window leaves it.
+   * oldest request in the window leaves it. Limits are announced per minute (scaled from `windowMs`).
    */
   rateLimit?: { requestsPerMinute?: number; tokensPerMinute?: number; windowMs?: number } | null;
   /** Send 429 faults with no headers at all (no retry-after, no rate-limit headers). */
@@ -413,15 +413,17 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     const remainingTokens = tpm ? Math.max(0, tpm - used - (ok ? tokens : 0)) : undefined;
     const oldest = state.window[0]?.at ?? now;
     const resetMs = state.window.length > 0 ? Math.max(1, oldest + windowMs - now) : 0;
+    // Limits are announced per minute, as providers do, whatever window the test scales them to.
+    const perMinute = (n: number) => String(Math.round((n * 60_000) / windowMs));
     const headers: Record<string, string> = {};
     const resetText = `${(resetMs / 1000).toFixed(3)}s`;
     const resetAt = new Date(now + resetMs).toISOString();
     if (api === 'openai') {
-      if (rpm) Object.assign(headers, { 'x-ratelimit-limit-requests': String(rpm), 'x-ratelimit-remaining-requests': String(remainingRequests), 'x-ratelimit-reset-requests': resetText });
-      if (tpm) Object.assign(headers, { 'x-ratelimit-limit-tokens': String(tpm), 'x-ratelimit-remaining-tokens': String(remainingTokens), 'x-ratelimit-reset-tokens': resetText });
+      if (rpm) Object.assign(headers, { 'x-ratelimit-limit-requests': perMinute(rpm), 'x-ratelimit-remaining-requests': String(remainingRequests), 'x-ratelimit-reset-requests': resetText });
+      if (tpm) Object.assign(headers, { 'x-ratelimit-limit-tokens': perMinute(tpm), 'x-ratelimit-remaining-tokens': String(remainingTokens), 'x-ratelimit-reset-tokens': resetText });
     } else {
-      if (rpm) Object.assign(headers, { 'anthropic-ratelimit-requests-limit': String(rpm), 'anthropic-ratelimit-requests-remaining': String(remainingRequests), 'anthropic-ratelimit-requests-reset': resetAt });
-      if (tpm) Object.assign(headers, { 'anthropic-ratelimit-tokens-limit': String(tpm), 'anthropic-ratelimit-tokens-remaining': String(remainingTokens), 'anthropic-ratelimit-tokens-reset': resetAt });
+      if (rpm) Object.assign(headers, { 'anthropic-ratelimit-requests-limit': perMinute(rpm), 'anthropic-ratelimit-requests-remaining': String(remainingRequests), 'anthropic-ratelimit-requests-reset': resetAt });
+      if (tpm) Object.assign(headers, { 'anthropic-ratelimit-tokens-limit': perMinute(tpm), 'anthropic-ratelimit-tokens-remaining': String(remainingTokens), 'anthropic-ratelimit-tokens-reset': resetAt });
     }
     if (!ok) Object.assign(headers, { 'retry-after': String(Math.ceil(resetMs / 1000)), 'retry-after-ms': String(resetMs) });
     return { ok, headers };
