@@ -44,6 +44,10 @@ export const configSchema = z.strictObject({
       respect_gitignore: z.boolean().default(true),
       /** Record minified or machine-generated files as skipped instead of profiling them. */
       skip_generated: z.boolean().default(true),
+      /** A file longer than max_content_length: show the model its head, or split it at symbol boundaries into chunks. */
+      long_files: z.enum(['head', 'chunks']).default('head'),
+      /** With long_files: chunks, the most chunks of one file sent (the rest is left out). */
+      max_chunks_per_file: z.number().int().min(1).max(64).default(4),
     })
     .prefault({}),
   llm: z

@@ -93,8 +93,18 @@ export function sharedPrefix(ctx: ProfileRequestContext): SharedPrefix {
   };
 }
 
-/** One file's part: its path, the parser's skeleton and imports, and a secret-screened head of its content. */
-export function buildFilePart(facts: FileFacts, content: string, ctx: Pick<ProfileRequestContext, 'prompts' | 'config'>, shared: Pick<SharedPrefix, 'answerTokensPerFile'>): FilePart {
+/**
+ * One file's part: its path, the parser's skeleton and imports, and a secret-screened head of its content.
+ * For a chunk of a long file, `chunk` names the lines it covers, and `facts` carries the chunk's own path
+ * (`file#2`) and symbols.
+ */
+export function buildFilePart(
+  facts: FileFacts,
+  content: string,
+  ctx: Pick<ProfileRequestContext, 'prompts' | 'config'>,
+  shared: Pick<SharedPrefix, 'answerTokensPerFile'>,
+  chunk?: { index: number; count: number; startLine: number; endLine: number },
+): FilePart {
   const limit = ctx.config.file_analysis.max_content_length;
   const head = content.length > limit ? content.slice(0, limit) : content;
   const excerpt = redactSecrets(head);
@@ -111,7 +121,9 @@ export function buildFilePart(facts: FileFacts, content: string, ctx: Pick<Profi
     lines_of_code: String(facts.lines_of_code),
     skeleton: `${skeleton.text}${more}`,
     imports: facts.dependencies.slice(0, 30).join(', ') || '(none)',
-    excerpt_note: content.length > limit ? ` (first ${limit} of ${content.length} characters)` : '',
+    excerpt_note: chunk
+      ? ` (lines ${chunk.startLine}-${chunk.endLine}, part ${chunk.index} of ${chunk.count} of this file)`
+      : content.length > limit ? ` (first ${limit} of ${content.length} characters)` : '',
     excerpt: excerpt.text,
   })}\n`;
   return {

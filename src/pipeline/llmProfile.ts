@@ -11,6 +11,7 @@ import { cacheKey, type ProfileCache } from '../cache/profileCache.js';
 import type { StaticFacts } from '../extract/staticProfile.js';
 import { SCHEMA_VERSION, type CodeSymbol } from '../index/types.js';
 import type { ProfileAnswer, ProfileAnswerFormat } from '../llm/answers.js';
+import { mergeChunkAnswers, splitAtSymbols } from '../llm/chunks.js';
 import type { Packer } from '../llm/packer.js';
 import { buildFilePart, buildProfileRequest, estimateTokens, type FilePart, type SharedPrefix } from '../llm/profileRequest.js';
 import type { PromptSet } from '../llm/prompts.js';
@@ -82,6 +83,7 @@ export function answerContext(ctx: Pick<LlmContext, 'config' | 'targetStructure'
   return JSON.stringify({
     system: llm.system_prompt,
     max_content_length: file_analysis.max_content_length,
+    long_files: file_analysis.long_files === 'chunks' ? { chunks: file_analysis.max_chunks_per_file } : 'head',
     focus: ctx.focus,
     target: ctx.targetStructure ? contentHash(ctx.targetStructure) : null,
     types: ctx.targetStructure ? relationships.relationship_types : null,
@@ -110,11 +112,21 @@ export async function profileWithLlm(
     return { ok: true, answer: cached, cached: true, secretsRedacted: 0 };
   }
 
-  const part = buildFilePart({ path: file.path, ...facts }, content, ctx, ctx.shared);
-  const secretsRedacted = part.secretsRedacted;
+  const { long_files, max_content_length, max_chunks_per_file } = ctx.config.file_analysis;
+  const pieces =
+    long_files === 'chunks' && content.length > max_content_length
+      ? splitAtSymbols(content, facts.symbols, max_content_length, max_chunks_per_file).map((c) => ({
+          part: buildFilePart({ ...facts, path: `${file.path}#${c.index}`, symbols: c.symbols }, c.text, ctx, ctx.shared, c),
+          symbols: c.symbols,
+        }))
+      : [{ part: buildFilePart({ path: file.path, ...facts }, content, ctx, ctx.shared), symbols: facts.symbols }];
+  const secretsRedacted = pieces.reduce((n, p) => n + p.part.secretsRedacted, 0);
   ctx.stats.secrets_redacted += secretsRedacted;
   try {
-    const answer = await new Promise<ProfileAnswer>((resolve, reject) => ctx.packer.add({ part, symbols: facts.symbols, resolve, reject }));
+    const answers = await Promise.all(
+      pieces.map(({ part, symbols }) => new Promise<ProfileAnswer>((resolve, reject) => ctx.packer.add({ part, symbols, resolve, reject }))),
+    );
+    const answer = answers.length === 1 ? (answers[0] as ProfileAnswer) : mergeChunkAnswers(answers);
     await ctx.cache.set(key, answer);
     return { ok: true, answer, cached: false, secretsRedacted };
   } catch (error) {

@@ -388,3 +388,27 @@ describe('prompt caching', () => {
     expect(usage.prompt_tokens).toBe(server.stats.promptTokens);
   });
 });
+
+describe('long files', () => {
+  const longFile = Array.from({ length: 40 }, (_, i) => `export function step${i}(input: number): number {\n  // step ${i} of the long pipeline, with some padding text\n  return input + ${i};\n}\n`).join('\n');
+
+  it('splits a file longer than the excerpt at symbol boundaries and merges the answers into one profile', async () => {
+    const repo = makeTempRepo({ 'src/long.ts': longFile, 'src/short.ts': 'export const one = 1;\n' });
+    const cfg = config({ file_analysis: { long_files: 'chunks', max_content_length: 1200, max_chunks_per_file: 3 } });
+    const index = await run(repo.root, openai(), cfg);
+    const sent = server.stats.bodies.join('\n');
+    for (const part of ['src/long.ts#1', 'src/long.ts#2', 'src/long.ts#3']) expect(sent).toContain(`path=\\"${part}\\"`);
+    expect(sent).not.toContain('src/long.ts#4');
+    const long = index.file_summaries.find((f) => f.file_path === 'src/long.ts');
+    expect(long?.profile_source).toBe('llm');
+    expect(index.file_summaries.map((f) => f.file_path).sort()).toEqual(['src/long.ts', 'src/short.ts']);
+    // Symbols of later chunks got descriptions too.
+    expect(long?.symbols.find((s) => s.name === 'step15')?.description).toBeDefined();
+  });
+
+  it('sends only the head of a long file by default', async () => {
+    const repo = makeTempRepo({ 'src/long.ts': longFile });
+    await run(repo.root, openai(), config({ file_analysis: { max_content_length: 1200 } }));
+    expect(server.stats.bodies.join('\n')).not.toContain('src/long.ts#');
+  });
+});
