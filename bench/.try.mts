@@ -1,0 +1,12 @@
+import { startFakeLlmServer } from '../tests/support/fakeLlmServer.ts';
+import { runJsonChild } from './lib/child.ts';
+import { buildCorpus } from './lib/corpus.ts';
+import { mkdtempSync } from 'node:fs';
+const corpus = buildCorpus(300);
+const log: string[] = [];
+let t0 = 0;
+const server = await startFakeLlmServer({ latencyMs: Number(process.argv[2] ?? 200), latencyPerTokenMs: Number(process.argv[3] ?? 0), respond: (req) => { t0 ||= Date.now(); log.push(`${Date.now() - t0}:${(req.prompt.match(/<file path=/g) ?? []).length}`); return undefined; } });
+const r = await runJsonChild('lib/llmWorker.ts', [JSON.stringify({ corpus, baseURL: server.openaiBaseUrl, cacheDir: mkdtempSync('/tmp/crc-'), concurrency: 5, requestDelay: 0.1, retryDelay: 1, maxRetries: 3, requestTimeout: 60, targetStructure: 'new-service/\n├── src/http/client.ts  # HTTP client\n└── src/cache/lru.ts # LRU', llm: JSON.parse(process.argv[4] ?? '{}') })], { timeoutMs: 300000 });
+console.log(JSON.stringify({ ...r, server: { requests: server.stats.requests, maxInFlight: server.stats.maxInFlight, byOutcome: server.stats.byOutcome } }));
+console.log(log.join(' '));
+await server.close();
