@@ -12,12 +12,42 @@ export interface PackSizes {
   answerTokens: number;
 }
 
-export interface PackerOptions<I> {
+export interface PackLimits {
   /** Prompt tokens of items per pack. */
   tokenBudget: number;
   /** Answer tokens per pack: the answer must fit in max_tokens with room to spare. */
   answerBudget: number;
   maxItems: number;
+}
+
+/** How many of `items`, from the front, go into one pack: as many as fit the limits, and at least one. */
+export function packLength<I>(items: readonly I[], sizeOf: (item: I) => PackSizes, limits: PackLimits): number {
+  let tokens = 0;
+  let answer = 0;
+  let n = 0;
+  for (const item of items) {
+    if (n >= limits.maxItems) break;
+    const size = sizeOf(item);
+    if (n > 0 && (tokens + size.tokens > limits.tokenBudget || answer + size.answerTokens > limits.answerBudget)) break;
+    tokens += size.tokens;
+    answer += size.answerTokens;
+    n++;
+  }
+  return n;
+}
+
+/** Items grouped into packs in order, as the packer groups them when all are waiting (batch runs, dry runs). */
+export function groupIntoPacks<I>(items: readonly I[], sizeOf: (item: I) => PackSizes, limits: PackLimits): I[][] {
+  const packs: I[][] = [];
+  for (let i = 0; i < items.length; ) {
+    const n = packLength(items.slice(i), sizeOf, limits);
+    packs.push(items.slice(i, i + n));
+    i += n;
+  }
+  return packs;
+}
+
+export interface PackerOptions<I> extends PackLimits {
   /** A pack not yet full leaves once no item has joined it for this long. */
   idleMs: number;
   /** … and at the latest once its oldest item has waited this long. */
@@ -73,16 +103,8 @@ export class Packer<I> {
 
   /** Takes items in arrival order while they fit (at least one), and sends them. */
   private dispatch(): void {
-    const pack: I[] = [];
-    let tokens = 0;
-    let answer = 0;
-    while (this.waiting.length > 0 && pack.length < this.options.maxItems) {
-      const size = this.options.sizeOf((this.waiting[0] as { item: I }).item);
-      if (pack.length > 0 && (tokens + size.tokens > this.options.tokenBudget || answer + size.answerTokens > this.options.answerBudget)) break;
-      pack.push((this.waiting.shift() as { item: I }).item);
-      tokens += size.tokens;
-      answer += size.answerTokens;
-    }
+    const n = packLength(this.waiting.map((w) => w.item), this.options.sizeOf, this.options);
+    const pack = this.waiting.splice(0, n).map((w) => w.item);
     this.outstanding++;
     void this.options.send(pack).finally(() => {
       this.outstanding--;
