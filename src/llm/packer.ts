@@ -57,6 +57,8 @@ export interface PackerOptions<I> extends PackLimits {
   sizeOf: (item: I) => PackSizes;
   /** Sends one pack; must settle every item of it, and never reject. */
   send: (items: I[]) => Promise<void>;
+  /** Once aborted, everything waiting is sent at once, so `send` settles it (as failed) without delay. */
+  signal?: AbortSignal;
 }
 
 export class Packer<I> {
@@ -65,12 +67,21 @@ export class Packer<I> {
   private timer: NodeJS.Timeout | null = null;
   private lastArrival = 0;
 
-  constructor(private readonly options: PackerOptions<I>, private readonly now: () => number = Date.now) {}
+  constructor(private readonly options: PackerOptions<I>, private readonly now: () => number = Date.now) {
+    options.signal?.addEventListener('abort', () => this.flush(), { once: true });
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    while (this.waiting.length > 0) this.dispatch();
+  }
 
   add(item: I): void {
     this.lastArrival = this.now();
     this.waiting.push({ item, at: this.lastArrival });
-    this.pump();
+    if (this.options.signal?.aborted) this.flush();
+    else this.pump();
   }
 
   private pump(): void {

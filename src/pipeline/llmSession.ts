@@ -102,6 +102,7 @@ export function llmContext(session: LlmSession, config: Config, stats: LlmStats,
     capacity: () => session.scheduler.capacity,
     sizeOf: (p) => ({ tokens: p.part.tokens, answerTokens: p.part.answerTokens }),
     send: (pack) => sendPack(context, pack),
+    signal,
   });
   const context: LlmContext = { ...session, config, stats, signal, packer };
   if (config.debug.save_raw_responses) {
