@@ -30,16 +30,10 @@ export interface LlmStats {
   cached_prompt_tokens: number;
   cache_hits: number;
   secrets_redacted: number;
-  /** Requests that carried more than one file. */
-  packed_calls: number;
-  /** Files whose entry of a packed answer was missing or unusable, asked again alone. */
-  parts_retried: number;
-  /** Packs whose answer was unusable as a whole, each file asked again alone. */
-  pack_fallbacks: number;
 }
 
 export function emptyLlmStats(): LlmStats {
-  return { calls: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, cache_hits: 0, secrets_redacted: 0, packed_calls: 0, parts_retried: 0, pack_fallbacks: 0 };
+  return { calls: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, cache_hits: 0, secrets_redacted: 0 };
 }
 
 export interface LlmContext {
@@ -222,14 +216,12 @@ export async function sendPack(ctx: LlmContext, pack: PendingFile[]): Promise<vo
   const paths = pack.map((p) => p.part.path);
   let entries: Map<string, unknown>;
   try {
-    ctx.stats.packed_calls++;
     entries = await askModel(ctx, buildProfileRequest(ctx.shared, pack.map((p) => p.part)), (value) => ctx.answerFormat.entries(value, paths), { retryInvalid: false });
   } catch (error) {
     if (!(error instanceof InvalidAnswerError) || ctx.signal.aborted) {
       for (const p of pack) p.reject(error);
       return;
     }
-    ctx.stats.pack_fallbacks++;
     await Promise.all(pack.map((p) => askAlone(ctx, p)));
     return;
   }
@@ -243,7 +235,6 @@ export async function sendPack(ctx: LlmContext, pack: PendingFile[]): Promise<vo
       p.resolve(answer);
     }
   }
-  ctx.stats.parts_retried += again.length;
   await Promise.all(again.map((p) => askAlone(ctx, p)));
 }
 
