@@ -68,8 +68,11 @@ export const configSchema = z.strictObject({
       requests_per_minute: positiveInt.nullable().default(null),
       /** Our own cap: estimated prompt plus max answer tokens started in any minute; null: no cap. */
       tokens_per_minute: positiveInt.nullable().default(null),
-      /** Files sent together in one request at most; 1 sends each file alone. */
-      pack_max_files: z.number().int().min(1).max(50).default(8),
+      /**
+       * Files sent together in one request at most; 1 sends each file alone. Answers take time per token, so
+       * a few files a call keep every request slot busy; many would serialise the answers into fewer calls.
+       */
+      pack_max_files: z.number().int().min(1).max(50).default(4),
       /** Estimated prompt tokens of the files in one request (the shared prefix apart). */
       pack_token_budget: positiveInt.default(6000),
       max_retries: z.number().int().min(0).max(20).default(3),
