@@ -20,8 +20,11 @@ import { sendPack, type LlmContext, type LlmStats, type PendingFile } from './ll
 /** A pack not yet full leaves once no file has joined it for this long, or its first file has waited the longest. */
 const PACK_IDLE_MS = 100;
 const PACK_MAX_LINGER_MS = 1500;
-/** Files in flight beyond those waiting on the model, so parsing never starves. */
-const PARSE_QUEUE = 32;
+/**
+ * Files in flight beyond those waiting on the model, so parsing never starves; few enough that an aborted
+ * run (a refused key, Ctrl+C) is not kept waiting for many parses already started.
+ */
+const PARSE_QUEUE = 8;
 
 export interface LlmSessionOptions {
   provider: LlmProvider;
@@ -46,10 +49,7 @@ export interface LlmSession {
   targetStructure: string | null;
   focus: string | null;
   prefilter: boolean;
-  /**
-   * Files the orchestrator should keep in flight: a pack for every request slot and two more filling, plus
-   * enough for the parser threads never to wait for the next file.
-   */
+  /** Files the orchestrator should keep in flight: a pack for every request slot and one more filling, plus a parse queue. */
   filesInFlight: number;
 }
 
@@ -87,7 +87,7 @@ export function createLlmSession(options: LlmSessionOptions): LlmSession {
     targetStructure,
     focus,
     prefilter: options.prefilter ?? config.file_analysis.enable_pre_filtering,
-    filesInFlight: (maxConcurrency + 2) * llm.pack_max_files + PARSE_QUEUE,
+    filesInFlight: (maxConcurrency + 1) * llm.pack_max_files + PARSE_QUEUE,
   };
 }
 
