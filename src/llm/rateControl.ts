@@ -223,7 +223,8 @@ export class RequestScheduler {
       this.drain();
       for (const listener of this.freeListeners) listener();
     };
-    if (afterMs > 0) setTimeout(free, afterMs).unref?.();
+    // Not unref'd: a request waiting for this slot may be all that is left of the run.
+    if (afterMs > 0) setTimeout(free, afterMs);
     else free();
   }
 
