@@ -1,9 +1,13 @@
 /**
- * The LLM pipeline against the fake OpenAI-compatible server (127.0.0.1 only) with a fixed latency:
- *   cold    a fresh cache: wall time beside the ideal, ceil(calls / concurrency) × latency
- *   warm    the same repository again with the same cache (a second run)
- *   clone   a real copy with new mtimes, same cache (a CI clone of an unchanged repository)
- *   faults  a fresh cache with 20% 429s (Retry-After 1 s) and 5% 500s: wall time against cold, files lost
+ * The LLM pipeline against the fake OpenAI-compatible server (127.0.0.1 only), with the default config
+ * (request_delay 0.1 s, packing, max_concurrent_files as given):
+ *   cold      a fresh cache at a fixed latency per call: calls and prompt tokens per file, wall time
+ *   deepcode  DeepCode's call pattern (bench/lib/deepcode.ts) on the same server and files: the reference
+ *   warm      the same repository again with the same cache (a second run)
+ *   clone     a real copy with new mtimes, same cache (a CI clone of an unchanged repository)
+ *   realistic both tools again with a base latency plus a delay per answer token
+ *   ratelimit a server enforcing a requests-per-minute window, one file per call: 429s and throughput
+ *   faults    a fresh cache with 20% 429s (Retry-After 1 s) and 5% 500s: wall time against cold, files lost
  *
  * The server runs in this process; each pipeline run is a fresh child (bench/lib/llmWorker.ts), killed past a
  * time bound or when the server has seen more requests than files × (max_retries + 1).
@@ -17,6 +21,8 @@ import { startFakeLlmServer } from '../tests/support/fakeLlmServer.js';
 import { isMain, runJsonChild } from './lib/child.js';
 import { WORK_DIR, buildCorpus, cloneWithNewMtimes, warmPageCache } from './lib/corpus.js';
 import { Figures, renderTable, type SectionResult } from './lib/figures.js';
+import { deepcodeRespond } from './lib/deepcode.js';
+import type { DeepcodeWorkerOptions, DeepcodeWorkerResult } from './lib/deepcodeWorker.js';
 import type { LlmWorkerOptions, LlmWorkerResult } from './lib/llmWorker.js';
 import { describeRegime } from './lib/policy.js';
 import { median, round, spread } from './lib/stats.js';
@@ -35,22 +41,67 @@ export interface LlmBenchOptions {
   /** The retry policy under faults: seconds and count (the defaults are 1 s and 3). */
   retryDelay: number;
   maxRetries: number;
+  /** DeepCode-pattern runs at `latencyMs` on the same files. */
+  deepcodeReps: number;
+  /** Both tools with latency = baseMs + perTokenMs × answer tokens, on the first `files` files. */
+  realistic: { files: number; baseMs: number; perTokenMs: number } | null;
+  /** A server allowing `rpm` requests in any minute; one file per call, so there are enough calls to pace. */
+  rateLimit: { files: number; rpm: number } | null;
   log?: (line: string) => void;
 }
 
-export const LLM_FULL: LlmBenchOptions = { files: 300, latencyMs: 200, concurrency: 5, warmups: 1, reps: 3, faultReps: 2, faultFiles: 300, retryDelay: 1, maxRetries: 3 };
+export const LLM_FULL: LlmBenchOptions = {
+  files: 300, latencyMs: 200, concurrency: 5, warmups: 1, reps: 3, faultReps: 2, faultFiles: 300, retryDelay: 1, maxRetries: 3,
+  deepcodeReps: 1, realistic: { files: 60, baseMs: 400, perTokenMs: 10 }, rateLimit: { files: 100, rpm: 120 },
+};
 /** Quick: the fault runs take 100 files, since every 429 holds a slot for a second whatever the latency. */
-export const LLM_QUICK: LlmBenchOptions = { files: 300, latencyMs: 50, concurrency: 5, warmups: 0, reps: 1, faultReps: 1, faultFiles: 100, retryDelay: 1, maxRetries: 3 };
+export const LLM_QUICK: LlmBenchOptions = {
+  files: 300, latencyMs: 50, concurrency: 5, warmups: 0, reps: 1, faultReps: 1, faultFiles: 100, retryDelay: 1, maxRetries: 3,
+  deepcodeReps: 1, realistic: null, rateLimit: null,
+};
+
+/** DeepCode's default request_delay, and ours. */
+const REQUEST_DELAY_S = 0.1;
 
 const FAULTS = { rate_limit: 0.2, server_error: 0.05 };
 const RETRY_AFTER_S = 1;
 
-/** A target structure, so each file's relationships come in its profiling call: one call per file. */
+/**
+ * A target structure, so each file's relationships come in its profiling call. Its size (~2,400 characters)
+ * puts DeepCode's prompts near the ~1,440 tokens a file the issue measured.
+ */
 const TARGET_STRUCTURE = `new-service/
-├── src/http/client.ts        # HTTP client with retries and timeouts
-├── src/cli/args.ts           # command-line option parsing
-├── src/cache/lru.ts          # in-memory LRU cache with TTL
-└── src/parse/yaml.ts         # YAML and JSON document parsing
+├── package.json                    # scripts, dependencies, engines
+├── tsconfig.json                   # strict TypeScript, NodeNext modules
+├── src/index.ts                    # public API: re-exports the client, cache and parsers
+├── src/cli/main.ts                 # command-line entry: parses flags, runs a command, sets the exit code
+├── src/cli/args.ts                 # command-line option parsing with defaults and validation errors
+├── src/cli/output.ts               # tables and JSON output for the terminal
+├── src/config/schema.ts            # configuration schema with defaults, loaded from YAML and env vars
+├── src/config/load.ts              # merges file, environment and flags; reports unknown keys
+├── src/http/client.ts              # HTTP client with retries, timeouts, backoff and abort signals
+├── src/http/headers.ts             # header normalisation, content negotiation, user agent
+├── src/http/errors.ts              # typed HTTP errors carrying status codes and response bodies
+├── src/http/stream.ts              # streaming response bodies, server-sent events parsing
+├── src/auth/tokens.ts              # API key and bearer token handling, refresh before expiry
+├── src/cache/lru.ts                # in-memory LRU cache with TTL and size-based eviction
+├── src/cache/disk.ts               # persistent cache on disk keyed by content hash
+├── src/parse/yaml.ts               # YAML and JSON document parsing with line-numbered errors
+├── src/parse/partialJson.ts        # tolerant parsing of incomplete JSON from a stream
+├── src/parse/schema.ts             # JSON schema validation of parsed documents
+├── src/queue/limiter.ts            # concurrency limiter and rate limiter for outgoing requests
+├── src/queue/batch.ts              # micro-batching of small requests into larger ones
+├── src/fs/walk.ts                  # directory walking with ignore files and symlink handling
+├── src/fs/watch.ts                 # file watching with debounce
+├── src/log/logger.ts               # levelled logging to stderr, JSON lines in CI
+├── src/util/uuid.ts                # random identifiers
+├── src/util/time.ts                # durations, sleep with abort, monotonic clocks
+├── src/util/objects.ts             # deep merge, pick, omit, stable stringify
+├── src/types/api.d.ts              # request and response types of the remote API
+├── tests/http/client.test.ts       # retries and timeouts against a local fake server
+├── tests/cache/lru.test.ts         # eviction order and TTL expiry
+├── tests/parse/yaml.test.ts        # parse errors and edge cases
+└── README.md                       # install, quick start, configuration table
 `;
 
 interface ServerView {
@@ -60,8 +111,15 @@ interface ServerView {
 }
 
 interface Run extends LlmWorkerResult {
-  kind: 'cold' | 'warm' | 'clone' | 'faults' | 'fault-free';
+  kind: 'cold' | 'warm' | 'clone' | 'faults' | 'fault-free' | 'realistic' | 'ratelimit';
   rep: number;
+  server: ServerView;
+  /** Ratelimit runs: requests the server's window accepted per minute, first to last. */
+  acceptedPerMinute?: number;
+}
+
+interface DeepcodeRun extends DeepcodeWorkerResult {
+  kind: 'deepcode' | 'deepcode-realistic';
   server: ServerView;
 }
 
@@ -70,37 +128,53 @@ export async function benchLlm(options: LlmBenchOptions): Promise<SectionResult>
   const started = performance.now();
   const corpus = buildCorpus(options.files);
   warmPageCache(corpus);
-  const server = await startFakeLlmServer({ latencyMs: options.latencyMs, seed: 1, retryAfterSeconds: RETRY_AFTER_S });
+  const server = await startFakeLlmServer({ latencyMs: options.latencyMs, seed: 1, retryAfterSeconds: RETRY_AFTER_S, respond: deepcodeRespond });
   const runs: Run[] = [];
+  const deepcodeRuns: DeepcodeRun[] = [];
+  const view = (): ServerView => ({ requests: server.stats.requests, maxInFlight: server.stats.maxInFlight, byOutcome: { ...server.stats.byOutcome } });
   try {
-    const measure = async (kind: Run['kind'], rep: number, repo: string, cacheDir: string): Promise<Run> => {
+    const measureDeepcode = async (kind: DeepcodeRun['kind'], repo: string, files: number, perCallMs: number): Promise<DeepcodeRun> => {
+      server.resetStats();
+      const worker: DeepcodeWorkerOptions = { corpus: repo, baseURL: server.openaiBaseUrl, targetStructure: TARGET_STRUCTURE, concurrency: options.concurrency, requestDelay: REQUEST_DELAY_S, maxRetries: 3, retryDelay: 1 };
+      const result = await runJsonChild<DeepcodeWorkerResult>('lib/deepcodeWorker.ts', [JSON.stringify(worker)], {
+        timeoutMs: 60_000 + ((2 * files + 1) * (perCallMs + 60) * 3) / options.concurrency,
+        watch: () => (server.stats.requests > 3 * (2 * files + 1) ? 'too many requests' : null),
+      });
+      const run: DeepcodeRun = { kind, ...result, server: view() };
+      log(`llm ${kind}: ${(run.ms / 1000).toFixed(2)} s, ${run.calls} calls, ${Math.round(run.promptTokens / run.files)} prompt tokens a file`);
+      return run;
+    };
+
+    const measure = async (kind: Run['kind'], rep: number, repo: string, cacheDir: string, extra: Partial<LlmWorkerOptions> = {}, perCallMs = options.latencyMs): Promise<Run> => {
       server.resetStats();
       const worker: LlmWorkerOptions = {
         corpus: repo,
         baseURL: server.openaiBaseUrl,
         cacheDir,
         concurrency: options.concurrency,
-        requestDelay: 0,
+        requestDelay: REQUEST_DELAY_S,
         retryDelay: options.retryDelay,
         maxRetries: options.maxRetries,
-        requestTimeout: 30,
+        requestTimeout: 60,
         targetStructure: TARGET_STRUCTURE,
+        ...extra,
       };
-      const files = kind === 'faults' || kind === 'fault-free' ? options.faultFiles : options.files;
+      const files = kind === 'faults' || kind === 'fault-free' ? options.faultFiles : kind === 'realistic' ? (options.realistic?.files ?? 0) : kind === 'ratelimit' ? (options.rateLimit?.files ?? 0) : options.files;
       const maxRequests = files * (options.maxRetries + 1);
       // Worst case under faults: every file fails every try and waits the longest backoff each time.
       const worstPerFileS = (options.maxRetries + 1) * (options.latencyMs / 1000) + Array.from({ length: options.maxRetries }, (_, i) => Math.max(RETRY_AFTER_S, options.retryDelay * 2 ** i)).reduce((a, b) => a + b, 0);
-      const timeoutMs = 30_000 + (kind === 'faults' ? (files * worstPerFileS * 1000) / options.concurrency : 10 * idealMs(files, options));
+      const timeoutMs =
+        30_000 +
+        (kind === 'faults' ? (files * worstPerFileS * 1000) / options.concurrency
+          : kind === 'ratelimit' ? (files / (options.rateLimit?.rpm ?? 1)) * 60_000 * 2
+          : 10 * idealMs(files, { concurrency: options.concurrency, latencyMs: perCallMs }));
       const result = await runJsonChild<LlmWorkerResult>('lib/llmWorker.ts', [JSON.stringify(worker)], {
         timeoutMs,
         watch: () => (server.stats.requests > maxRequests ? `more than ${maxRequests} requests` : null),
       });
-      const run: Run = {
-        kind,
-        rep,
-        ...result,
-        server: { requests: server.stats.requests, maxInFlight: server.stats.maxInFlight, byOutcome: { ...server.stats.byOutcome } },
-      };
+      const run: Run = { kind, rep, ...result, server: view() };
+      const accepted = server.stats.accepted;
+      if (kind === 'ratelimit' && accepted.length > 1) run.acceptedPerMinute = ((accepted.length - 1) / ((accepted[accepted.length - 1] as number) - (accepted[0] as number))) * 60_000;
       log(`llm ${kind}${rep < 0 ? ' (warm-up)' : ` #${rep + 1}`}: ${(run.ms / 1000).toFixed(2)} s, ${run.calls} calls, ${run.retries} retries, ${run.cacheHits} cache hits, lost ${run.lost}`);
       return run;
     };
@@ -112,12 +186,43 @@ export async function benchLlm(options: LlmBenchOptions): Promise<SectionResult>
         const cold = await measure('cold', rep, corpus, cacheDir);
         if (rep < 0) continue;
         runs.push(cold);
+        if (rep < options.deepcodeReps) deepcodeRuns.push(await measureDeepcode('deepcode', corpus, options.files, options.latencyMs));
         runs.push(await measure('warm', rep, corpus, cacheDir));
         cloneWithNewMtimes(corpus, clone);
         runs.push(await measure('clone', rep, clone, cacheDir));
       } finally {
         rmSync(cacheDir, { recursive: true, force: true });
         rmSync(path.dirname(clone), { recursive: true, force: true });
+      }
+    }
+
+    if (options.realistic) {
+      const { files, baseMs, perTokenMs } = options.realistic;
+      const small = buildCorpus(files);
+      warmPageCache(small);
+      // A call's latency grows with its answer: ~2,000 answer tokens for a pack of eight.
+      const perCallMs = baseMs + perTokenMs * 2000;
+      server.configure({ latencyMs: baseMs, latencyPerTokenMs: perTokenMs });
+      const cacheDir = mkdtempSync(path.join(tmpdir(), 'coderag-bench-cache-'));
+      try {
+        runs.push(await measure('realistic', 0, small, cacheDir, {}, perCallMs));
+        deepcodeRuns.push(await measureDeepcode('deepcode-realistic', small, files, baseMs + perTokenMs * 250));
+      } finally {
+        rmSync(cacheDir, { recursive: true, force: true });
+        server.configure({ latencyMs: options.latencyMs, latencyPerTokenMs: 0 });
+      }
+    }
+
+    if (options.rateLimit) {
+      const { files, rpm } = options.rateLimit;
+      const small = buildCorpus(files);
+      server.configure({ rateLimit: { requestsPerMinute: rpm } });
+      const cacheDir = mkdtempSync(path.join(tmpdir(), 'coderag-bench-cache-'));
+      try {
+        runs.push(await measure('ratelimit', 0, small, cacheDir, { llm: { pack_max_files: 1 }, maxRetries: 6 }));
+      } finally {
+        rmSync(cacheDir, { recursive: true, force: true });
+        server.configure({ rateLimit: null });
       }
     }
 
@@ -144,14 +249,14 @@ export async function benchLlm(options: LlmBenchOptions): Promise<SectionResult>
   } finally {
     await server.close();
   }
-  return summarise(options, runs, (performance.now() - started) / 1000);
+  return summarise(options, runs, deepcodeRuns, (performance.now() - started) / 1000);
 }
 
 function idealMs(calls: number, options: Pick<LlmBenchOptions, 'concurrency' | 'latencyMs'>): number {
   return Math.ceil(calls / options.concurrency) * options.latencyMs;
 }
 
-function summarise(options: LlmBenchOptions, runs: Run[], seconds: number): SectionResult {
+function summarise(options: LlmBenchOptions, runs: Run[], deepcodeRuns: DeepcodeRun[], seconds: number): SectionResult {
   const f = new Figures('llm');
   const findings: string[] = [];
   const of = (kind: Run['kind']) => runs.filter((r) => r.kind === kind);
@@ -167,9 +272,43 @@ function summarise(options: LlmBenchOptions, runs: Run[], seconds: number): Sect
   f.add('cold: ideal ceil(calls/concurrency) × latency', round(median(cold.map((r) => idealMs(r.calls, options))) / 1000, 2), 's', `${options.concurrency} × ${options.latencyMs} ms`);
   f.add('cold: efficiency ideal / wall', round(100 * median(efficiencies), 1), '%', `runs: ${efficiencies.map((e) => (100 * e).toFixed(1)).join(', ')}`);
   f.add('cold: overhead per call (wall − ideal) / calls × concurrency', round(med('cold', (r) => ((r.ms - idealMs(r.calls, options)) / r.calls) * options.concurrency), 1), 'ms');
-  f.add('cold: calls per file', round(med('cold', (r) => r.calls / r.walked), 3), 'calls/file');
-  f.add('cold: prompt tokens per file', Math.round(med('cold', (r) => r.promptTokens / r.walked)), 'tokens/file', 'the fake counts 4 characters a token');
-  f.add('cold: completion tokens per file', Math.round(med('cold', (r) => r.completionTokens / r.walked)), 'tokens/file');
+  const profiledFiles = (r: Run) => r.walked - r.cacheHits;
+  f.add('cold: calls per profiled file', round(med('cold', (r) => r.calls / profiledFiles(r)), 3), 'calls/file', 'target <= 0.5');
+  f.add('cold: prompt tokens per file, cached ones apart', Math.round(med('cold', (r) => (r.promptTokens - r.cachedPromptTokens) / profiledFiles(r))), 'tokens/file', 'target <= 600; the fake counts 4 characters a token');
+  f.add('cold: cached prompt tokens per file', Math.round(med('cold', (r) => r.cachedPromptTokens / profiledFiles(r))), 'tokens/file', 'the shared prefix, once it passes 1,024 tokens');
+  f.add('cold: completion tokens per file', Math.round(med('cold', (r) => r.completionTokens / profiledFiles(r))), 'tokens/file');
+  f.add('cold: symbols with a description', med('cold', (r) => r.described), 'symbols');
+  const deepcode = deepcodeRuns.filter((r) => r.kind === 'deepcode');
+  if (deepcode.length > 0) {
+    const dcS = median(deepcode.map((r) => r.ms)) / 1000;
+    f.add('deepcode: wall time', round(dcS, 2), 's', `its call pattern, same server and files; median of ${deepcode.length}`);
+    f.add('deepcode: calls per file', round(median(deepcode.map((r) => r.calls / r.files)), 3), 'calls/file');
+    f.add('deepcode: prompt tokens per file', Math.round(median(deepcode.map((r) => r.promptTokens / r.files))), 'tokens/file');
+    f.add('cold wall / deepcode wall', round(coldS / dcS, 3), '×', 'target <= 0.25');
+    const warmS = med('warm', (r) => r.ms) / 1000;
+    f.add('cold wall − warm wall: what the model calls add', round(coldS - warmS, 2), 's', 'warm parses the same files and answers from the cache');
+  }
+  const realistic = of('realistic');
+  const dcRealistic = deepcodeRuns.filter((r) => r.kind === 'deepcode-realistic');
+  if (options.realistic && realistic.length > 0 && dcRealistic.length > 0) {
+    const { files: rf, baseMs, perTokenMs } = options.realistic;
+    const ours = (realistic[0] as Run).ms / 1000;
+    const theirs = (dcRealistic[0] as DeepcodeRun).ms / 1000;
+    const latency = `${baseMs} ms + ${perTokenMs} ms per answer token, ${rf} files`;
+    f.add('realistic: wall time', round(ours, 2), 's', latency);
+    f.add('realistic: calls, completion tokens per file', `${(realistic[0] as Run).calls}, ${Math.round((realistic[0] as Run).completionTokens / rf)}`, '');
+    f.add('realistic: deepcode wall time', round(theirs, 2), 's', latency);
+    f.add('realistic: deepcode calls, completion tokens per file', `${(dcRealistic[0] as DeepcodeRun).calls}, ${Math.round((dcRealistic[0] as DeepcodeRun).completionTokens / rf)}`, '');
+    f.add('realistic: wall / deepcode wall', round(ours / theirs, 3), '×');
+  }
+  const limited = of('ratelimit')[0];
+  if (options.rateLimit && limited) {
+    const { rpm, files: lf } = options.rateLimit;
+    f.add('ratelimit: wall time', round(limited.ms / 1000, 2), 's', `a server allowing ${rpm} requests a minute; ${lf} files, one a call`);
+    f.add('ratelimit: 429s', limited.server.byOutcome.rate_limited_window ?? 0, 'answers', `of ${limited.server.requests} requests`);
+    f.add('ratelimit: accepted requests per minute', round(limited.acceptedPerMinute ?? 0, 1), 'requests/min', `target >= ${0.9 * rpm} (90% of the limit)`);
+    f.add('ratelimit: files lost', limited.lost, 'files', 'must be 0');
+  }
   f.add('cold: most requests in flight', Math.max(...cold.map((r) => r.server.maxInFlight)), 'requests', `limit ${options.concurrency}`);
   f.add('cold: peak RSS', med('cold', (r) => r.maxRssMb), 'MB');
   f.add('warm: wall time', round(med('warm', (r) => r.ms) / 1000, 2), 's', 'same repository, same cache');
@@ -200,7 +339,7 @@ function summarise(options: LlmBenchOptions, runs: Run[], seconds: number): Sect
       if (reasons) findings.push(`LLM under faults, run ${r.rep + 1}: files not ok: ${reasons}.`);
     }
   }
-  findings.push(`llm.request_delay is set to 0 for every LLM run: it spaces request starts across the whole run and would otherwise cap throughput at 1 / request_delay requests per second (10/s by default).`);
+  findings.push(`Every run uses llm.request_delay ${REQUEST_DELAY_S} s, the default: a pause per worker after each request, as in DeepCode.`);
   for (const r of runs) {
     if (r.kind !== 'faults' && r.lost > 0) findings.push(`LLM ${r.kind} run ${r.rep + 1} lost ${r.lost} files.`);
     if ((r.kind === 'warm' || r.kind === 'clone') && r.calls > 0) findings.push(`LLM ${r.kind} run ${r.rep + 1} made ${r.calls} calls (expected 0).`);
@@ -209,9 +348,9 @@ function summarise(options: LlmBenchOptions, runs: Run[], seconds: number): Sect
   if (median(efficiencies) < 0.8) findings.push(`LLM cold efficiency is ${(100 * median(efficiencies)).toFixed(0)}%: the pipeline adds ${Math.round(coldS * 1000 - median(cold.map((r) => idealMs(r.calls, options))))} ms to the ideal.`);
 
   return {
-    setup: { ...options, log: undefined, faults: FAULTS, retry_after_s: RETRY_AFTER_S, request_delay_s: 0, request_timeout_s: 30, target_structure: true },
+    setup: { ...options, log: undefined, faults: FAULTS, retry_after_s: RETRY_AFTER_S, request_delay_s: REQUEST_DELAY_S, request_timeout_s: 60, target_structure: true },
     figures: f.list,
-    runs,
+    runs: { coderag: runs, deepcode: deepcodeRuns },
     findings,
     seconds: round(seconds, 1),
   };

@@ -5,6 +5,7 @@
  * Prints one JSON line: files walked and indexed, files lost, statuses, calls, retries, tokens, wall ms, peak RSS.
  */
 import { validateConfig } from '../../dist/config/load.js';
+import { AnthropicProvider } from '../../dist/llm/anthropic.js';
 import { OpenAiProvider } from '../../dist/llm/openai.js';
 import { createLlmSession } from '../../dist/pipeline/llmSession.js';
 import { indexRepository } from '../../dist/pipeline/runIndex.js';
@@ -21,6 +22,10 @@ export interface LlmWorkerOptions {
   maxRetries: number;
   requestTimeout: number;
   targetStructure: string;
+  /** More llm.* settings (adaptive_concurrency_max, requests_per_minute, pack_max_files, …). */
+  llm?: Record<string, unknown>;
+  /** Anthropic's SDK at baseURL instead of OpenAI's. */
+  anthropic?: boolean;
 }
 
 export interface LlmWorkerResult {
@@ -33,7 +38,10 @@ export interface LlmWorkerResult {
   retries: number;
   cacheHits: number;
   promptTokens: number;
+  cachedPromptTokens: number;
   completionTokens: number;
+  /** Symbols that got a model description. */
+  described: number;
   relationships: number;
   ms: number;
   maxRssMb: number;
@@ -51,6 +59,7 @@ const config = validateConfig({
     retry_delay: options.retryDelay,
     max_retries: options.maxRetries,
     request_timeout: options.requestTimeout,
+    ...options.llm,
   },
   performance: { max_concurrent_files: options.concurrency },
 });
@@ -62,12 +71,9 @@ const walked = await walkRepository(options.corpus, {
 });
 const walkedPaths = [...walked.files, ...walked.outside].map((f) => f.path);
 
-const provider = new OpenAiProvider({
-  apiKey: 'sk-bench-fake-key',
-  baseURL: options.baseURL,
-  model: 'gpt-fake-1',
-  timeoutMs: config.llm.request_timeout * 1000,
-});
+const provider = options.anthropic
+  ? new AnthropicProvider({ apiKey: 'sk-ant-bench-fake-key', baseURL: options.baseURL, model: 'claude-fake-1', timeoutMs: config.llm.request_timeout * 1000 })
+  : new OpenAiProvider({ apiKey: 'sk-bench-fake-key', baseURL: options.baseURL, model: 'gpt-fake-1', timeoutMs: config.llm.request_timeout * 1000 });
 const llm = createLlmSession({ provider, config, targetStructure: options.targetStructure });
 
 const start = performance.now();
@@ -95,7 +101,9 @@ const result: LlmWorkerResult = {
   retries: meta.retries,
   cacheHits: meta.cache_hits,
   promptTokens: meta.token_usage.prompt_tokens,
+  cachedPromptTokens: meta.token_usage.cached_prompt_tokens ?? 0,
   completionTokens: meta.token_usage.completion_tokens,
+  described: index.file_summaries.reduce((n, f) => n + f.symbols.filter((s) => s.description).length, 0),
   relationships: index.relationships.length,
   ms,
   maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),

@@ -50,6 +50,10 @@ export const configSchema = z.strictObject({
       respect_gitignore: z.boolean().default(true),
       /** Record minified or machine-generated files as skipped instead of profiling them. */
       skip_generated: z.boolean().default(true),
+      /** A file longer than max_content_length: show the model its head, or split it at symbol boundaries into chunks. */
+      long_files: z.enum(['head', 'chunks']).default('head'),
+      /** With long_files: chunks, the most chunks of one file sent (the rest is left out). */
+      max_chunks_per_file: z.number().int().min(1).max(64).default(4),
     })
     .prefault({}),
   llm: z
@@ -62,8 +66,21 @@ export const configSchema = z.strictObject({
       system_prompt: z
         .string()
         .default('You are a code analysis expert. Provide precise, structured analysis of code relationships and similarities.'),
-      /** Seconds between the starts of two requests. */
+      /** Seconds each worker pauses after its request before its next one (DeepCode's meaning); not a run-wide spacing. */
       request_delay: nonNegative.default(0.1),
+      /** Requests in flight may grow past max_concurrent_files up to this while the provider's headers show headroom; null: never. */
+      adaptive_concurrency_max: positiveInt.max(256).nullable().default(null),
+      /** Our own cap: requests started in any minute; null: only the provider's limits apply. */
+      requests_per_minute: positiveInt.nullable().default(null),
+      /** Our own cap: estimated prompt plus max answer tokens started in any minute; null: no cap. */
+      tokens_per_minute: positiveInt.nullable().default(null),
+      /**
+       * Files sent together in one request at most; 1 sends each file alone. Answers take time per token, so
+       * a few files a call keep every request slot busy; many would serialise the answers into fewer calls.
+       */
+      pack_max_files: z.number().int().min(1).max(50).default(4),
+      /** Estimated prompt tokens of the files in one request (the shared prefix apart). */
+      pack_token_budget: positiveInt.default(6000),
       max_retries: z.number().int().min(0).max(20).default(3),
       /** Seconds; the first backoff step, doubled each retry, with jitter. */
       retry_delay: nonNegative.default(1.0),

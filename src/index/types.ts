@@ -44,6 +44,8 @@ export interface CodeSymbol {
   end_line: number;
   /** The element's doc comment or docstring, first paragraph, when it has one. */
   doc?: string;
+  /** A model's one-line description of the element (model profiles only). */
+  description?: string;
 }
 
 export interface FileSummary {
@@ -97,6 +99,8 @@ export interface FileRelationship {
 export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** Of `prompt_tokens`, those the provider served from its prompt cache (billed at a discount). */
+  cached_prompt_tokens?: number;
 }
 
 export interface AnalysisMetadata {

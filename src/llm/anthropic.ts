@@ -1,14 +1,35 @@
 /**
  * Anthropic's Messages API. Structured output through a single tool whose input schema is the answer's
  * schema, with tool_choice forcing it. The current API takes no temperature, so `llm.temperature` applies to
- * OpenAI-compatible servers only. Message Batches take the same bodies as `params`.
+ * OpenAI-compatible servers only. The shared prefix is its own content block with a cache breakpoint
+ * (`cache_control: ephemeral`), so the tool, the system prompt and the prefix are read from the prompt cache.
+ * Message Batches take the same bodies as `params`.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { BatchApi, LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
 import { parseJsonLoose } from './provider.js';
 import { AnthropicBatch } from './anthropicBatch.js';
+import { readRateLimits } from './rateControl.js';
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
+
+/** The Messages body of one request, exactly as sent (also what a Message Batches item carries). */
+export function messagesBody(model: string, request: StructuredRequest): Anthropic.MessageCreateParamsNonStreaming {
+  const content: Anthropic.TextBlockParam[] = request.prefix
+    ? [
+        { type: 'text', text: request.prefix, cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: request.prompt },
+      ]
+    : [{ type: 'text', text: request.prompt }];
+  return {
+    model,
+    max_tokens: request.maxTokens,
+    system: request.system,
+    messages: [{ role: 'user', content }],
+    tools: [{ name: request.schemaName, description: 'Record the analysis.', input_schema: request.schema as Anthropic.Tool.InputSchema }],
+    tool_choice: { type: 'tool', name: request.schemaName },
+  };
+}
 
 export class AnthropicProvider implements LlmProvider {
   readonly name = 'anthropic' as const;
@@ -23,25 +44,15 @@ export class AnthropicProvider implements LlmProvider {
   }
 
   requestBody(request: StructuredRequest): Record<string, unknown> {
-    return { ...messageBody(this.model, request) };
+    return { ...messagesBody(this.model, request) };
   }
 
   async complete(request: StructuredRequest): Promise<StructuredResponse> {
-    const message = await this.client.messages.create(messageBody(this.model, request), request.signal ? { signal: request.signal } : undefined);
-    return fromMessage(message);
+    const { data: message, response } = await this.client.messages
+      .create(messagesBody(this.model, request), request.signal ? { signal: request.signal } : undefined)
+      .withResponse();
+    return { ...fromMessage(message), rateLimits: readRateLimits(response.headers) };
   }
-}
-
-/** The Messages body for a structured request: one tool carrying the answer's schema, forced. */
-export function messageBody(model: string, request: StructuredRequest): Anthropic.MessageCreateParamsNonStreaming {
-  return {
-    model,
-    max_tokens: request.maxTokens,
-    system: request.system,
-    messages: [{ role: 'user', content: request.prompt }],
-    tools: [{ name: request.schemaName, description: 'Record the analysis.', input_schema: request.schema as Anthropic.Tool.InputSchema }],
-    tool_choice: { type: 'tool', name: request.schemaName },
-  };
 }
 
 /** A message, live or from a batch's results, as a structured response. */
@@ -50,10 +61,13 @@ export function fromMessage(message: Anthropic.Message): StructuredResponse {
   const text = tool
     ? JSON.stringify(tool.input)
     : message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  // Anthropic's input_tokens leaves out the tokens written to and read from the cache; ours counts them all.
+  const cacheRead = message.usage.cache_read_input_tokens ?? 0;
+  const cacheWrite = message.usage.cache_creation_input_tokens ?? 0;
   return {
     text,
     value: tool ? tool.input : parseJsonLoose(text),
     finishReason: message.stop_reason === 'max_tokens' ? 'length' : message.stop_reason === 'tool_use' || message.stop_reason === 'end_turn' ? 'stop' : 'other',
-    usage: { prompt_tokens: message.usage.input_tokens, completion_tokens: message.usage.output_tokens },
+    usage: { prompt_tokens: message.usage.input_tokens + cacheRead + cacheWrite, completion_tokens: message.usage.output_tokens, cached_prompt_tokens: cacheRead },
   };
 }

@@ -1,14 +1,40 @@
 /**
  * OpenAI and every OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio) through a base URL.
  * Structured output uses `response_format: json_schema`; a server that rejects it gets plain JSON
- * instructions instead, for the rest of the run. The Batch API takes the same bodies as a JSONL file.
+ * instructions instead, for the rest of the run. The shared prefix leads the user message so OpenAI's
+ * automatic prompt cache serves it, and `prompt_cache_key` routes the run's requests to the same cache.
+ * The Batch API takes the same bodies as a JSONL file.
  */
 import OpenAI from 'openai';
 import type { BatchApi, LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
-import { parseJsonLoose } from './provider.js';
+import { parseJsonLoose, userText } from './provider.js';
 import { OpenAiBatch } from './openaiBatch.js';
+import { readRateLimits } from './rateControl.js';
 
 export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
+
+/**
+ * The Chat Completions body of one request, exactly as sent (also what a Batch API line carries).
+ * `jsonSchema: false` is for servers without structured output: the schema goes into the prompt instead.
+ */
+export function chatCompletionBody(model: string, request: StructuredRequest, jsonSchema = true): OpenAI.ChatCompletionCreateParamsNonStreaming {
+  const prompt = jsonSchema
+    ? request.prompt
+    : `${request.prompt}\n\nAnswer with one JSON object only, no prose, matching this JSON schema:\n\`\`\`json\n${JSON.stringify(request.schema)}\n\`\`\``;
+  return {
+    model,
+    messages: [
+      { role: 'system', content: request.system },
+      { role: 'user', content: userText({ prefix: request.prefix, prompt }) },
+    ],
+    max_tokens: request.maxTokens,
+    temperature: request.temperature,
+    response_format: jsonSchema
+      ? { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } }
+      : { type: 'json_object' },
+    ...(request.cacheKey ? { prompt_cache_key: request.cacheKey } : {}),
+  };
+}
 
 export class OpenAiProvider implements LlmProvider {
   readonly name = 'openai' as const;
@@ -40,42 +66,23 @@ export class OpenAiProvider implements LlmProvider {
   }
 
   private async call(request: StructuredRequest, jsonSchema: boolean): Promise<StructuredResponse> {
-    const completion = await this.client.chat.completions.create(
-      chatCompletionBody(this.model, request, jsonSchema),
-      request.signal ? { signal: request.signal } : undefined,
-    );
-    return fromChatCompletion(completion);
+    const { data: completion, response } = await this.client.chat.completions
+      .create(chatCompletionBody(this.model, request, jsonSchema), request.signal ? { signal: request.signal } : undefined)
+      .withResponse();
+    return { ...fromChatCompletion(completion), rateLimits: readRateLimits(response.headers) };
   }
-}
-
-/** The chat completion body for a structured request: with `response_format: json_schema`, or plain JSON instructions. */
-export function chatCompletionBody(model: string, request: StructuredRequest, jsonSchema: boolean): OpenAI.ChatCompletionCreateParamsNonStreaming {
-  const prompt = jsonSchema
-    ? request.prompt
-    : `${request.prompt}\n\nAnswer with one JSON object only, no prose, matching this JSON schema:\n\`\`\`json\n${JSON.stringify(request.schema)}\n\`\`\``;
-  return {
-    model,
-    messages: [
-      { role: 'system', content: request.system },
-      { role: 'user', content: prompt },
-    ],
-    max_tokens: request.maxTokens,
-    temperature: request.temperature,
-    response_format: jsonSchema
-      ? { type: 'json_schema', json_schema: { name: request.schemaName, schema: request.schema, strict: true } }
-      : { type: 'json_object' },
-  };
 }
 
 /** A chat completion, live or from a batch's output file, as a structured response. */
 export function fromChatCompletion(completion: OpenAI.ChatCompletion): StructuredResponse {
   const choice = completion.choices?.[0];
   const text = choice?.message.content ?? '';
+  const cached = completion.usage?.prompt_tokens_details?.cached_tokens ?? 0;
   return {
     text,
     value: parseJsonLoose(text),
     finishReason: choice?.finish_reason === 'length' ? 'length' : choice?.finish_reason === 'stop' ? 'stop' : 'other',
-    usage: { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0 },
+    usage: { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0, cached_prompt_tokens: cached },
   };
 }
 

@@ -43,7 +43,10 @@ export function renderPrompt(template: PromptTemplate, values: Record<string, st
 }
 
 export interface PromptSet {
+  /** The shared prefix of every profile request: instructions and answer format. */
   profile: PromptTemplate;
+  /** One file's part of a profile request. */
+  file: PromptTemplate;
   relationships: PromptTemplate;
   focus: PromptTemplate;
   prefilter: PromptTemplate;
@@ -53,14 +56,16 @@ export interface PromptSet {
 
 export function loadPromptSet(dir?: string): PromptSet {
   const profile = loadPrompt('profile', dir);
+  const file = loadPrompt('file', dir);
   const relationships = loadPrompt('relationships', dir);
   const focus = loadPrompt('focus', dir);
   const prefilter = loadPrompt('prefilter', dir);
   return {
     profile,
+    file,
     relationships,
     focus,
     prefilter,
-    version: `profile@${profile.version}+relationships@${relationships.version}+focus@${focus.version}`,
+    version: `profile@${profile.version}+file@${file.version}+relationships@${relationships.version}+focus@${focus.version}`,
   };
 }

@@ -3,12 +3,22 @@
  * no retries (the retry layer owns those). Only openai.ts and anthropic.ts build SDK clients.
  */
 import type { TokenUsage } from '../index/types.js';
+import type { RateLimitSnapshot } from './rateControl.js';
 
 export type JsonSchema = Record<string, unknown>;
 
 export interface StructuredRequest {
   system: string;
+  /**
+   * The part of the user message shared by every request of a run (instructions, answer format, target
+   * structure). It comes first and byte-identical, so providers can cache it: Anthropic gets a cache
+   * breakpoint after it, OpenAI caches prefixes on its own.
+   */
+  prefix?: string;
+  /** The rest of the user message: what this request is about. */
   prompt: string;
+  /** Routes requests sharing a prefix to the same cache (OpenAI's `prompt_cache_key`). */
+  cacheKey?: string;
   /** The answer's JSON schema, as the provider's structured-output feature takes it. */
   schema: JsonSchema;
   schemaName: string;
@@ -24,7 +34,15 @@ export interface StructuredResponse {
   value: unknown;
   /** `length` when the answer was cut by max_tokens. */
   finishReason: 'stop' | 'length' | 'other';
+  /** `prompt_tokens` counts every prompt token, cached ones too; `cached_prompt_tokens` says how many were. */
   usage: TokenUsage;
+  /** What the response's rate-limit headers said. */
+  rateLimits?: RateLimitSnapshot;
+}
+
+/** The whole user message: the shared prefix, then the request's own part. */
+export function userText(request: Pick<StructuredRequest, 'prefix' | 'prompt'>): string {
+  return `${request.prefix ?? ''}${request.prompt}`;
 }
 
 /** How a provider's SDK client is built: a key from the environment, an optional base URL, a model. */

@@ -107,21 +107,3 @@ export function withRetries<T>(task: (attempt: number) => Promise<T>, policy: Re
     },
   );
 }
-
-/**
- * Spaces the starts of requests at least `intervalMs` apart across the whole run (`llm.request_delay`),
- * however many are allowed in flight.
- */
-export class RequestGate {
-  private next = 0;
-
-  constructor(private readonly intervalMs: number, private readonly now: () => number = Date.now) {}
-
-  async wait(signal?: AbortSignal): Promise<void> {
-    if (this.intervalMs <= 0) return;
-    const now = this.now();
-    const start = Math.max(now, this.next);
-    this.next = start + this.intervalMs;
-    if (start > now) await sleep(start - now, undefined, signal ? { signal } : undefined);
-  }
-}

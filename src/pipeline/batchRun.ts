@@ -10,11 +10,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { toJson, writeFileAtomic } from '../index/serialize.js';
 import type { ProfileAnswer } from '../llm/answers.js';
+import { mergeChunkAnswers } from '../llm/chunks.js';
 import type { BatchApi, BatchOutcome, BatchStatus, StructuredResponse } from '../llm/provider.js';
 import { InvalidAnswerError, statusOf, withRetries } from '../llm/retry.js';
 import { ProviderError, UsageError, errorMessage } from '../shared/errors.js';
 import { ignoreEvents, type EventSink } from './events.js';
-import type { LlmStats } from './llmProfile.js';
+import { soleEntry, type LlmStats } from './llmProfile.js';
 import type { LlmSession } from './llmSession.js';
 import type { RepoPlan } from './planRun.js';
 
@@ -32,7 +33,8 @@ const manifestSchema = z.object({
   overrides: z.record(z.string(), z.unknown()),
   target_structure: z.string().nullable(),
   focus: z.string().nullable(),
-  requests: z.array(z.object({ custom_id: z.string(), key: z.string(), repo: z.string(), path: z.string(), prompt_tokens: z.number() })),
+  /** `part`: a chunk of a long file (`file#2`); the chunks' answers are merged into the file's, as a live run does. */
+  requests: z.array(z.object({ custom_id: z.string(), key: z.string(), repo: z.string(), path: z.string(), part: z.string().optional(), prompt_tokens: z.number() })),
 });
 
 export type BatchManifest = z.infer<typeof manifestSchema>;
@@ -67,7 +69,7 @@ export async function submitBatch(plans: readonly RepoPlan[], options: SubmitOpt
     overrides: options.overrides,
     target_structure: llm.targetStructure,
     focus: llm.focus,
-    requests: requests.map((request, i) => ({ custom_id: items[i]?.customId ?? '', key: request.key, repo: request.repo, path: request.path, prompt_tokens: request.promptTokens })),
+    requests: requests.map((request, i) => ({ custom_id: items[i]?.customId ?? '', key: request.key, repo: request.repo, path: request.path, ...(request.part ? { part: request.part } : {}), prompt_tokens: request.promptTokens })),
   };
   const file = path.resolve(options.outDir, `batch_${id.replace(/[^\w.-]+/g, '_')}.manifest`);
   await writeFileAtomic(file, toJson(manifest, { indent: 2, ensureAscii: false }));
@@ -158,6 +160,7 @@ export async function collectBatch(llm: LlmSession, manifest: BatchManifest, sig
   const byId = new Map(manifest.requests.map((request) => [request.custom_id, request]));
   const seen = new Set<string>();
   const result: CollectResult = { stored: 0, misses: [], usage: { prompt_tokens: 0, completion_tokens: 0 } };
+  const answered = new Map<string, ProfileAnswer>();
   for (const outcome of outcomes) {
     const request = byId.get(outcome.customId);
     if (!request || seen.has(outcome.customId)) continue;
@@ -170,12 +173,20 @@ export async function collectBatch(llm: LlmSession, manifest: BatchManifest, sig
     const { response } = outcome;
     result.usage.prompt_tokens += response.usage.prompt_tokens;
     result.usage.completion_tokens += response.usage.completion_tokens;
-    const answer = checkedAnswer(llm, response);
+    const answer = checkedAnswer(llm, response, request.part ?? request.path);
     if (answer instanceof InvalidAnswerError) {
       miss('invalid', answer.message);
       continue;
     }
-    await llm.cache.set(request.key, answer);
+    answered.set(request.custom_id, answer);
+  }
+  // A file's answer is stored once every request of it (its chunks) has a usable answer, merged in order.
+  const byKey = new Map<string, BatchManifest['requests']>();
+  for (const request of manifest.requests) byKey.set(request.key, [...(byKey.get(request.key) ?? []), request]);
+  for (const [key, requests] of byKey) {
+    const answers = requests.map((request) => answered.get(request.custom_id));
+    if (answers.some((a) => a === undefined)) continue;
+    await llm.cache.set(key, answers.length === 1 ? (answers[0] as ProfileAnswer) : mergeChunkAnswers(answers as ProfileAnswer[]));
     result.stored++;
   }
   for (const request of manifest.requests) {
@@ -184,11 +195,13 @@ export async function collectBatch(llm: LlmSession, manifest: BatchManifest, sig
   return result;
 }
 
-/** The same checks a live answer passes (askModel): not cut off, JSON, the right shape. */
-function checkedAnswer(llm: LlmSession, response: StructuredResponse): ProfileAnswer | InvalidAnswerError {
+/** The same checks a live answer to a request of one part passes (askModel, soleEntry): not cut off, JSON, the right shape. */
+function checkedAnswer(llm: LlmSession, response: StructuredResponse, part: string): ProfileAnswer | InvalidAnswerError {
   if (response.finishReason === 'length') return new InvalidAnswerError('answer cut off at llm.max_tokens', response.text);
   if (response.value === undefined) return new InvalidAnswerError('answer is not JSON', response.text);
-  const parsed = llm.answerFormat.parse(response.value);
+  const entry = soleEntry(llm.answerFormat, response.value, part);
+  if (typeof entry === 'string') return new InvalidAnswerError(`answer has the wrong shape (${entry})`, response.text);
+  const parsed = llm.answerFormat.parse(entry.raw);
   if (typeof parsed === 'string') return new InvalidAnswerError(`answer has the wrong shape (${parsed})`, response.text);
   return parsed;
 }

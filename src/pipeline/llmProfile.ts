@@ -1,19 +1,24 @@
 /**
- * Profile (LLM): one call per file gives the meaning (file type, summary, key concepts) and, when a target
- * structure is given, the file's relationships to it in the same answer. The prompt carries the parser's
- * skeleton and a secret-screened excerpt bounded by `max_content_length`; the facts in the index stay the
- * parser's. Answers are cached by content, provider, model and prompt version.
+ * Profile (LLM): one answer per file gives the meaning (file type, summary, key concepts, a line for each main
+ * symbol) and, when a target structure is given, the file's relationships to it. Files wait in a packer and
+ * go out several to a request (see src/llm/packer.ts and src/llm/profileRequest.ts); each file's entry of the
+ * answer is checked on its own and cached under that file's own key, so reuse stays per file. An entry that
+ * is missing, malformed or about another file is asked again alone; a pack whose answer is unusable as a
+ * whole falls back to one request per file. The facts in the index stay the parser's.
  */
 import type { Config } from '../config/schema.js';
 import { cacheKey, type ProfileCache } from '../cache/profileCache.js';
 import type { StaticFacts } from '../extract/staticProfile.js';
-import { SCHEMA_VERSION } from '../index/types.js';
+import { SCHEMA_VERSION, type CodeSymbol } from '../index/types.js';
 import type { ProfileAnswer, ProfileAnswerFormat } from '../llm/answers.js';
-import { renderPrompt, type PromptSet } from '../llm/prompts.js';
 import { BudgetStop, type RunBudget } from '../llm/budget.js';
-import type { JsonSchema, LlmProvider, StructuredRequest } from '../llm/provider.js';
-import { InvalidAnswerError, statusOf, withRetries, type RequestGate, type RetryPolicy } from '../llm/retry.js';
-import { redactSecrets } from '../shared/secrets.js';
+import { mergeChunkAnswers, splitAtSymbols } from '../llm/chunks.js';
+import type { Packer } from '../llm/packer.js';
+import { buildFilePart, buildProfileRequest, estimateTokens, type FilePart, type SharedPrefix } from '../llm/profileRequest.js';
+import type { PromptSet } from '../llm/prompts.js';
+import type { LlmProvider, StructuredRequest, StructuredResponse } from '../llm/provider.js';
+import type { RequestScheduler } from '../llm/rateControl.js';
+import { InvalidAnswerError, statusOf, withRetries, type RetryPolicy } from '../llm/retry.js';
 import { ProviderError, errorMessage } from '../shared/errors.js';
 import { contentHash } from '../shared/hash.js';
 
@@ -22,12 +27,14 @@ export interface LlmStats {
   retries: number;
   prompt_tokens: number;
   completion_tokens: number;
+  /** Of prompt_tokens, those read from the provider's prompt cache. */
+  cached_prompt_tokens: number;
   cache_hits: number;
   secrets_redacted: number;
 }
 
 export function emptyLlmStats(): LlmStats {
-  return { calls: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, cache_hits: 0, secrets_redacted: 0 };
+  return { calls: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, cache_hits: 0, secrets_redacted: 0 };
 }
 
 export interface LlmContext {
@@ -39,13 +46,25 @@ export interface LlmContext {
   cache: ProfileCache<ProfileAnswer>;
   answerFormat: ProfileAnswerFormat;
   retry: RetryPolicy;
-  gate: RequestGate;
+  scheduler: RequestScheduler;
+  /** The part of every profile request that does not depend on the file. */
+  shared: SharedPrefix;
+  /** Where files wait to go out, several to a request. */
+  packer: Packer<PendingFile>;
   stats: LlmStats;
   signal: AbortSignal;
   /** The run's spending limits (`--max-cost`, `--max-calls`); every request asks it first. */
   budget?: RunBudget | null;
   /** Saves a raw answer when `debug.save_raw_responses` is on. */
   saveRaw?: (filePath: string, raw: string) => Promise<void>;
+}
+
+/** One file waiting in the packer for its answer. */
+export interface PendingFile {
+  part: FilePart;
+  symbols: readonly CodeSymbol[];
+  resolve: (answer: ProfileAnswer) => void;
+  reject: (error: unknown) => void;
 }
 
 export type LlmProfileResult =
@@ -62,6 +81,7 @@ export function answerContext(ctx: Pick<LlmContext, 'config' | 'targetStructure'
   return JSON.stringify({
     system: llm.system_prompt,
     max_content_length: file_analysis.max_content_length,
+    long_files: file_analysis.long_files === 'chunks' ? { chunks: file_analysis.max_chunks_per_file } : 'head',
     focus: ctx.focus,
     target: ctx.targetStructure ? contentHash(ctx.targetStructure) : null,
     types: ctx.targetStructure ? relationships.relationship_types : null,
@@ -81,31 +101,37 @@ export function profileKey(hash: string, ctx: Pick<LlmContext, 'provider' | 'pro
   });
 }
 
-/** A question to the model, before the run's settings make it a request. */
-export interface Question {
-  prompt: string;
-  schema: JsonSchema;
-  schemaName: string;
+/** A file's part of a profile request and the symbols its entry may describe: the whole file, or one chunk of it. */
+export interface FilePiece {
+  part: FilePart;
+  symbols: readonly CodeSymbol[];
 }
 
 /**
- * The one place a file's profile question is built. The live call, the dry run and the batch submission
- * all go through it (then through `structuredRequest` and the provider's `requestBody`), so the tokens a
- * dry run counts are the tokens a run sends.
+ * The one place a file's request parts are built: the whole file, or with `file_analysis.long_files: chunks`
+ * one part per chunk of a long file. The live call (through the packer), the dry run and the batch submission
+ * all turn these parts into requests with `buildProfileRequest` and the provider's body builder, so the
+ * tokens a dry run counts are the tokens a run sends.
  */
-export function profileQuestion(
+export function filePieces(
   file: { path: string },
   facts: StaticFacts,
   content: string,
-  ctx: Pick<LlmContext, 'prompts' | 'config' | 'targetStructure' | 'focus' | 'answerFormat'>,
-): { question: Question; secretsRedacted: number } {
-  const { prompt, secretsRedacted } = buildProfilePrompt(file.path, facts, content, ctx);
-  return { question: { prompt, schema: ctx.answerFormat.schema, schemaName: 'file_profile' }, secretsRedacted };
+  ctx: Pick<LlmContext, 'prompts' | 'config' | 'shared'>,
+): FilePiece[] {
+  const { long_files, max_content_length, max_chunks_per_file } = ctx.config.file_analysis;
+  if (long_files === 'chunks' && content.length > max_content_length) {
+    return splitAtSymbols(content, facts.symbols, max_content_length, max_chunks_per_file).map((c) => ({
+      part: buildFilePart({ ...facts, path: `${file.path}#${c.index}`, symbols: c.symbols }, c.text, ctx, ctx.shared, c),
+      symbols: c.symbols,
+    }));
+  }
+  return [{ part: buildFilePart({ path: file.path, ...facts }, content, ctx, ctx.shared), symbols: facts.symbols }];
 }
 
-/** A question with the run's model settings: what a provider turns into its request body. */
-export function structuredRequest(config: Config, question: Question): StructuredRequest {
-  return { system: config.llm.system_prompt, ...question, maxTokens: config.llm.max_tokens, temperature: config.llm.temperature };
+/** The wire request of one or more parts with the run's model settings (what `requestBody` and `complete` take). */
+export function profileRequest(ctx: Pick<LlmContext, 'shared'>, parts: readonly FilePart[]): StructuredRequest {
+  return buildProfileRequest(ctx.shared, parts);
 }
 
 export async function profileWithLlm(
@@ -122,11 +148,14 @@ export async function profileWithLlm(
     return { ok: true, answer: cached, cached: true, secretsRedacted: 0 };
   }
 
-  const { question, secretsRedacted } = profileQuestion(file, facts, content, ctx);
+  const pieces = filePieces(file, facts, content, ctx);
+  const secretsRedacted = pieces.reduce((n, p) => n + p.part.secretsRedacted, 0);
   ctx.stats.secrets_redacted += secretsRedacted;
-  const format = ctx.answerFormat;
   try {
-    const answer = await askModel(ctx, question, (value) => format.parse(value), (raw) => ctx.saveRaw?.(file.path, raw));
+    const answers = await Promise.all(
+      pieces.map(({ part, symbols }) => new Promise<ProfileAnswer>((resolve, reject) => ctx.packer.add({ part, symbols, resolve, reject }))),
+    );
+    const answer = answers.length === 1 ? (answers[0] as ProfileAnswer) : mergeChunkAnswers(answers);
     await ctx.cache.set(key, answer);
     return { ok: true, answer, cached: false, secretsRedacted };
   } catch (error) {
@@ -143,44 +172,162 @@ export async function profileWithLlm(
   }
 }
 
-export type AskContext = Pick<LlmContext, 'provider' | 'config' | 'retry' | 'gate' | 'stats' | 'signal' | 'budget'>;
+export type AskContext = Pick<LlmContext, 'provider' | 'config' | 'retry' | 'scheduler' | 'stats' | 'signal' | 'budget'>;
+
+export interface AskOptions {
+  /** Ask again when the answer is unusable (default); a pack falls back to single requests instead. */
+  retryInvalid?: boolean;
+  onRaw?: (raw: string) => Promise<void> | undefined;
+  /** Files the request asks about (a pack's length), for the budget's estimate of the answer (default 1). */
+  files?: number;
+}
 
 /**
- * One structured question, with the run's gate, retry policy and statistics: an answer cut off at
+ * One structured question through the run's scheduler, retry policy and statistics: an answer cut off at
  * max_tokens, not JSON, or of the wrong shape (`parse` returns a string saying why) is retried like a 503.
  */
 export async function askModel<T>(
   ctx: AskContext,
-  question: Question,
+  question: Omit<StructuredRequest, 'system' | 'maxTokens' | 'temperature' | 'signal'> & Partial<Pick<StructuredRequest, 'system' | 'maxTokens' | 'temperature'>>,
   parse: (value: unknown) => T | string,
-  onRaw?: (raw: string) => Promise<void> | undefined,
+  options: AskOptions = {},
 ): Promise<T> {
+  const request: StructuredRequest = {
+    system: ctx.config.llm.system_prompt,
+    maxTokens: ctx.config.llm.max_tokens,
+    temperature: ctx.config.llm.temperature,
+    ...question,
+    signal: ctx.signal,
+  };
+  const tokens = estimateTokens(request.system) + estimateTokens(request.prefix ?? '') + estimateTokens(request.prompt) + request.maxTokens;
   return withRetries(
     async () => {
-      const request = structuredRequest(ctx.config, question);
-      // Asked before the gate, so a stopped run does not wait its turn to be refused.
-      const reservation = ctx.budget?.admit(ctx.provider.requestBody(request));
-      let response;
+      // Asked before the scheduler, so a stopped run does not wait its turn to be refused; a pack is one
+      // request, its prompt tokens counted from the body the provider sends.
+      const reservation = ctx.budget?.admit(ctx.provider.requestBody(request), options.files ?? 1);
+      let response: StructuredResponse | undefined;
       try {
-        await ctx.gate.wait(ctx.signal);
-        ctx.stats.calls++;
-        response = await ctx.provider.complete({ ...request, signal: ctx.signal });
+        response = await ctx.scheduler.run(
+          async () => {
+            ctx.stats.calls++;
+            const answer = await ctx.provider.complete(request);
+            return { value: answer, rateLimits: answer.rateLimits };
+          },
+          tokens,
+          ctx.signal,
+        );
       } finally {
         if (reservation) ctx.budget?.settle(reservation, response?.usage ?? null);
       }
       ctx.stats.prompt_tokens += response.usage.prompt_tokens;
       ctx.stats.completion_tokens += response.usage.completion_tokens;
-      await onRaw?.(response.text);
-      if (response.finishReason === 'length') throw new InvalidAnswerError('answer cut off at llm.max_tokens', response.text);
-      if (response.value === undefined) throw new InvalidAnswerError('answer is not JSON', response.text);
-      const parsed = parse(response.value);
-      if (typeof parsed === 'string') throw new InvalidAnswerError(`answer has the wrong shape (${parsed})`, response.text);
-      return parsed;
+      ctx.stats.cached_prompt_tokens += response.usage.cached_prompt_tokens ?? 0;
+      await options.onRaw?.(response.text);
+      let failure: string | null = null;
+      let parsed: T | string | undefined;
+      if (response.finishReason === 'length') failure = 'answer cut off at llm.max_tokens';
+      else if (response.value === undefined) failure = 'answer is not JSON';
+      else {
+        parsed = parse(response.value);
+        if (typeof parsed === 'string') failure = `answer has the wrong shape (${parsed})`;
+      }
+      if (failure !== null) {
+        const error = new InvalidAnswerError(failure, response.text);
+        throw options.retryInvalid === false ? new UnusableAnswer(error) : error;
+      }
+      return parsed as T;
     },
     ctx.retry,
     ctx.signal,
     { onRetry: () => ctx.stats.retries++ },
-  );
+  ).catch((error: unknown) => {
+    throw error instanceof UnusableAnswer ? error.answer : error;
+  });
+}
+
+/** Carries an unusable answer past the retry layer untouched (it is not retryable). */
+class UnusableAnswer extends Error {
+  constructor(readonly answer: InvalidAnswerError) {
+    super(answer.message);
+    this.name = 'UnusableAnswer';
+  }
+}
+
+/**
+ * Sends one pack and settles each of its files: entries that check out resolve at once; a file whose entry
+ * is missing or unusable is asked again alone; if the answer is unusable as a whole, every file is.
+ */
+export async function sendPack(ctx: LlmContext, pack: PendingFile[]): Promise<void> {
+  if (pack.length === 1) return askAlone(ctx, pack[0] as PendingFile);
+  const paths = pack.map((p) => p.part.path);
+  let entries: Map<string, unknown>;
+  try {
+    entries = await askModel(ctx, buildProfileRequest(ctx.shared, pack.map((p) => p.part)), (value) => ctx.answerFormat.entries(value, paths), { retryInvalid: false, files: pack.length });
+  } catch (error) {
+    if (!(error instanceof InvalidAnswerError) || ctx.signal.aborted) {
+      for (const p of pack) p.reject(error);
+      return;
+    }
+    await Promise.all(pack.map((p) => askAlone(ctx, p)));
+    return;
+  }
+  const again: PendingFile[] = [];
+  for (const p of pack) {
+    const raw = entries.get(p.part.path);
+    const answer = raw === undefined ? 'no entry' : checkEntry(ctx, p, raw);
+    if (typeof answer === 'string') again.push(p);
+    else {
+      await ctx.saveRaw?.(p.part.path, JSON.stringify(raw));
+      p.resolve(answer);
+    }
+  }
+  await Promise.all(again.map((p) => askAlone(ctx, p)));
+}
+
+/** One file in a request of its own, retried under the run's policy until its answer checks out. */
+async function askAlone(ctx: LlmContext, p: PendingFile): Promise<void> {
+  try {
+    let rawEntry: unknown;
+    const answer = await askModel(ctx, buildProfileRequest(ctx.shared, [p.part]), (value) => {
+      const entry = soleEntry(ctx.answerFormat, value, p.part.path);
+      if (typeof entry === 'string') return entry;
+      rawEntry = entry.raw;
+      return checkEntry(ctx, p, rawEntry);
+    });
+    await ctx.saveRaw?.(p.part.path, JSON.stringify(rawEntry));
+    p.resolve(answer);
+  } catch (error) {
+    p.reject(error);
+  }
+}
+
+/**
+ * The entry of an answer to a request for one part (live, or from a batch): alone, the one entry is this
+ * part's whatever path it names. A string says why there is none.
+ */
+export function soleEntry(format: ProfileAnswerFormat, value: unknown, path: string): { raw: unknown } | string {
+  const entries = format.entries(value, [path]);
+  if (typeof entries === 'string') return entries;
+  const files = (value as { files: unknown[] }).files;
+  const raw = entries.get(path) ?? (files.length === 1 ? files[0] : undefined);
+  return raw === undefined ? `files: no entry for ${path}` : { raw };
+}
+
+/**
+ * One file's entry, checked on its own. Descriptions of symbols the file does not have are dropped; an entry
+ * that describes several symbols and none of this file's was written about another file.
+ */
+function checkEntry(ctx: LlmContext, p: PendingFile, raw: unknown): ProfileAnswer | string {
+  const answer = ctx.answerFormat.parse(raw);
+  if (typeof answer === 'string') return answer;
+  const known = new Set<string>();
+  for (const s of p.symbols) {
+    known.add(s.ast_path);
+    known.add(s.name);
+  }
+  const mine = answer.descriptions.filter((d) => known.has(d.name));
+  if (p.symbols.length > 0 && answer.descriptions.length >= 2 && mine.length === 0) return `the entry for ${p.part.path} describes none of its symbols`;
+  return { ...answer, descriptions: mine };
 }
 
 function firstLine(text: string): string {
@@ -192,51 +339,11 @@ function describeFailure(error: unknown): string {
   return `llm_error: ${status ? `${status} ` : ''}${firstLine(errorMessage(error))}`;
 }
 
-const MAX_SKELETON_LINES = 60;
-
-/** The prompt for one file: skeleton from the parser, a screened head of the content, optional focus and target. */
-export function buildProfilePrompt(
-  filePath: string,
-  facts: StaticFacts,
-  content: string,
-  ctx: Pick<LlmContext, 'prompts' | 'config' | 'targetStructure' | 'focus'>,
-): { prompt: string; secretsRedacted: number } {
-  const limit = ctx.config.file_analysis.max_content_length;
-  const head = content.length > limit ? content.slice(0, limit) : content;
-  const excerpt = redactSecrets(head);
-  const skeletonText = facts.symbols
-    .slice(0, MAX_SKELETON_LINES)
-    .map((s) => `- ${s.kind} ${s.ast_path} (${s.start_line}-${s.end_line})${s.doc ? `: ${s.doc}` : ''}`)
-    .join('\n');
-  const skeleton = redactSecrets(skeletonText || '(none found)');
-  const more = facts.symbols.length > MAX_SKELETON_LINES ? `\n- … and ${facts.symbols.length - MAX_SKELETON_LINES} more` : '';
-  const { relationship_types, min_confidence_score } = ctx.config.relationships;
-  const prompt = renderPrompt(ctx.prompts.profile, {
-    file_path: filePath,
-    language: facts.language,
-    role: facts.role.replace('_', ' '),
-    lines_of_code: String(facts.lines_of_code),
-    skeleton: `${skeleton.text}${more}`,
-    imports: facts.dependencies.slice(0, 30).join(', ') || '(none)',
-    focus: ctx.focus ? renderPrompt(ctx.prompts.focus, { focus: ctx.focus }) : '',
-    excerpt_note: content.length > limit ? ` (first ${limit} of ${content.length} characters)` : '',
-    excerpt: excerpt.text,
-    relationships: ctx.targetStructure
-      ? renderPrompt(ctx.prompts.relationships, {
-          target_structure: ctx.targetStructure,
-          relationship_types: Object.entries(relationship_types).map(([t, w]) => `${t} (weight ${w})`).join(', '),
-          min_confidence: String(min_confidence_score),
-        })
-      : '',
-  });
-  return { prompt, secretsRedacted: excerpt.count + skeleton.count };
-}
-
 export function isProfileAnswer(value: unknown): value is ProfileAnswer {
   const v = value as Partial<ProfileAnswer> | null;
   return (
     typeof v === 'object' && v !== null &&
     typeof v.file_type === 'string' && typeof v.summary === 'string' &&
-    Array.isArray(v.key_concepts) && Array.isArray(v.relationships)
+    Array.isArray(v.key_concepts) && Array.isArray(v.relationships) && Array.isArray(v.descriptions)
   );
 }

@@ -104,7 +104,12 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config): Repo
       // buildRepoIndex records the first 200 characters and an ellipsis: give back what it recorded.
       targetStructure: target ? target.replace(/\.\.\.$/, '') : null,
       prefilter: { enabled: false, before: sum((m) => m.files_before_filtering), after: sum((m) => m.files_after_filtering) },
-      tokenUsage: { prompt_tokens: sum((m) => m.token_usage?.prompt_tokens ?? 0), completion_tokens: sum((m) => m.token_usage?.completion_tokens ?? 0) },
+      tokenUsage: {
+        prompt_tokens: sum((m) => m.token_usage?.prompt_tokens ?? 0),
+        completion_tokens: sum((m) => m.token_usage?.completion_tokens ?? 0),
+        // Model runs record the prompt tokens served from the provider's cache (h-llmrate); static runs do not.
+        ...(metas.some((m) => m.token_usage?.cached_prompt_tokens !== undefined) ? { cached_prompt_tokens: sum((m) => m.token_usage?.cached_prompt_tokens ?? 0) } : {}),
+      },
       llmCalls: sum((m) => m.llm_calls),
       retries: sum((m) => m.retries),
       cacheHits: sum((m) => m.cache_hits),

@@ -1,25 +1,34 @@
 /**
  * Plan: what a model run would send, without sending anything. Each repository is walked and extracted as
  * a run would; every file the model would profile is looked up in the profile cache, and each miss becomes
- * the request body the live path would send for it (profileQuestion -> structuredRequest -> requestBody),
- * with its prompt tokens counted. `--dry-run` prints the plan and its price; `--batch` submits it.
+ * the request body the live path would send for it alone (filePieces -> buildProfileRequest with one part ->
+ * the provider's requestBody, i.e. chatCompletionBody / messagesBody), with its prompt tokens counted; a long
+ * file split into chunks is one request per chunk. `--dry-run` prints the plan and its price; `--batch`
+ * submits it (a batch asks one file a request). A live run packs files (`llm.pack_max_files`), so the plan
+ * also groups the same parts with the packer's rule (`groupIntoPacks`, `packLimits`) and counts the packed
+ * bodies: the live price comes from those. A live packer sends a pack early when files arrive slowly, so a
+ * live run may send a few more packs (and so a few more copies of the shared prefix) than planned.
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import type { ExtractorPool } from '../extract/extractorPool.js';
+import { groupIntoPacks } from '../llm/packer.js';
 import { costOf, priceOf, type ModelPrice } from '../llm/pricing.js';
+import type { FilePart } from '../llm/profileRequest.js';
 import type { PromptTokenCounter } from '../llm/tokens.js';
 import type { ReadFile } from '../extract/classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
-import { isProfileAnswer, profileKey, profileQuestion, structuredRequest } from './llmProfile.js';
-import type { LlmSession } from './llmSession.js';
+import { filePieces, isProfileAnswer, profileKey, profileRequest } from './llmProfile.js';
+import { packLimits, type LlmSession } from './llmSession.js';
 import { createExtractors, readGoModule } from './runIndex.js';
 import { runGit, walkRepository, type GitRunner } from './walk.js';
 
 export interface PlannedRequest {
   repo: string;
   path: string;
+  /** For a chunk of a long file, the part's own path (`file#2`); its answer is merged with its siblings'. */
+  part?: string;
   /** The profile cache key its answer is stored under. */
   key: string;
   body: Record<string, unknown>;
@@ -36,6 +45,8 @@ export interface RepoPlan {
   /** Of those, sharing their content (and so their answer) with a file planned earlier. */
   duplicates: number;
   requests: PlannedRequest[];
+  /** The same parts grouped into packed requests as a live run sends them: their count and prompt tokens. */
+  live: { requests: number; promptTokens: number };
 }
 
 export interface PlanOptions {
@@ -80,7 +91,8 @@ async function planRepository(repoPath: string, options: PlanOptions, extractors
     keepContent: true,
   });
   const ctx = { ...llm, config };
-  const plan: RepoPlan = { repo, repoPath: path.resolve(repoPath), profiled: 0, cached: 0, duplicates: 0, requests: [] };
+  const plan: RepoPlan = { repo, repoPath: path.resolve(repoPath), profiled: 0, cached: 0, duplicates: 0, requests: [], live: { requests: 0, promptTokens: 0 } };
+  const parts = new Map<PlannedRequest, FilePart>();
   const limit = pLimit(Math.max(8, extractors.threads * 8));
   await Promise.all(
     walked.files.map((file) =>
@@ -98,19 +110,33 @@ async function planRepository(repoPath: string, options: PlanOptions, extractors
           return;
         }
         planned.add(key);
-        const { question } = profileQuestion(file, extracted.facts, extracted.content, ctx);
-        const body = llm.provider.requestBody(structuredRequest(config, question));
-        plan.requests.push({ repo, path: file.path, key, body, promptTokens: counter.count(body) });
+        const pieces = filePieces(file, extracted.facts, extracted.content, ctx);
+        for (const { part } of pieces) {
+          const body = llm.provider.requestBody(profileRequest(ctx, [part]));
+          const request: PlannedRequest = { repo, path: file.path, ...(pieces.length > 1 ? { part: part.path } : {}), key, body, promptTokens: counter.count(body) };
+          plan.requests.push(request);
+          parts.set(request, part);
+        }
       }),
     ),
   );
+  // Stable: a long file's chunks stay in their order.
   plan.requests.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const inOrder = plan.requests.map((r) => parts.get(r) as FilePart);
+  for (const pack of groupIntoPacks(inOrder, (p) => ({ tokens: p.tokens, answerTokens: p.answerTokens }), packLimits(config))) {
+    plan.live.requests++;
+    plan.live.promptTokens += counter.count(llm.provider.requestBody(profileRequest(ctx, pack)));
+  }
   return plan;
 }
 
 export interface PlanCost {
+  /** One file (or chunk) a request, as a batch submits them. */
   requests: number;
   promptTokens: number;
+  /** Packed as a live run sends them (`llm.pack_max_files`). */
+  liveRequests: number;
+  livePromptTokens: number;
   /** An estimate: `budget.expected_output_tokens` a request. */
   outputTokens: number;
   exact: boolean;
@@ -124,17 +150,21 @@ export interface PlanCost {
 export function costOfPlan(plans: readonly RepoPlan[], config: Config, model: string, counter: PromptTokenCounter): PlanCost {
   const requests = plans.reduce((n, p) => n + p.requests.length, 0);
   const promptTokens = plans.reduce((n, p) => n + p.requests.reduce((m, r) => m + r.promptTokens, 0), 0);
+  const liveRequests = plans.reduce((n, p) => n + p.live.requests, 0);
+  const livePromptTokens = plans.reduce((n, p) => n + p.live.promptTokens, 0);
+  // Answers are about files: a packed answer carries one entry a file, so packing leaves their tokens alone.
   const outputTokens = requests * config.budget.expected_output_tokens;
   const price = priceOf(config, model);
-  const tokens = { input: promptTokens, output: outputTokens };
   return {
     requests,
     promptTokens,
+    liveRequests,
+    livePromptTokens,
     outputTokens,
     exact: counter.exact,
     method: counter.method,
     price,
-    live: price ? costOf(price, tokens, 'live') : null,
-    batch: price ? costOf(price, tokens, 'batch') : null,
+    live: price ? costOf(price, { input: livePromptTokens, output: outputTokens }, 'live') : null,
+    batch: price ? costOf(price, { input: promptTokens, output: outputTokens }, 'batch') : null,
   };
 }

@@ -8,7 +8,8 @@ import type { Config } from '../config/schema.js';
 import { parsePrefilterAnswer, prefilterRequestSchema } from '../llm/answers.js';
 import { renderPrompt, type PromptSet } from '../llm/prompts.js';
 import type { LlmProvider } from '../llm/provider.js';
-import type { RequestGate, RetryPolicy } from '../llm/retry.js';
+import type { RequestScheduler } from '../llm/rateControl.js';
+import type { RetryPolicy } from '../llm/retry.js';
 import { CodeRagError, errorMessage } from '../shared/errors.js';
 import type { EventSink } from './events.js';
 import { askModel, type LlmStats } from './llmProfile.js';
@@ -19,7 +20,7 @@ export interface PrefilterContext {
   config: Config;
   targetStructure: string;
   retry: RetryPolicy;
-  gate: RequestGate;
+  scheduler: RequestScheduler;
   stats: LlmStats;
   signal: AbortSignal;
   emit: EventSink;

@@ -141,7 +141,7 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
     const records: FileRecord[] = [];
     const relationships: FileRelationship[] = [];
     let fatalError: unknown = null;
-    const limit = pLimit(limiterSize(config, llm !== null, extractors.threads));
+    const limit = pLimit(limiterSize(config, llm, extractors.threads));
     const summaries: FileSummary[] = [];
 
     for (const file of ownOutside) {
@@ -225,7 +225,7 @@ function runFacts(llm: LlmSession | null, stats: ReturnType<typeof emptyLlmStats
     focus: llm.focus,
     targetStructure: llm.targetStructure,
     prefilter: { enabled: llm.prefilter && llm.targetStructure !== null, before, after },
-    tokenUsage: { prompt_tokens: stats.prompt_tokens, completion_tokens: stats.completion_tokens },
+    tokenUsage: { prompt_tokens: stats.prompt_tokens, completion_tokens: stats.completion_tokens, cached_prompt_tokens: stats.cached_prompt_tokens },
     llmCalls: stats.calls,
     retries: stats.retries,
     cacheHits: stats.cache_hits,
@@ -234,13 +234,14 @@ function runFacts(llm: LlmSession | null, stats: ReturnType<typeof emptyLlmStats
 }
 
 /**
- * The run's one limiter. With a model it bounds requests in flight (`max_concurrent_files`); without one
- * the work is parsing, and each extraction thread needs a few files queued to never wait for the next.
+ * The run's one limiter of files in flight. With a model, requests in flight are the LLM scheduler's to
+ * bound; files in flight are enough to fill a pack for each of its slots. Without one the work is parsing,
+ * and each extraction thread needs a few files queued to never wait for the next.
  */
-function limiterSize(config: Config, usesModel: boolean, threads: number): number {
+function limiterSize(config: Config, llm: LlmSession | null, threads: number): number {
   if (!config.performance.enable_concurrent_analysis) return 1;
   const configured = config.performance.max_concurrent_files;
-  return usesModel ? configured : Math.max(configured, threads * 8);
+  return llm ? llm.filesInFlight : Math.max(configured, threads * 8);
 }
 
 export function createExtractors(config: Config, readFile?: ReadFile): ExtractorPool {

@@ -7,7 +7,8 @@
 import { defaultConfig, type Config } from '../config/schema.js';
 import { writeFileAtomic } from '../index/serialize.js';
 import type { LlmProvider } from '../llm/provider.js';
-import { InvalidAnswerError, RequestGate, statusOf } from '../llm/retry.js';
+import { RequestScheduler } from '../llm/rateControl.js';
+import { InvalidAnswerError, statusOf } from '../llm/retry.js';
 import { redactSecrets } from '../shared/secrets.js';
 import { askModel, emptyLlmStats, type LlmStats } from '../pipeline/llmProfile.js';
 import { AbortedError, CodeRagError, ProviderError, UsageError, errorMessage } from '../shared/errors.js';
@@ -89,7 +90,15 @@ export async function plan(options: PlanOptions): Promise<PlanResult> {
     provider: options.provider,
     config,
     retry: { retries: config.llm.max_retries, baseDelayMs: config.llm.retry_delay * 1000, maxDelayMs: config.llm.max_retry_after * 1000 },
-    gate: new RequestGate(config.llm.request_delay * 1000),
+    // One question at a time: a scheduler of one slot, with the provider's headers and limits still heeded.
+    scheduler: new RequestScheduler({
+      concurrency: 1,
+      maxConcurrency: 1,
+      pauseMs: config.llm.request_delay * 1000,
+      requestsPerMinute: config.llm.requests_per_minute,
+      tokensPerMinute: config.llm.tokens_per_minute,
+      fallbackPauseMs: Math.max(config.llm.retry_delay * 1000, 100),
+    }),
     stats,
     signal,
   };

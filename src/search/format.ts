@@ -45,7 +45,7 @@ export function formatMarkdown(response: SearchResponse): string {
         `**Summary**: ${ref.summary.slice(0, 300)}...`,
       );
       if (ref.symbols.length) {
-        lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${s.ast_path} (lines ${s.start_line}-${s.end_line})`).join('; ')}`);
+        lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${s.ast_path} (lines ${s.start_line}-${s.end_line})${s.description ? `: ${s.description}` : ''}`).join('; ')}`);
       }
       for (const snippet of ref.snippets ?? []) {
         const fence = '`'.repeat(Math.max(3, ...[...snippet.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));

@@ -88,6 +88,7 @@ export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): Array<Map<
     symbolNames.add(s.name);
     tokenizer.text(s.name, symbols);
     if (s.doc) tokenizer.text(s.doc, docs);
+    if (s.description) tokenizer.text(s.description, docs);
   }
   // main_functions repeats symbol names as `Class.method`; in an index written by a model it is the only list.
   for (const fn of file.main_functions) {

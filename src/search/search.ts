@@ -45,6 +45,8 @@ export interface MatchedSymbol {
   ast_path: string;
   start_line: number;
   end_line: number;
+  /** The model's one-line description of the symbol, when the index has one. */
+  description?: string;
 }
 
 export interface Reference {
@@ -217,8 +219,12 @@ export function matchingSymbols(
     if (type && type !== 'file' && symbol.kind !== type) continue;
     const nameHit = tokensOf.name(symbol.name).some((w) => wanted.has(w));
     const docHit = !nameHit && symbol.doc ? tokensOf.doc(symbol.doc).some((t) => wanted.has(t)) : false;
-    if (!nameHit && !docHit) continue;
-    out.push({ kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path, start_line: symbol.start_line, end_line: symbol.end_line });
+    const describedHit = !nameHit && !docHit && symbol.description ? tokensOf.doc(symbol.description).some((t) => wanted.has(t)) : false;
+    if (!nameHit && !docHit && !describedHit) continue;
+    out.push({
+      kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path, start_line: symbol.start_line, end_line: symbol.end_line,
+      ...(symbol.description ? { description: symbol.description } : {}),
+    });
     if (out.length >= MAX_SYMBOLS_PER_REFERENCE) break;
   }
   return out;

@@ -41,10 +41,13 @@ describe('coderag index with a model', () => {
     const result = await runCli(['index', fixture, '--out', out, '--config', config, '--target-structure', target], { env: env() });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`profiles: openai gpt-4o-mini at ${server.openaiBaseUrl} (auto: OPENAI_API_KEY is set)`);
-    expect(result.stderr).toMatch(/openai gpt-4o-mini: 26 calls, 0 retries, 0 cache hits, \d+ prompt \+ \d+ completion tokens, \d+ relationships/);
+    // 26 files, packed several to a call.
+    const calls = Number(/openai gpt-4o-mini: (\d+) calls, 0 retries, 0 cache hits, \d+ prompt \+ \d+ completion tokens, \d+ relationships/.exec(result.stderr)?.[1]);
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThan(26);
     expect(result.stderr).not.toContain(KEY);
     const index = JSON.parse(readFileSync(path.join(out, 'polyglot_index.json'), 'utf8'));
-    expect(index.analysis_metadata).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini', llm_calls: 26 });
+    expect(index.analysis_metadata).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini', llm_calls: calls });
     expect(JSON.stringify(index)).not.toContain(KEY);
   });
 

@@ -128,7 +128,9 @@ describe('coderag merge of shards profiled by a model', () => {
   it('equals the single run: model profiles, relationships, calls and tokens', async () => {
     const dir = makeTempDir();
     const config = path.join(dir, 'indexer_config.yaml');
-    writeFileSync(config, 'llm:\n  request_delay: 0\n');
+    // One file a request: packs form by arrival, so a shard's packs (and their shared prefixes) differ from the
+    // single run's; with packs of one, calls and tokens add up exactly.
+    writeFileSync(config, 'llm:\n  request_delay: 0\n  pack_max_files: 1\n');
     const target = path.join(dir, 'plan.txt');
     writeFileSync(target, 'src/cache/ttl_cache.ts\nsrc/http/router.ts\n');
     // Each run gets its own answer cache, so every run makes its own calls.

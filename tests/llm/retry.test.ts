@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidAnswerError, isRetryable, RequestGate, retryAfterMs, retryDelayMs, withRetries } from '../../src/llm/retry.js';
+import { InvalidAnswerError, isRetryable, retryAfterMs, retryDelayMs, withRetries } from '../../src/llm/retry.js';
 
 const httpError = (status: number, headers: Record<string, string> = {}) => Object.assign(new Error(`status ${status}`), { status, headers: new Headers(headers) });
 const policy = { retries: 3, baseDelayMs: 100, maxDelayMs: 1000, random: () => 1 };
@@ -87,26 +87,5 @@ describe('retrying a task', () => {
     setTimeout(() => controller.abort(new Error('interrupted')), 50);
     await expect(pending).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(2000);
-  });
-});
-
-describe('the request gate', () => {
-  it('spaces request starts by request_delay across all callers', async () => {
-    const gate = new RequestGate(30);
-    const starts: number[] = [];
-    await Promise.all([0, 1, 2].map(async () => {
-      await gate.wait();
-      starts.push(performance.now());
-    }));
-    starts.sort((a, b) => a - b);
-    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(25);
-    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(25);
-  });
-
-  it('does not wait at all when request_delay is 0', async () => {
-    const gate = new RequestGate(0);
-    const started = performance.now();
-    await Promise.all([gate.wait(), gate.wait(), gate.wait()]);
-    expect(performance.now() - started).toBeLessThan(25);
   });
 });

@@ -64,6 +64,8 @@ const session = (provider: LlmProvider, cfg = config(), budget: RunBudget | null
 
 /** Live model requests the server received (batch endpoints apart). */
 const liveBodies = () => server.stats.bodies.filter((b) => b.includes('"messages"') && !b.includes('"requests"') && !b.includes('custom_id'));
+/** Files asked about live: a live request packs several (llm.pack_max_files), each its own `<file path="...">` part. */
+const liveFiles = () => liveBodies().flatMap((b) => [...b.matchAll(/<file path=\\"([^"\\]+)\\">/g)].map((m) => m[1] as string));
 
 async function submitted(llm: LlmSession, cfg = config()) {
   const counter = await promptTokenCounter(llm.provider.name, llm.provider.model);
@@ -112,8 +114,9 @@ describe.each([
     for (const miss of collected.misses) expect(miss).toMatchObject({ type: 'errored', error: expect.stringContaining('fake batch failure') });
 
     const index = await indexRepository(fixture, { config: cfg, llm, extractors });
-    expect(liveBodies()).toHaveLength(failed);
-    for (const miss of collected.misses) expect(liveBodies().some((b) => b.includes(miss.path))).toBe(true);
+    // Asked again live, the misses are packed: count files asked, not requests.
+    expect(liveFiles()).toHaveLength(failed);
+    for (const miss of collected.misses) expect(liveFiles()).toContain(miss.path);
     expect(index.file_summaries.every((f) => f.profile_source === 'llm')).toBe(true);
   });
 
@@ -128,7 +131,7 @@ describe.each([
     expect(collected.stored).toBe(10);
     expect(collected.misses.map((m) => m.type)).toEqual(Array(FILES - 10).fill('expired'));
     await indexRepository(fixture, { config: cfg, llm, extractors });
-    expect(liveBodies()).toHaveLength(FILES - 10);
+    expect(liveFiles()).toHaveLength(FILES - 10);
   });
 
   it('says plainly when the provider no longer knows the batch of a manifest', async () => {
@@ -171,13 +174,16 @@ describe('the dry run\'s token count', () => {
   const tiktoken = new Tiktoken(o200k);
   const within2Percent = (planned: number, sent: number) => expect(Math.abs(planned - sent) / sent).toBeLessThanOrEqual(0.02);
 
+  // One file a request (llm.pack_max_files: 1): a live packer may send a pack early when files arrive slowly, so
+  // the packed count is compared apart, below, with a looser bound.
   it('is exact for an OpenAI model: within 2% of the tokens the following run sends', async () => {
     expect(getEncodingNameForModel('gpt-4o-mini')).toBe('o200k_base');
-    const cfg = config();
+    const cfg = config({ llm: { pack_max_files: 1 } });
     const counter = await promptTokenCounter('openai', 'gpt-4o-mini');
     const plans = await planRun([fixture], { config: cfg, llm: session(openai(), cfg), counter, extractors });
     const planned = costOfPlan(plans, cfg, 'gpt-4o-mini', counter);
-    expect(planned).toMatchObject({ requests: FILES, exact: true, method: 'o200k_base' });
+    expect(planned).toMatchObject({ requests: FILES, liveRequests: FILES, exact: true, method: 'o200k_base' });
+    expect(planned.livePromptTokens).toBe(planned.promptTokens);
 
     await indexRepository(fixture, { config: cfg, llm: session(openai(), cfg), extractors });
     const bodies = liveBodies().map((b) => JSON.parse(b));
@@ -190,7 +196,7 @@ describe('the dry run\'s token count', () => {
   });
 
   it('is an estimate, labelled so, for Anthropic: within 2% of 4 characters a token of what the run sends', async () => {
-    const cfg = config();
+    const cfg = config({ llm: { pack_max_files: 1 } });
     const counter = await promptTokenCounter('anthropic', 'claude-haiku-4-5');
     const plans = await planRun([fixture], { config: cfg, llm: session(anthropic(), cfg), counter, extractors });
     const planned = costOfPlan(plans, cfg, 'claude-haiku-4-5', counter);
@@ -199,8 +205,29 @@ describe('the dry run\'s token count', () => {
     await indexRepository(fixture, { config: cfg, llm: session(anthropic(), cfg), extractors });
     const bodies = liveBodies().map((b) => JSON.parse(b));
     expect(bodies).toHaveLength(FILES);
-    const sent = bodies.reduce((n, body) => n + (body.system.length + body.messages[0].content.length + JSON.stringify(body.tools).length) / 4, 0);
+    // The user message is content blocks now: the shared prefix (with its cache breakpoint), then the file's part.
+    const text = (content: string | Array<{ text: string }>) => (typeof content === 'string' ? content : content.map((b) => b.text).join('')).length;
+    const sent = bodies.reduce((n, body) => n + (body.system.length + text(body.messages[0].content) + JSON.stringify(body.tools).length) / 4, 0);
     within2Percent(planned.promptTokens, sent);
+  });
+  it('prices a packed live run by its packs, grouped by the packer\'s rule, close to what the run sends', async () => {
+    const cfg = config({ llm: { pack_max_files: 4 } });
+    const counter = await promptTokenCounter('openai', 'gpt-4o-mini');
+    const plans = await planRun([fixture], { config: cfg, llm: session(openai(), cfg), counter, extractors });
+    const planned = costOfPlan(plans, cfg, 'gpt-4o-mini', counter);
+    expect(planned.requests).toBe(FILES);
+    expect(planned.liveRequests).toBeGreaterThanOrEqual(Math.ceil(FILES / 4));
+    expect(planned.liveRequests).toBeLessThan(FILES);
+    expect(planned.livePromptTokens).toBeLessThan(planned.promptTokens * 0.6);
+
+    await indexRepository(fixture, { config: cfg, llm: session(openai(), cfg), extractors });
+    const bodies = liveBodies().map((b) => JSON.parse(b));
+    expect(liveFiles()).toHaveLength(FILES);
+    const message = (msg: { role: string; content: string }) => 3 + tiktoken.encode(msg.role).length + tiktoken.encode(msg.content).length;
+    const sent = bodies.reduce((n, body) => n + 3 + body.messages.reduce((m: number, msg: { role: string; content: string }) => m + message(msg), 0) + tiktoken.encode(JSON.stringify(body.response_format.json_schema.schema)).length, 0);
+    // Exact when the run makes as many packs as planned; each extra pack (one sent early) adds one shared prefix.
+    const perPack = planned.livePromptTokens / planned.liveRequests;
+    expect(Math.abs(sent - planned.livePromptTokens)).toBeLessThanOrEqual(0.02 * sent + Math.max(0, bodies.length - planned.liveRequests) * perPack);
   });
 });
 
@@ -209,18 +236,22 @@ describe('spending limits', () => {
     const cfg = config({ performance: { max_concurrent_files: 1 } });
     const budget = new RunBudget({ maxCalls: 5, maxCost: null, price: null, counter: null, expectedOutputTokens: 400 });
     const index = await indexRepository(fixture, { config: cfg, llm: session(openai(), cfg, budget), extractors });
+    // A call is a request, packed or not: 5 calls, each asking about one or more files.
     expect(liveBodies()).toHaveLength(5);
+    const asked = liveFiles().length;
+    expect(asked).toBeGreaterThanOrEqual(5);
+    expect(asked).toBeLessThan(FILES);
     expect(budget.stopped).toBe('--max-calls 5 reached');
     const llm = index.file_summaries.filter((f) => f.profile_source === 'llm');
     const stopped = index.file_summaries.filter((f) => f.reason?.startsWith('budget_stop: --max-calls 5 reached'));
-    expect(llm).toHaveLength(5);
-    expect(stopped).toHaveLength(FILES - 5);
+    expect(llm).toHaveLength(asked);
+    expect(stopped).toHaveLength(FILES - asked);
     for (const file of stopped) expect(file).toMatchObject({ status: 'ok', profile_source: 'static' });
 
     server.resetStats();
     const again = await indexRepository(fixture, { config: cfg, llm: session(openai(), cfg), extractors });
-    expect(again.analysis_metadata.cache_hits).toBe(5);
-    expect(liveBodies()).toHaveLength(FILES - 5);
+    expect(again.analysis_metadata.cache_hits).toBe(asked);
+    expect(liveFiles()).toHaveLength(FILES - asked);
   });
 
   it('stop before --max-cost would be passed, counting requests in flight', async () => {
@@ -228,13 +259,14 @@ describe('spending limits', () => {
     const price = priceOf(cfg, 'gpt-4o-mini');
     const counter = await promptTokenCounter('openai', 'gpt-4o-mini');
     const maxCost = 0.5;
-    const budget = new RunBudget({ maxCalls: null, maxCost, price, counter, expectedOutputTokens: 100 });
+    // The default estimate a file: answers now describe symbols too, longer than the 100 tokens this assumed.
+    const budget = new RunBudget({ maxCalls: null, maxCost, price, counter, expectedOutputTokens: cfg.budget.expected_output_tokens });
     const index = await indexRepository(fixture, { config: cfg, llm: session(openai(), cfg, budget), extractors });
     const calls = liveBodies().length;
     expect(calls).toBeGreaterThan(0);
     expect(calls).toBeLessThan(FILES);
     expect(budget.spent).toBeLessThanOrEqual(maxCost);
     expect(budget.stopped).toMatch(/^--max-cost \$0\.50 reached/);
-    expect(index.file_summaries.filter((f) => f.profile_source === 'llm')).toHaveLength(calls);
+    expect(index.file_summaries.filter((f) => f.profile_source === 'llm')).toHaveLength(liveFiles().length);
   });
 });

@@ -58,12 +58,12 @@ describe.each([
   ['OpenAI', () => openai()],
   ['Anthropic', () => anthropic()],
 ])('profiling through the %s SDK', (_name, provider) => {
-  it('makes one call per file, with the relationships in the same answer', async () => {
+  it('packs several files into each call, with the relationships in the same answer', async () => {
     const index = await run(fixture, provider());
     const files = index.file_summaries.length;
     expect(profiled(index)).toHaveLength(files);
-    expect(server.stats.requests).toBe(files);
-    expect(index.analysis_metadata.llm_calls).toBe(files);
+    expect(server.stats.requests).toBeLessThanOrEqual(files / 2);
+    expect(index.analysis_metadata.llm_calls).toBe(server.stats.requests);
     expect(index.relationships.length).toBeGreaterThan(0);
     for (const rel of index.relationships) {
       expect(['direct_match', 'partial_match', 'reference', 'utility']).toContain(rel.relationship_type);
@@ -83,7 +83,7 @@ describe.each([
 
   it('never has more requests in flight than the limiter allows', async () => {
     server.configure({ latencyMs: 40 });
-    await run(fixture, provider(), config({ performance: { max_concurrent_files: 3 } }));
+    await run(fixture, provider(), config({ llm: { pack_max_files: 1 }, performance: { max_concurrent_files: 3 } }));
     expect(server.stats.maxInFlight).toBeLessThanOrEqual(3);
     expect(server.stats.maxInFlight).toBeGreaterThanOrEqual(2);
   });
@@ -106,8 +106,9 @@ describe('a run under faults', () => {
       if (file.status === 'failed') expect(file.reason).toMatch(/^llm_error: /);
       else expect(file.profile_source).toBe('llm');
     }
+    // 34% of requests are drawn to fail; packs make few requests, so the share drawn varies more.
     const failedShare = 1 - (server.stats.byOutcome.ok ?? 0) / server.stats.requests;
-    expect(failedShare).toBeGreaterThanOrEqual(0.3);
+    expect(failedShare).toBeGreaterThanOrEqual(0.25);
     expect(index.analysis_metadata.retries).toBeGreaterThan(0);
     expect(server.stats.maxInFlight).toBeLessThanOrEqual(4);
   }, 60_000);
@@ -143,7 +144,7 @@ describe('the profile cache', () => {
     cpSync(fixture, copy, { recursive: true });
     const first = await run(copy, openai(), cfg);
     const files = first.file_summaries.length;
-    expect(server.stats.requests).toBe(files);
+    expect(profiled(first)).toHaveLength(files);
 
     server.resetStats();
     const second = await run(copy, openai(), cfg);
@@ -169,11 +170,12 @@ describe('the profile cache', () => {
     const cfg = config();
     await run(fixture, openai('model-a'), cfg);
     server.resetStats();
-    await run(fixture, openai('model-b'), cfg);
-    expect(server.stats.requests).toBe(26);
+    const second = await run(fixture, openai('model-b'), cfg);
+    expect(second.analysis_metadata.cache_hits).toBe(0);
+    expect(server.stats.requests).toBeGreaterThan(0);
     server.resetStats();
-    await run(fixture, openai('model-b'), cfg, { focus: 'error handling' });
-    expect(server.stats.requests).toBe(26);
+    const third = await run(fixture, openai('model-b'), cfg, { focus: 'error handling' });
+    expect(third.analysis_metadata.cache_hits).toBe(0);
     expect(server.stats.bodies.every((b) => b.includes('error handling'))).toBe(true);
   });
 
@@ -266,5 +268,147 @@ describe('debug dumps', () => {
     const dump = readFileSync(path.join(dir, 'dumped', 'a.py.json'), 'utf8');
     expect(JSON.parse(dump)).toHaveProperty('summary');
     expect(dump).not.toContain('sk-test-key-for-fake');
+  });
+});
+
+describe('packed requests', () => {
+  const filesIn = (body: string) => [...body.matchAll(/<file path=\\?"([^"\\]+)\\?">/g)].map((m) => m[1] as string);
+
+  it('stores a one-line description on the symbols the model described, and only on those', async () => {
+    const index = await run(fixture, openai());
+    const cache = index.file_summaries.find((f) => f.file_path === 'src/cache/lruCache.ts');
+    const described = cache?.symbols.filter((s) => s.description) ?? [];
+    expect(described.length).toBeGreaterThan(0);
+    expect(described.length).toBeLessThanOrEqual(12);
+    for (const s of described) expect(s.description).not.toContain('\n');
+  });
+
+  it('asks again alone for each file whose entry is missing, duplicated or about another file', async () => {
+    let mixed = 0;
+    server.configure({
+      respond: (req) => {
+        const answer = req.sample() as { files: Array<Record<string, unknown>> };
+        if (answer.files.length < 4 || mixed > 0) return answer;
+        mixed++;
+        const [a, b, c, d] = answer.files as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+        a.path = 'not/asked/for.ts'; // a path nobody asked about: a's entry is missing
+        c.path = b.path; // b answered twice: neither counts
+        d.symbols = [{ name: 'NotInThisFile', description: 'x' }, { name: 'NorThis', description: 'y' }]; // written about another file
+        return answer;
+      },
+    });
+    const index = await run(fixture, openai(), config({ llm: { pack_max_files: 8 } }));
+    server.configure({ respond: undefined });
+    expect(mixed).toBe(1);
+    expect(profiled(index)).toHaveLength(index.file_summaries.length);
+    const packs = server.stats.bodies.map(filesIn);
+    const mixedPack = packs.find((p) => p.length >= 4) as string[];
+    const asked = mixedPack.slice(0, 4);
+    const d = asked[3] as string;
+    const alone = packs.filter((p) => p.length === 1).map((p) => p[0]);
+    // Each of the four files is asked again alone; the files after them in the pack are not.
+    for (const path of asked) expect(alone).toContain(path);
+    for (const path of mixedPack.slice(4)) expect(alone).not.toContain(path);
+    expect(index.file_summaries.find((f) => f.file_path === d)?.symbols.some((s) => s.description === 'x')).toBe(false);
+  });
+
+  it('falls back to one call per file when a pack answer is unusable as a whole', async () => {
+    server.configure({ respond: (req) => ((req.sample() as { files: unknown[] }).files.length > 1 ? { summary: 'not a pack' } : undefined) });
+    const index = await run(fixture, openai());
+    server.configure({ respond: undefined });
+    expect(profiled(index)).toHaveLength(index.file_summaries.length);
+    const packs = server.stats.bodies.map(filesIn);
+    const packed = packs.filter((p) => p.length > 1).flat();
+    expect(packed.length).toBeGreaterThan(0);
+    const alone = new Set(packs.filter((p) => p.length === 1).map((p) => p[0]));
+    for (const path of packed) expect(alone.has(path)).toBe(true);
+  });
+});
+
+describe('rate control', () => {
+  it('survives 429s that carry no headers at all, and still loses no file', async () => {
+    server.configure({ faults: { rate_limit: 0.3 }, bareRateLimit: true });
+    const cfg = config({ llm: { max_retries: 6, pack_max_files: 2 } });
+    const index = await run(fixture, anthropic(), cfg);
+    server.configure({ bareRateLimit: false });
+    expect(server.stats.byOutcome.rate_limit).toBeGreaterThan(0);
+    expect(index.file_summaries).toHaveLength(26);
+    expect(profiled(index)).toHaveLength(26);
+    expect(index.analysis_metadata.retries).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('keeps under a server-enforced request window by reading its headers', async () => {
+    // 6 requests per 600 ms window: the same rate as 600 a minute, scaled down to stay quick.
+    server.configure({ rateLimit: { requestsPerMinute: 6, windowMs: 600 } });
+    const cfg = config({ llm: { pack_max_files: 1, max_retries: 6 }, performance: { max_concurrent_files: 4 } });
+    const index = await run(fixture, openai(), cfg);
+    server.configure({ rateLimit: null });
+    expect(profiled(index)).toHaveLength(26);
+    // Requests in flight when the budget runs out may be refused; once the headers are read, no more are.
+    expect(server.stats.byOutcome.rate_limited_window ?? 0).toBeLessThanOrEqual(4);
+  }, 30_000);
+
+  it("pauses each worker for request_delay instead of spacing the whole run's requests", async () => {
+    server.configure({ latencyMs: 20 });
+    const cfg = config({ llm: { pack_max_files: 1, request_delay: 0.2 }, performance: { max_concurrent_files: 5 } });
+    await run(fixture, openai(), cfg);
+    // A run-wide spacing of 0.2 s would never have two requests in flight at 20 ms each.
+    expect(server.stats.maxInFlight).toBeGreaterThanOrEqual(3);
+  }, 30_000);
+});
+
+describe('prompt caching', () => {
+  // A target structure long enough for the shared prefix to pass the providers' 1,024-token minimum.
+  const bigTarget = Array.from({ length: 80 }, (_, i) => `├── src/module${i}/service${i}.ts   # service number ${i}: caching, routing and persistence`).join('\n');
+
+  it('sends the shared prefix first and byte-identical, with a prompt_cache_key, and counts cached tokens (OpenAI)', async () => {
+    const index = await run(fixture, openai(), config({ llm: { pack_max_files: 3 } }), { targetStructure: bigTarget });
+    const bodies = server.stats.bodies.map((b) => JSON.parse(b) as { prompt_cache_key?: string; messages: Array<{ content: string }> });
+    expect(bodies.length).toBeGreaterThan(2);
+    const users = bodies.map((b) => b.messages[1]?.content ?? '');
+    const prefix = users[0]?.slice(0, users[0].indexOf('<file path="')) ?? '';
+    expect(prefix.length).toBeGreaterThan(4096);
+    for (const user of users) expect(user.startsWith(prefix)).toBe(true);
+    expect(new Set(bodies.map((b) => b.prompt_cache_key)).size).toBe(1);
+    expect(bodies[0]?.prompt_cache_key).toMatch(/^coderag-profile-/);
+    const usage = index.analysis_metadata.token_usage;
+    expect(usage.cached_prompt_tokens).toBeGreaterThan(0);
+    expect(usage.cached_prompt_tokens).toBe(server.stats.cachedPromptTokens);
+  });
+
+  it('marks the shared prefix with cache_control and counts cache reads (Anthropic)', async () => {
+    const index = await run(fixture, anthropic(), config({ llm: { pack_max_files: 3 } }), { targetStructure: bigTarget });
+    const bodies = server.stats.bodies.map((b) => JSON.parse(b) as { messages: Array<{ content: Array<{ text: string; cache_control?: unknown }> }> });
+    const firstBlocks = bodies.map((b) => b.messages[0]?.content[0]);
+    expect(new Set(firstBlocks.map((block) => block?.text)).size).toBe(1);
+    for (const block of firstBlocks) expect(block?.cache_control).toEqual({ type: 'ephemeral' });
+    const usage = index.analysis_metadata.token_usage;
+    expect(usage.cached_prompt_tokens).toBeGreaterThan(0);
+    // Prompt tokens count every token sent, cached or not.
+    expect(usage.prompt_tokens).toBe(server.stats.promptTokens);
+  });
+});
+
+describe('long files', () => {
+  const longFile = Array.from({ length: 40 }, (_, i) => `export function step${i}(input: number): number {\n  // step ${i} of the long pipeline, with some padding text\n  return input + ${i};\n}\n`).join('\n');
+
+  it('splits a file longer than the excerpt at symbol boundaries and merges the answers into one profile', async () => {
+    const repo = makeTempRepo({ 'src/long.ts': longFile, 'src/short.ts': 'export const one = 1;\n' });
+    const cfg = config({ file_analysis: { long_files: 'chunks', max_content_length: 1200, max_chunks_per_file: 3 } });
+    const index = await run(repo.root, openai(), cfg);
+    const sent = server.stats.bodies.join('\n');
+    for (const part of ['src/long.ts#1', 'src/long.ts#2', 'src/long.ts#3']) expect(sent).toContain(`path=\\"${part}\\"`);
+    expect(sent).not.toContain('src/long.ts#4');
+    const long = index.file_summaries.find((f) => f.file_path === 'src/long.ts');
+    expect(long?.profile_source).toBe('llm');
+    expect(index.file_summaries.map((f) => f.file_path).sort()).toEqual(['src/long.ts', 'src/short.ts']);
+    // Symbols of later chunks got descriptions too.
+    expect(long?.symbols.find((s) => s.name === 'step15')?.description).toBeDefined();
+  });
+
+  it('sends only the head of a long file by default', async () => {
+    const repo = makeTempRepo({ 'src/long.ts': longFile });
+    await run(repo.root, openai(), config({ file_analysis: { max_content_length: 1200 } }));
+    expect(server.stats.bodies.join('\n')).not.toContain('src/long.ts#');
   });
 });

@@ -70,7 +70,7 @@ beforeAll(async () => {
 });
 
 afterEach(() => {
-  server.configure({ latencyMs: 0, faults: {}, rejectJsonSchema: false, respond: undefined, hangMs: 30_000, seed: 7 });
+  server.configure({ latencyMs: 0, faults: {}, rejectJsonSchema: false, respond: undefined, hangMs: 30_000, seed: 7, latencyPerTokenMs: 0, rateLimit: null, bareRateLimit: false });
   server.resetStats();
 });
 
@@ -366,6 +366,77 @@ describe('fake LLM server', () => {
     expect(models.data.map((m) => m.id)).toContain('gpt-fake-1');
     const res = await fetch(`${server.url}/v1/unknown`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(404);
+  });
+});
+
+describe('fake LLM server: packs, pacing and caching', () => {
+  const packSchema = {
+    type: 'object', required: ['files'], additionalProperties: false,
+    properties: { files: { type: 'array', items: { type: 'object', required: ['path', 'summary', 'symbols'], additionalProperties: false, properties: {
+      path: { type: 'string' }, summary: { type: 'string' },
+      symbols: { type: 'array', items: { type: 'object', required: ['name', 'description'], properties: { name: { type: 'string' }, description: { type: 'string' } } } },
+    } } } },
+  };
+  const packPrompt = ['a.ts', 'b.ts'].map((p) => `<file path="${p}">\nSymbols:\n- function run${p[0]} (1-3)\n</file>`).join('\n');
+  const packRequest = (content = packPrompt) => ({
+    model: 'gpt-fake-1',
+    messages: [{ role: 'user' as const, content }],
+    response_format: { type: 'json_schema' as const, json_schema: { name: 'pack', schema: packSchema, strict: true } },
+  });
+
+  it('answers a packed request with one entry per file tag, describing its listed symbols', async () => {
+    const completion = await openai().chat.completions.create(packRequest());
+    const answer = JSON.parse(completion.choices[0]?.message.content ?? '{}') as { files: Array<{ path: string; symbols: Array<{ name: string }> }> };
+    expect(answer.files.map((f) => f.path)).toEqual(['a.ts', 'b.ts']);
+    expect(answer.files[0]?.symbols.map((s) => s.name)).toEqual(['runa']);
+  });
+
+  it('takes longer the longer the answer is, with a delay per answer token', async () => {
+    server.configure({ latencyPerTokenMs: 2 });
+    const started = performance.now();
+    const completion = await openai().chat.completions.create(packRequest());
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2 * (completion.usage?.completion_tokens ?? 0) - 5);
+  });
+
+  it('enforces a rolling request window with the real headers, and a 429 with retry-after past it', async () => {
+    server.configure({ rateLimit: { requestsPerMinute: 2, windowMs: 1000 } });
+    const first = await openai().chat.completions.create(packRequest()).withResponse();
+    expect(first.response.headers.get('x-ratelimit-limit-requests')).toBe('120');
+    expect(first.response.headers.get('x-ratelimit-remaining-requests')).toBe('1');
+    expect(first.response.headers.get('x-ratelimit-reset-requests')).toMatch(/^\d+\.\d{3}s$/);
+    await openai().chat.completions.create(packRequest());
+    const err = await caught(openai().chat.completions.create(packRequest()));
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((err as InstanceType<typeof OpenAI.RateLimitError>).headers?.get('retry-after')).toBe('1');
+    const answer = await caught(anthropic().messages.create(toolRequest(PROMPT_A)));
+    expect((answer as InstanceType<typeof Anthropic.RateLimitError>).headers?.get('anthropic-ratelimit-requests-remaining')).toBe('0');
+    expect(server.stats.byOutcome['rate_limited_window']).toBe(2);
+  });
+
+  it('sends a 429 with no headers at all when bareRateLimit is set', async () => {
+    server.configure({ faults: { rate_limit: 1 }, bareRateLimit: true });
+    const err = await caught(openai().chat.completions.create(schemaRequest(PROMPT_A)));
+    const headers = (err as InstanceType<typeof OpenAI.RateLimitError>).headers;
+    expect(headers?.get('retry-after')).toBeNull();
+    expect(headers?.get('x-request-id')).toBeNull();
+  });
+
+  it('reports a repeated prefix of 1,024 tokens or more as cached, as OpenAI and Anthropic do', async () => {
+    const prefix = 'Shared instructions for every request. '.repeat(120);
+    await openai().chat.completions.create(packRequest(`${prefix}${packPrompt}`));
+    const again = await openai().chat.completions.create(packRequest(`${prefix}<file path="c.ts">\n- function c (1-2)\n</file>`));
+    expect(again.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThanOrEqual(1024);
+    expect((again.usage?.prompt_tokens_details?.cached_tokens ?? 0) % 128).toBe(0);
+
+    const message = (suffix: string): Anthropic.MessageCreateParamsNonStreaming => ({
+      ...toolRequest(PROMPT_A),
+      messages: [{ role: 'user', content: [{ type: 'text', text: prefix, cache_control: { type: 'ephemeral' } }, { type: 'text', text: suffix }] }],
+    });
+    const first = await anthropic().messages.create(message('one'));
+    expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(1000);
+    expect(first.usage.cache_read_input_tokens).toBe(0);
+    const second = await anthropic().messages.create(message('two'));
+    expect(second.usage.cache_read_input_tokens).toBeGreaterThan(1000);
   });
 });
 

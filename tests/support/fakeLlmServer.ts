@@ -8,17 +8,22 @@
  *   - GET  /v1/models             (either provider's model list)
  *   - the batch APIs of both providers (fakeBatchApi.ts)
  * Answers are synthesised from the request's JSON schema (see schemaSample.ts),
- * with configurable latency and seeded, reproducible fault injection.
+ * with configurable latency and seeded, reproducible fault injection. A schema
+ * with a `files` array of entries keyed by `path` gets one entry per
+ * `<file path="...">` block of the prompt (CodeRAG's packed profile requests).
+ * Optionally: latency per answer token, a rolling rate-limit window answered
+ * with the providers' real rate-limit headers, and a prompt cache that reports
+ * cached prefix tokens as OpenAI and Anthropic do.
  *
  * Standalone:
  *   node --import tsx tests/support/fakeLlmServer.ts --port 8787 --latency 200 \
  *     [--faults rate_limit=0.2,server_error=0.05] [--seed 42] [--hang-ms 30000] \
- *     [--retry-after 1] [--reject-json-schema]
+ *     [--retry-after 1] [--reject-json-schema] [--ms-per-token 10] [--rpm 120] [--tpm 200000]
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { sampleFromSchema } from './schemaSample.js';
+import { hashString, sampleFromSchema } from './schemaSample.js';
 import { createFakeBatchApi, type FakeBatchApi, type FakeBatchOptions, type SyntheticAnswer } from './fakeBatchApi.js';
 
 export type FaultKind =
@@ -48,6 +53,19 @@ export interface FakeLlmOptions {
   respond?: (req: FakeRequest) => unknown | undefined;
   /** How submitted batches progress and end (fakeBatchApi.ts). */
   batch?: FakeBatchOptions;
+  /** Added per completion token of the answer, after latencyMs (answers take longer the longer they are). */
+  latencyPerTokenMs?: number;
+  /**
+   * A rolling window the server enforces, counted at arrival: requests, and tokens (prompt estimate plus
+   * max_tokens, as OpenAI counts them). Every answer carries x-ratelimit-* (OpenAI) or anthropic-ratelimit-*
+   * headers; a request over the limit gets a 429 with them and retry-after. `reset` is the time until the
+   * oldest request in the window leaves it. Limits are announced per minute (scaled from `windowMs`).
+   */
+  rateLimit?: { requestsPerMinute?: number; tokensPerMinute?: number; windowMs?: number } | null;
+  /** Send 429 faults with no headers at all (no retry-after, no rate-limit headers). */
+  bareRateLimit?: boolean;
+  /** Simulate prompt caching (default true): a prefix of >= 1024 tokens seen before is reported as cached. */
+  promptCache?: boolean;
 }
 
 export interface FakeRequest {
@@ -56,6 +74,8 @@ export interface FakeRequest {
   body: any;
   prompt: string;
   schema: unknown | undefined;
+  /** The answer the server would synthesise (for respond() functions that alter it). */
+  sample(): unknown;
 }
 
 export interface FakeLlmStats {
@@ -64,6 +84,11 @@ export interface FakeLlmStats {
   maxInFlight: number;
   byOutcome: Record<string, number>;
   bodies: string[];
+  promptTokens: number;
+  cachedPromptTokens: number;
+  completionTokens: number;
+  /** Arrival times (ms) of requests the rate window accepted. */
+  accepted: number[];
 }
 
 export interface FakeLlmServer {
@@ -105,6 +130,68 @@ function mulberry32(seed: number): () => number {
 
 function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+/** Prompt caching: prefixes seen before, hashed at 128-token (512-character) boundaries. */
+const CACHE_BLOCK_CHARS = 512;
+const CACHE_MIN_CHARS = 4096;
+
+function prefixHashes(text: string, seed: string): number[] {
+  const hashes: number[] = [];
+  let h = hashString(seed);
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+    if ((i + 1) % CACHE_BLOCK_CHARS === 0) hashes.push(h);
+  }
+  return hashes;
+}
+
+/** Characters of `text` served from the cache (0 below the minimum); records its prefixes for later requests. */
+function cachedChars(seen: Set<number>, text: string, seed: string): number {
+  const hashes = prefixHashes(text, seed);
+  let hit = 0;
+  for (const [i, h] of hashes.entries()) {
+    if (!seen.has(h)) break;
+    hit = (i + 1) * CACHE_BLOCK_CHARS;
+  }
+  for (const h of hashes) seen.add(h);
+  return hit >= CACHE_MIN_CHARS ? hit : 0;
+}
+
+/** Anthropic: the text up to the last block marked cache_control, in system-then-messages order. */
+function anthropicCachePrefix(body: any): string | null {
+  const blocks: Array<{ text: string; mark: boolean }> = [];
+  const push = (content: unknown) => {
+    if (typeof content === 'string') blocks.push({ text: content, mark: false });
+    else if (Array.isArray(content)) for (const b of content) blocks.push({ text: typeof b?.text === 'string' ? b.text : '', mark: !!b?.cache_control });
+  };
+  push(body?.system);
+  for (const m of Array.isArray(body?.messages) ? body.messages : []) push(m?.content);
+  const last = blocks.map((b) => b.mark).lastIndexOf(true);
+  return last < 0 ? null : blocks.slice(0, last + 1).map((b) => b.text).join('\n');
+}
+
+/** A `files` array whose items are keyed by `path`: CodeRAG's packed profile answer. */
+function packItemSchema(schema: unknown): unknown | undefined {
+  const files = (schema as any)?.properties?.files;
+  return files?.type === 'array' && files.items?.properties?.path ? files.items : undefined;
+}
+
+/** One entry per `<file path="...">` block, each synthesised from its own block, describing its listed symbols. */
+function packAnswer(itemSchema: unknown, prompt: string): unknown {
+  const files: unknown[] = [];
+  for (const m of prompt.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)) {
+    const block = m[2] ?? '';
+    const entry = sampleFromSchema(itemSchema, block) as Record<string, unknown>;
+    entry['path'] = m[1];
+    if ('symbols' in entry) {
+      const names = [...block.matchAll(/^- \w+ (\S+) \(\d+-\d+\)/gm)].map((s) => s[1] as string).slice(0, 12);
+      entry['symbols'] = names.map((name) => ({ name, description: `Handles ${name.split('-').pop()} for this module.` }));
+    }
+    files.push(entry);
+  }
+  return { files };
 }
 
 // ---------------------------------------------------------------------------
@@ -261,6 +348,9 @@ interface State {
   closing: boolean;
   timers: Set<NodeJS.Timeout>;
   live: Set<http.ServerResponse>;
+  /** The rate window: arrival time and counted tokens of each accepted request. */
+  window: Array<{ at: number; tokens: number }>;
+  cacheSeen: Set<number>;
 }
 
 function resolvedOptions(opts: FakeLlmOptions | undefined): FakeLlmOptions {
@@ -294,9 +384,56 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     closing: false,
     timers: new Set(),
     live: new Set(),
+    window: [],
+    cacheSeen: new Set(),
   };
 
-  const stats: FakeLlmStats = { requests: 0, inFlight: 0, maxInFlight: 0, byOutcome: {}, bodies: [] };
+  const stats: FakeLlmStats = { requests: 0, inFlight: 0, maxInFlight: 0, byOutcome: {}, bodies: [], promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0, accepted: [] };
+
+  /**
+   * Counts a request into the rolling window, or refuses it. Returns the rate-limit headers to send
+   * (with retry-after when refused), or null when no limit is configured.
+   */
+  const admit = (api: 'openai' | 'anthropic', raw: string): { ok: boolean; headers: Record<string, string> } | null => {
+    const limit = state.opts.rateLimit;
+    if (!limit || (!limit.requestsPerMinute && !limit.tokensPerMinute)) return null;
+    const windowMs = limit.windowMs ?? 60_000;
+    const now = Date.now();
+    while (state.window.length > 0 && (state.window[0]?.at ?? 0) <= now - windowMs) state.window.shift();
+    let tokens = 0;
+    try {
+      const body = JSON.parse(raw);
+      tokens = estimateTokens((api === 'openai' ? extractOpenAi(body) : extractAnthropic(body)).prompt) + (Number(body?.max_tokens) || 0);
+    } catch {
+      // an unparsable body is refused later as a bad request
+    }
+    const used = state.window.reduce((sum, e) => sum + e.tokens, 0);
+    const rpm = limit.requestsPerMinute;
+    const tpm = limit.tokensPerMinute;
+    const ok = (!rpm || state.window.length < rpm) && (!tpm || used + tokens <= tpm);
+    if (ok) {
+      state.window.push({ at: now, tokens });
+      stats.accepted.push(now);
+    }
+    const remainingRequests = rpm ? Math.max(0, rpm - state.window.length) : undefined;
+    const remainingTokens = tpm ? Math.max(0, tpm - used - (ok ? tokens : 0)) : undefined;
+    const oldest = state.window[0]?.at ?? now;
+    const resetMs = state.window.length > 0 ? Math.max(1, oldest + windowMs - now) : 0;
+    // Limits are announced per minute, as providers do, whatever window the test scales them to.
+    const perMinute = (n: number) => String(Math.round((n * 60_000) / windowMs));
+    const headers: Record<string, string> = {};
+    const resetText = `${(resetMs / 1000).toFixed(3)}s`;
+    const resetAt = new Date(now + resetMs).toISOString();
+    if (api === 'openai') {
+      if (rpm) Object.assign(headers, { 'x-ratelimit-limit-requests': perMinute(rpm), 'x-ratelimit-remaining-requests': String(remainingRequests), 'x-ratelimit-reset-requests': resetText });
+      if (tpm) Object.assign(headers, { 'x-ratelimit-limit-tokens': perMinute(tpm), 'x-ratelimit-remaining-tokens': String(remainingTokens), 'x-ratelimit-reset-tokens': resetText });
+    } else {
+      if (rpm) Object.assign(headers, { 'anthropic-ratelimit-requests-limit': perMinute(rpm), 'anthropic-ratelimit-requests-remaining': String(remainingRequests), 'anthropic-ratelimit-requests-reset': resetAt });
+      if (tpm) Object.assign(headers, { 'anthropic-ratelimit-tokens-limit': perMinute(tpm), 'anthropic-ratelimit-tokens-remaining': String(remainingTokens), 'anthropic-ratelimit-tokens-reset': resetAt });
+    }
+    if (!ok) Object.assign(headers, { 'retry-after': String(Math.ceil(resetMs / 1000)), 'retry-after-ms': String(resetMs) });
+    return { ok, headers };
+  };
   const count = (outcome: string): void => {
     stats.byOutcome[outcome] = (stats.byOutcome[outcome] ?? 0) + 1;
   };
@@ -348,6 +485,16 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     send(res, spec.status, payload, { ...idHeader, ...extraHeaders });
   };
 
+  /** A 429 with a body and nothing else: no retry-after, no rate-limit headers, no request id. */
+  const sendErrorBare = (res: http.ServerResponse, api: 'openai' | 'anthropic', requestId: string): void => {
+    const spec = errorSpec('rate_limit', api);
+    const payload =
+      api === 'openai'
+        ? { error: { message: spec.message, type: spec.openaiType, param: null, code: spec.openaiCode } }
+        : { type: 'error', error: { type: spec.anthropicType, message: spec.message }, request_id: requestId };
+    send(res, 429, payload);
+  };
+
   const drawFault = (): FaultKind | undefined => {
     const faults = state.opts.faults ?? {};
     const r = state.rand(); // always draw once per request so sequences stay reproducible
@@ -372,8 +519,10 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
           : embeddedSchema(lastUser)
         : (tool?.input_schema ?? embeddedSchema(lastUser));
     const model = typeof body?.model === 'string' && body.model !== '' ? body.model : 'fake-model';
-    let answer = state.opts.respond?.({ api, model, body, prompt, schema });
-    if (answer === undefined) answer = schema !== undefined ? sampleFromSchema(schema, prompt) : {};
+    const itemSchema = packItemSchema(schema);
+    const sample = (): unknown => (itemSchema !== undefined ? packAnswer(itemSchema, prompt) : schema !== undefined ? sampleFromSchema(schema, prompt) : {});
+    let answer = state.opts.respond?.({ api, model, body, prompt, schema, sample });
+    if (answer === undefined) answer = sample();
     const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
     return { text, value: typeof answer === 'string' ? undefined : answer, promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(text) };
   };
@@ -407,6 +556,13 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
   ): Promise<void> => {
     const n = ++state.counter;
     const requestId = `req_fake_${n}`;
+    const admitted = admit(api, raw);
+    const limitHeaders = admitted?.headers ?? {};
+    if (admitted && !admitted.ok) {
+      count('rate_limited_window');
+      sendError(res, api, 'rate_limit', requestId, 'Rate limit reached for requests (fake server window).', limitHeaders);
+      return;
+    }
 
     if (!(await wait(state.opts.latencyMs ?? 0, res))) {
       count('client_closed');
@@ -418,7 +574,12 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     if (fault === 'rate_limit') {
       count(fault);
       const secs = state.opts.retryAfterSeconds ?? 1;
+      if (state.opts.bareRateLimit) {
+        sendErrorBare(res, api, requestId);
+        return;
+      }
       sendError(res, api, fault, requestId, undefined, {
+        ...limitHeaders,
         'retry-after': String(secs),
         'retry-after-ms': String(Math.round(secs * 1000)),
       });
@@ -497,7 +658,10 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
       }
     }
 
-    const fakeReq: FakeRequest = { api, model, body, prompt, schema };
+    const itemSchema = packItemSchema(schema);
+    const synthesise = (): unknown =>
+      itemSchema !== undefined ? packAnswer(itemSchema, prompt) : schema !== undefined ? sampleFromSchema(schema, prompt) : jsonMode || tool ? {} : 'OK';
+    const fakeReq: FakeRequest = { api, model, body, prompt, schema, sample: synthesise };
     let answer: unknown;
     try {
       answer = state.opts.respond?.(fakeReq);
@@ -506,11 +670,7 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
       sendError(res, api, 'server_error', requestId, `respond() threw: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
-    if (answer === undefined) {
-      if (schema !== undefined) answer = sampleFromSchema(schema, prompt);
-      else if (jsonMode || tool) answer = {};
-      else answer = 'OK';
-    }
+    if (answer === undefined) answer = synthesise();
     const answerText = typeof answer === 'string' ? answer : JSON.stringify(answer);
 
     let outcome = 'ok';
@@ -525,6 +685,17 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
 
     const promptTokens = estimateTokens(prompt);
     const completionTokens = estimateTokens(text);
+    const caching = state.opts.promptCache !== false;
+    const cachePrefix = api === 'anthropic' ? anthropicCachePrefix(body) : prompt;
+    const cached = caching && cachePrefix !== null ? estimateTokens(cachePrefix.slice(0, cachedChars(state.cacheSeen, cachePrefix, `${api}:${model}`))) : 0;
+    const anthropicPrefixTokens = api === 'anthropic' && cachePrefix !== null && caching && cachePrefix.length >= CACHE_MIN_CHARS ? estimateTokens(cachePrefix) : 0;
+    stats.promptTokens += promptTokens;
+    stats.cachedPromptTokens += cached;
+    stats.completionTokens += completionTokens;
+    if (!(await wait(completionTokens * (state.opts.latencyPerTokenMs ?? 0), res))) {
+      count('client_closed');
+      return;
+    }
 
     if (api === 'openai') {
       send(
@@ -547,9 +718,10 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
             prompt_tokens: promptTokens,
             completion_tokens: completionTokens,
             total_tokens: promptTokens + completionTokens,
+            prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
           },
         },
-        { 'x-request-id': requestId },
+        { 'x-request-id': requestId, ...limitHeaders },
       );
     } else {
       let content: unknown[];
@@ -581,13 +753,14 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
           stop_reason: stopReason,
           stop_sequence: null,
           usage: {
-            input_tokens: promptTokens,
+            // Anthropic's input_tokens leave out what was read from or written to the cache.
+            input_tokens: promptTokens - anthropicPrefixTokens,
             output_tokens: completionTokens,
-            cache_creation_input_tokens: null,
-            cache_read_input_tokens: null,
+            cache_creation_input_tokens: anthropicPrefixTokens - cached,
+            cache_read_input_tokens: cached,
           },
         },
-        { 'request-id': requestId },
+        { 'request-id': requestId, ...limitHeaders },
       );
     }
     count(outcome);
@@ -687,6 +860,10 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
       stats.maxInFlight = stats.inFlight;
       for (const key of Object.keys(stats.byOutcome)) delete stats.byOutcome[key];
       stats.bodies.length = 0;
+      stats.promptTokens = 0;
+      stats.cachedPromptTokens = 0;
+      stats.completionTokens = 0;
+      stats.accepted.length = 0;
     },
     close(): Promise<void> {
       if (closed) return closed;
@@ -753,6 +930,15 @@ function parseCli(argv: string[]): { port: number; opts: FakeLlmOptions } {
       case '--reject-json-schema':
         opts.rejectJsonSchema = true;
         break;
+      case '--ms-per-token':
+        opts.latencyPerTokenMs = number(take(), flag);
+        break;
+      case '--rpm':
+        opts.rateLimit = { ...opts.rateLimit, requestsPerMinute: number(take(), flag) };
+        break;
+      case '--tpm':
+        opts.rateLimit = { ...opts.rateLimit, tokensPerMinute: number(take(), flag) };
+        break;
       case '--faults': {
         const faults: Partial<Record<FaultKind, number>> = {};
         for (const pair of take().split(',').filter((s) => s.trim() !== '')) {
@@ -768,7 +954,7 @@ function parseCli(argv: string[]): { port: number; opts: FakeLlmOptions } {
       case '-h':
         process.stdout.write(
           'usage: node --import tsx tests/support/fakeLlmServer.ts [--port 8787] [--latency ms] ' +
-            '[--faults kind=p,...] [--seed n] [--hang-ms ms] [--retry-after s] [--reject-json-schema]\n' +
+            '[--faults kind=p,...] [--seed n] [--hang-ms ms] [--retry-after s] [--reject-json-schema] [--ms-per-token ms] [--rpm n] [--tpm n]\n' +
             `fault kinds: ${FAULT_ORDER.join(', ')}\n`,
         );
         process.exit(0);

@@ -135,6 +135,9 @@ function dryRunText(plans: readonly RepoPlan[], cost: PlanCost, provider: string
   }
   const how = cost.exact ? `exact, ${cost.method}` : cost.method;
   lines.push(`${provider} ${model}: ${cost.requests} requests, ${number(cost.promptTokens)} prompt tokens (${how}), ~${number(cost.outputTokens)} answer tokens (estimate: ${cost.requests ? Math.round(cost.outputTokens / cost.requests) : 0} a request)`);
+  if (cost.liveRequests !== cost.requests) {
+    lines.push(`live, files packed into shared requests (llm.pack_max_files): ${cost.liveRequests} requests, ${number(cost.livePromptTokens)} prompt tokens`);
+  }
   if (cost.price && cost.live !== null && cost.batch !== null) {
     lines.push(`cost: ${formatDollars(cost.live)} live, ${formatDollars(cost.batch)} with --batch (pricing.${model}: $${cost.price.input} input, $${cost.price.output} output per million tokens)`);
   } else {
@@ -149,6 +152,8 @@ function dryRunJson(plans: readonly RepoPlan[], cost: PlanCost, provider: string
     model,
     requests: cost.requests,
     prompt_tokens: cost.promptTokens,
+    live_requests: cost.liveRequests,
+    live_prompt_tokens: cost.livePromptTokens,
     prompt_tokens_exact: cost.exact,
     token_count_method: cost.method,
     estimated_output_tokens: cost.outputTokens,

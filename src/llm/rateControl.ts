@@ -1,0 +1,339 @@
+/**
+ * Rate control for every model request of a run, in one scheduler:
+ * - concurrency that adapts (AIMD): halved on a 429, at most once per round trip, and grown by one slot per
+ *   round trip of successes while the provider's headers show headroom; it starts at `max_concurrent_files`
+ *   and never exceeds `llm.adaptive_concurrency_max` (by default the same number);
+ * - the provider's own budget: `x-ratelimit-remaining-*` (OpenAI) and `anthropic-ratelimit-*-remaining`
+ *   (Anthropic) say how many requests and tokens are left until a reset; at zero, new requests wait for it;
+ * - `retry-after` on a 429 pauses every new request, not just the one refused;
+ * - a per-minute limit the headers announce (`x-ratelimit-limit-requests`, `…-tokens`) paces requests
+ *   evenly at just under that rate, as do optional caps of our own (`llm.requests_per_minute`,
+ *   `llm.tokens_per_minute`), so the server rarely has to refuse any;
+ * - `llm.request_delay` is DeepCode's pause per worker: a slot rests that long after its request before the
+ *   next one may use it. It does not space requests across the run.
+ * Retrying stays with retry.ts; this module only decides when a request may start.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { statusOf } from './retry.js';
+
+/** What a provider's response headers say about its limits; absent fields were not sent. */
+export interface RateLimitSnapshot {
+  limitRequests?: number;
+  remainingRequests?: number;
+  /** Milliseconds until the request budget is replenished. */
+  resetRequestsMs?: number;
+  limitTokens?: number;
+  remainingTokens?: number;
+  resetTokensMs?: number;
+  /** Milliseconds the server asked to wait (retry-after-ms or retry-after). */
+  retryAfterMs?: number;
+}
+
+export type HeaderSource = { get(name: string): string | null } | Record<string, string | undefined> | null | undefined;
+
+function headerGetter(headers: HeaderSource): (name: string) => string | null {
+  if (!headers) return () => null;
+  if (typeof (headers as { get?: unknown }).get === 'function') return (name) => (headers as { get(name: string): string | null }).get(name);
+  const record = headers as Record<string, string | undefined>;
+  return (name) => record[name] ?? record[name.toLowerCase()] ?? null;
+}
+
+/** `1s`, `6m0s`, `20ms`, `1m30.5s`, `2h` (OpenAI's reset format) to milliseconds. */
+export function parseDurationMs(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
+  let total = 0;
+  let matched = '';
+  for (const m of trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) {
+    const n = Number(m[1]);
+    total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n * 3_600_000;
+    matched += m[0];
+  }
+  return matched === trimmed ? total : undefined;
+}
+
+function count(value: string | null): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** A reset given as a duration (OpenAI) or an RFC 3339 time (Anthropic), in milliseconds from now. */
+function resetMs(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const duration = parseDurationMs(value);
+  if (duration !== undefined) return duration;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** Reads both providers' rate-limit headers and retry-after; missing or garbled headers are left out. */
+export function readRateLimits(headers: HeaderSource, now: number = Date.now()): RateLimitSnapshot {
+  const get = headerGetter(headers);
+  const snapshot: RateLimitSnapshot = {};
+  const set = <K extends keyof RateLimitSnapshot>(key: K, value: number | undefined) => {
+    if (value !== undefined) snapshot[key] = value;
+  };
+  set('limitRequests', count(get('x-ratelimit-limit-requests') ?? get('anthropic-ratelimit-requests-limit')));
+  set('remainingRequests', count(get('x-ratelimit-remaining-requests') ?? get('anthropic-ratelimit-requests-remaining')));
+  set('resetRequestsMs', resetMs(get('x-ratelimit-reset-requests') ?? get('anthropic-ratelimit-requests-reset'), now));
+  set('limitTokens', count(get('x-ratelimit-limit-tokens') ?? get('anthropic-ratelimit-tokens-limit') ?? get('anthropic-ratelimit-input-tokens-limit')));
+  set('remainingTokens', count(get('x-ratelimit-remaining-tokens') ?? get('anthropic-ratelimit-tokens-remaining') ?? get('anthropic-ratelimit-input-tokens-remaining')));
+  set('resetTokensMs', resetMs(get('x-ratelimit-reset-tokens') ?? get('anthropic-ratelimit-tokens-reset') ?? get('anthropic-ratelimit-input-tokens-reset'), now));
+  const ms = count(get('retry-after-ms'));
+  if (ms !== undefined) snapshot.retryAfterMs = ms;
+  else {
+    const after = get('retry-after');
+    const seconds = count(after);
+    if (seconds !== undefined) snapshot.retryAfterMs = seconds * 1000;
+    else if (after !== null && !Number.isNaN(Date.parse(after))) snapshot.retryAfterMs = Math.max(0, Date.parse(after) - now);
+  }
+  return snapshot;
+}
+
+export interface SchedulerOptions {
+  /** Requests in flight at the start: `performance.max_concurrent_files`. */
+  concurrency: number;
+  /** The ceiling of adaptive growth: `llm.adaptive_concurrency_max`, else `concurrency`. */
+  maxConcurrency: number;
+  /** Milliseconds each slot rests after its request: `llm.request_delay`. */
+  pauseMs: number;
+  requestsPerMinute?: number | null;
+  tokensPerMinute?: number | null;
+  /** Milliseconds every new request waits after a 429 that names no wait (no headers at all). */
+  fallbackPauseMs: number;
+  now?: () => number;
+}
+
+export interface SchedulerStats {
+  /** The concurrency now (slots, rounded down). */
+  concurrency: number;
+  lowestConcurrency: number;
+  highestConcurrency: number;
+  rateLimited: number;
+  /** Milliseconds new requests spent waiting for a budget, a pause or a cap. */
+  pacedMs: number;
+}
+
+/** A request as the scheduler sees it: its estimated tokens, and the headers of its answer. */
+export interface ScheduledResult<T> {
+  value: T;
+  rateLimits?: RateLimitSnapshot | undefined;
+}
+
+const WINDOW_MS = 60_000;
+/** The share of an announced per-minute limit we pace at: the rest absorbs clock skew between us and the server. */
+const PACE_SHARE = 0.97;
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
+
+export class RequestScheduler {
+  private limit: number;
+  private held = 0;
+  private readonly waiters: Array<() => void> = [];
+  private readonly freeListeners = new Set<() => void>();
+  private readonly now: () => number;
+  /** No request starts before this time (a retry-after, or a provider budget at zero). */
+  private pauseUntil = 0;
+  /** Requests the provider still allows, counted down as we start them; undefined when it never said. */
+  private requestBudget: number | undefined;
+  private tokenBudget: number | undefined;
+  private requestsResetAt = 0;
+  private tokensResetAt = 0;
+  private nextStart = 0;
+  /** Per-minute limits the provider announced. */
+  private announcedRpm: number | undefined;
+  private announcedTpm: number | undefined;
+  private readonly tokenLog: Array<{ at: number; tokens: number }> = [];
+  /** Requests started after this time may shrink the concurrency again: one decrease per round trip. */
+  private lastDecreaseAt = -Infinity;
+  readonly stats: SchedulerStats;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.limit = Math.max(1, options.concurrency);
+    this.now = options.now ?? Date.now;
+    this.stats = { concurrency: Math.floor(this.limit), lowestConcurrency: Math.floor(this.limit), highestConcurrency: Math.floor(this.limit), rateLimited: 0, pacedMs: 0 };
+  }
+
+  /** Slots now: how many requests may be in flight at once. */
+  get capacity(): number {
+    return Math.max(1, Math.floor(this.limit));
+  }
+
+  /** Called whenever a slot frees, so a caller that forms work per slot (the packer) can form more. */
+  onFree(listener: () => void): () => void {
+    this.freeListeners.add(listener);
+    return () => this.freeListeners.delete(listener);
+  }
+
+  /**
+   * Runs one request when a slot is free and the budgets allow, and learns from its outcome. The result is
+   * returned at once; the slot rests for `request_delay` before the next request takes it.
+   */
+  async run<T>(task: () => Promise<ScheduledResult<T>>, estimatedTokens: number, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
+    let startedAt: number;
+    try {
+      await this.pace(estimatedTokens, signal);
+      startedAt = this.now();
+    } catch (error) {
+      this.release(0);
+      throw error;
+    }
+    try {
+      const result = await task();
+      this.learn(result.rateLimits, true, startedAt);
+      return result.value;
+    } catch (error) {
+      this.learnFromError(error, startedAt);
+      throw error;
+    } finally {
+      this.release(this.options.pauseMs);
+    }
+  }
+
+  private acquire(signal?: AbortSignal): Promise<void> {
+    if (this.held < this.capacity && this.waiters.length === 0) {
+      this.held++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const entry = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.held++;
+        resolve();
+      };
+      const onAbort = () => {
+        const i = this.waiters.indexOf(entry);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(entry);
+    });
+  }
+
+  private release(afterMs: number): void {
+    const free = () => {
+      this.held--;
+      this.drain();
+      for (const listener of this.freeListeners) listener();
+    };
+    // Not unref'd: a request waiting for this slot may be all that is left of the run.
+    if (afterMs > 0) setTimeout(free, afterMs);
+    else free();
+  }
+
+  private drain(): void {
+    while (this.held < this.capacity && this.waiters.length > 0) this.waiters.shift()?.();
+  }
+
+  /** Waits until every budget and pause allows one more request, then books it. */
+  private async pace(tokens: number, signal?: AbortSignal): Promise<void> {
+    const started = this.now();
+    for (;;) {
+      const wait = this.waitFor(tokens);
+      if (wait <= 0) break;
+      // Re-check at least every quarter second: a response meanwhile may bring a new budget.
+      await sleep(Math.min(wait, 250), undefined, signal ? { signal } : undefined);
+    }
+    const now = this.now();
+    this.stats.pacedMs += now - started;
+    const rpm = this.rpm();
+    if (rpm) this.nextStart = Math.max(now, this.nextStart) + WINDOW_MS / rpm;
+    if (this.requestBudget !== undefined) this.requestBudget--;
+    if (this.tokenBudget !== undefined) this.tokenBudget -= tokens;
+    if (this.tpm()) this.tokenLog.push({ at: now, tokens });
+  }
+
+  /** Milliseconds until this request may start; 0 means now. */
+  private waitFor(tokens: number): number {
+    const now = this.now();
+    let wait = this.pauseUntil - now;
+    if (this.rpm()) wait = Math.max(wait, this.nextStart - now);
+    if (this.requestBudget !== undefined && this.requestBudget <= 0) {
+      // Past the reset, one request probes and its answer brings the new budget.
+      if (now < this.requestsResetAt) wait = Math.max(wait, this.requestsResetAt - now);
+      else this.requestBudget = 1;
+    }
+    if (this.tokenBudget !== undefined && this.tokenBudget < tokens) {
+      if (now < this.tokensResetAt) wait = Math.max(wait, this.tokensResetAt - now);
+      else this.tokenBudget = undefined;
+    }
+    const tpm = this.tpm();
+    if (tpm) {
+      while (this.tokenLog.length > 0 && (this.tokenLog[0]?.at ?? 0) <= now - WINDOW_MS) this.tokenLog.shift();
+      let used = this.tokenLog.reduce((sum, e) => sum + e.tokens, 0);
+      // A request larger than the whole cap would never fit: it waits only for an empty window.
+      const need = Math.min(tokens, tpm);
+      for (const entry of this.tokenLog) {
+        if (used + need <= tpm) break;
+        used -= entry.tokens;
+        wait = Math.max(wait, entry.at + WINDOW_MS - now);
+      }
+    }
+    return wait;
+  }
+
+  /** Requests a minute to pace at: our cap, or just under the provider's announced limit, whichever is lower. */
+  private rpm(): number | undefined {
+    const announced = this.announcedRpm !== undefined ? this.announcedRpm * PACE_SHARE : undefined;
+    return minDefined(this.options.requestsPerMinute ?? undefined, announced);
+  }
+
+  private tpm(): number | undefined {
+    const announced = this.announcedTpm !== undefined ? this.announcedTpm * PACE_SHARE : undefined;
+    return minDefined(this.options.tokensPerMinute ?? undefined, announced);
+  }
+
+  private learn(limits: RateLimitSnapshot | undefined, ok: boolean, startedAt: number): void {
+    const now = this.now();
+    if (limits) {
+      if (limits.limitRequests !== undefined && limits.limitRequests > 0) this.announcedRpm = limits.limitRequests;
+      if (limits.limitTokens !== undefined && limits.limitTokens > 0) this.announcedTpm = limits.limitTokens;
+      if (limits.remainingRequests !== undefined) this.requestBudget = limits.remainingRequests;
+      if (limits.remainingTokens !== undefined) this.tokenBudget = limits.remainingTokens;
+      // Without a reset time an exhausted budget is probed again after the fallback pause.
+      if (limits.remainingRequests !== undefined) this.requestsResetAt = now + (limits.resetRequestsMs ?? this.options.fallbackPauseMs);
+      if (limits.remainingTokens !== undefined) this.tokensResetAt = now + (limits.resetTokensMs ?? this.options.fallbackPauseMs);
+    }
+    if (!ok) return;
+    // Grow only while the provider leaves room for one more request in flight (or says nothing).
+    const headroom = this.requestBudget === undefined || this.requestBudget > this.held;
+    if (headroom && startedAt > this.lastDecreaseAt && this.limit < this.options.maxConcurrency) {
+      this.limit = Math.min(this.options.maxConcurrency, this.limit + 1 / this.limit);
+      this.noteConcurrency();
+      this.drain();
+    }
+  }
+
+  private learnFromError(error: unknown, startedAt: number): void {
+    const headers = (error as { headers?: HeaderSource } | null)?.headers;
+    const limits = readRateLimits(headers, this.now());
+    if (statusOf(error) !== 429) {
+      this.learn(limits, false, startedAt);
+      return;
+    }
+    this.stats.rateLimited++;
+    this.learn(limits, false, startedAt);
+    const now = this.now();
+    const wait = limits.retryAfterMs ?? (limits.remainingRequests === 0 || limits.remainingTokens === 0 ? undefined : this.options.fallbackPauseMs);
+    if (wait !== undefined) this.pauseUntil = Math.max(this.pauseUntil, now + wait);
+    if (startedAt > this.lastDecreaseAt) {
+      this.limit = Math.max(1, this.limit / 2);
+      this.lastDecreaseAt = now;
+      this.noteConcurrency();
+    }
+  }
+
+  private noteConcurrency(): void {
+    const c = this.capacity;
+    this.stats.concurrency = c;
+    this.stats.lowestConcurrency = Math.min(this.stats.lowestConcurrency, c);
+    this.stats.highestConcurrency = Math.max(this.stats.highestConcurrency, c);
+  }
+}
