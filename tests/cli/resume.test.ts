@@ -26,7 +26,7 @@ describe('coderag index killed with SIGKILL', () => {
     copyFixture(repo);
     const out = makeTempDir();
     const config = path.join(makeTempDir(), 'indexer_config.yaml');
-    writeFileSync(config, `llm:\n  request_delay: 0\nperformance:\n  max_concurrent_files: ${CONCURRENCY}\n`);
+    writeFileSync(config, `llm:\n  request_delay: 0\n  pack_max_files: 1\nperformance:\n  max_concurrent_files: ${CONCURRENCY}\n`);
     const env = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.openaiBaseUrl, CODERAG_CACHE_DIR: makeTempDir('coderag-cache-') };
     const args = ['index', repo, '--out', out, '--config', config];
     const indexFile = path.join(out, 'poly_index.json');
@@ -35,7 +35,8 @@ describe('coderag index killed with SIGKILL', () => {
     expect((await runCli(args, { env })).code).toBe(0);
     const complete = readFileSync(indexFile);
 
-    // A new focus changes every answer: the next run has a model call to make for each file.
+    // A new focus changes every answer: the next run has a model call to make for each file (one file a call, so
+    // calls in flight and files in flight are the same count).
     server.configure({ latencyMs: 120 });
     server.resetStats();
     const killed = await runCli([...args, '--focus', 'expiry'], {
