@@ -115,15 +115,20 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
 }
 
 /**
- * Writes the search pack of an index file right after it is written, so no search pays for it. Answers whether
- * a pack was written (not for a file that is not an index, nor in a folder that cannot be written).
+ * Writes the search pack of an index file right after it is written, so no search pays for it. `index`, when
+ * given, is the object just written to `indexFile`, which spares parsing the file again (only its bytes are
+ * read, for the profiles' byte ranges). Answers whether a pack was written (not for a file that is not an
+ * index, nor in a folder that cannot be written).
  */
-export async function prepareSearchPack(indexFile: string): Promise<boolean> {
+export async function prepareSearchPack(indexFile: string, index?: RepoIndex): Promise<boolean> {
   const [info, bytes] = await Promise.all([stat(indexFile), readFile(indexFile)]);
-  const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
-  if (repoIndexProblem(parsed)) return false;
-  const index = normalizeRepoIndex(parsed as Record<string, unknown>, path.basename(indexFile, '.json'));
-  return packIndex(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, index, bytes, true) !== null;
+  let written = index;
+  if (!written) {
+    const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
+    if (repoIndexProblem(parsed)) return false;
+    written = normalizeRepoIndex(parsed as Record<string, unknown>, path.basename(indexFile, '.json'));
+  }
+  return packIndex(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, written, bytes, true) !== null;
 }
 
 /** Builds the field index once, writes it as a pack for the next process, and keeps it for this one. */

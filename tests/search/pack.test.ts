@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadIndexes, prepareSearchPack } from '../../src/search/load.js';
@@ -104,6 +104,10 @@ describe('preparing a pack at index time', () => {
     const file = writeIndex(dir);
     const plain = await loadIndexes(dir, { packs: false });
     expect(await prepareSearchPack(file)).toBe(true);
+    expect(answer(new SearchCorpus((await loadIndexes(dir)).indexes))).toEqual(answer(new SearchCorpus(plain.indexes)));
+    // Given the object just written, it packs without parsing the file again, to the same answers.
+    rmSync(packPathFor(file));
+    expect(await prepareSearchPack(file, plain.indexes[0]?.index)).toBe(true);
     const packed = await loadIndexes(dir);
     expect(packed.indexes[0]?.packed).toBeDefined();
     expect(answer(new SearchCorpus(packed.indexes))).toEqual(answer(new SearchCorpus(plain.indexes)));

@@ -142,7 +142,7 @@ export function runControls(config: Config, flags: Pick<IndexFlags, 'quiet' | 'p
  */
 export async function reportRun(result: RunIndexResult, progress: Progress, flags: Pick<IndexFlags, 'quiet' | 'json'>, started: number, partial = false): Promise<number> {
   // Every index gets its search pack now, so no search pays for it; partial indexes are never searched.
-  if (!partial) for (const { outputPath } of result.written) await prepareSearchPack(outputPath);
+  if (!partial) for (const { outputPath, index } of result.written) await prepareSearchPack(outputPath, index);
   progress.stop();
   const failures = result.written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
   const exitCode = failures.length ? EXIT_FILES_FAILED : 0;
