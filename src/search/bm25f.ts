@@ -221,7 +221,6 @@ export function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fP
     return avg > 0 ? 1 / avg : 0;
   });
   const { k1 } = params;
-  const postings = index.postings;
   const fieldMask = (1 << FIELD_BITS) - 1;
   let used = 0;
   for (const { term, idf: rawIdf, task } of stats.terms) {
@@ -230,8 +229,9 @@ export function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fP
     used++;
     const id = index.termId(term);
     if (id < 0) continue;
-    const end = index.postingStart[id + 1] as number;
-    let i = index.postingStart[id] as number;
+    const postings = index.postingsOf(id);
+    const end = postings.length;
+    let i = 0;
     while (i < end) {
       const d = postings[i] as number;
       if (d >= n || d < 0) break;
@@ -337,10 +337,10 @@ function addTargetName(index: FieldIndex, targetName: readonly string[], weight:
   for (const term of wanted) {
     const id = index.termId(term);
     if (id < 0) continue;
-    const end = index.postingStart[id + 1] as number;
-    for (let i = index.postingStart[id] as number; i < end; i += 2) {
-      if (((index.postings[i + 1] as number) & fieldMask) !== 0) continue;
-      const d = index.postings[i] as number;
+    const postings = index.postingsOf(id);
+    for (let i = 0; i + 1 < postings.length; i += 2) {
+      if (((postings[i + 1] as number) & fieldMask) !== 0) continue;
+      const d = postings[i] as number;
       shared.set(d, (shared.get(d) ?? 0) + 1);
     }
   }

@@ -36,7 +36,7 @@ export interface FieldIndexData {
   df: Int32Array;
   /** `postings[postingStart[t] .. postingStart[t + 1])` are (doc, count << FIELD_BITS | field) pairs, by doc. */
   postingStart: Int32Array;
-  postings: Int32Array;
+  postings: PostingStore;
   /** `lengths[f * n + d]`: tokens of field f in doc d. */
   lengths: Float32Array;
   avgLength: Float64Array;
@@ -57,11 +57,26 @@ export interface FieldIndexData {
   importerSources: Int32Array;
 }
 
+/**
+ * Where a field index's postings live: in memory when it was just built, in its search pack when it was read
+ * from one. Postings are most of a large index, and a query needs only its own terms' few.
+ */
+export interface PostingStore {
+  /** How many 32-bit values the store holds. */
+  readonly length: number;
+  /** Values `[start, end)`. A store that cannot give them all (a pack cut short on disk) gives fewer. */
+  read(start: number, end: number): Int32Array;
+}
+
+export function postingsInMemory(values: Int32Array): PostingStore {
+  return { length: values.length, read: (start, end) => values.subarray(start, end) };
+}
+
 export class FieldIndex implements FieldIndexData {
   readonly terms!: TermTable;
   readonly df!: Int32Array;
   readonly postingStart!: Int32Array;
-  readonly postings!: Int32Array;
+  readonly postings!: PostingStore;
   readonly lengths!: Float32Array;
   readonly avgLength!: Float64Array;
   readonly repos!: string[];
@@ -100,16 +115,22 @@ export class FieldIndex implements FieldIndexData {
     return this.terms.find(term);
   }
 
+  /** The term's (doc, count << FIELD_BITS | field) pairs, by doc. */
+  postingsOf(id: number): Int32Array {
+    return this.postings.read(this.postingStart[id] as number, this.postingStart[id + 1] as number);
+  }
+
   /** Whether document `d` holds the term in any field: a binary search of the term's postings. */
   holds(term: string, d: number): boolean {
     const id = this.termId(term);
     if (id < 0) return false;
+    const postings = this.postingsOf(id);
     // Postings are (doc, packed) pairs by doc; search over pair numbers.
-    let lo = (this.postingStart[id] as number) / 2;
-    let hi = (this.postingStart[id + 1] as number) / 2 - 1;
+    let lo = 0;
+    let hi = (postings.length >> 1) - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const doc = this.postings[2 * mid] as number;
+      const doc = postings[2 * mid] as number;
       if (doc === d) return true;
       if (doc < d) lo = mid + 1;
       else hi = mid - 1;
@@ -190,7 +211,7 @@ function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
     terms: termTableOf(terms),
     df: dfArray,
     postingStart,
-    postings,
+    postings: postingsInMemory(postings),
     lengths,
     avgLength,
     repos: [...repoIds.keys()],

@@ -6,19 +6,30 @@
  *
  * A pack names the index file's size and modification time; a pack that does not match is stale and ignored
  * (and rewritten by the next load). Layout: the magic `CRAGPACK`, a u32 header length, a JSON header (which
- * holds a CRC-32 of the sections but the postings), then the typed arrays, each 8-byte aligned, as the header lists them.
- * Numbers are little-endian.
+ * holds a CRC-32 of the sections but the postings), then the typed arrays, each 8-byte aligned, as the header
+ * lists them, postings last. Numbers are little-endian.
+ *
+ * Opening a pack reads everything but the postings, which are most of a large pack: a query reads its own
+ * terms' postings from the open file (see `PostingStore`), so a cold search over a 50,000-file index reads a
+ * few megabytes, not tens.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
 import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
-import { FIELD_COUNT, FieldIndex, type FieldIndexData } from './fieldIndex.js';
+import { FIELD_COUNT, FieldIndex, postingsInMemory, type FieldIndexData, type PostingStore } from './fieldIndex.js';
 import { termTableFromBytes, validStarts } from './termTable.js';
 
-export const PACK_VERSION = 3;
+export const PACK_VERSION = 4;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
+const PREFIX_BYTES = MAGIC.length + 4;
+/**
+ * Read first, in one call: the prefix and header (a few kilobytes unless an index has many relationships), and
+ * the whole of a small index's pack, which then needs no other read.
+ */
+const FIRST_READ_BYTES = 128 * 1024;
 
 export interface PackSource {
   /** The index file's size in bytes and modification time (ms), as `fs.stat` gives them. */
@@ -54,16 +65,15 @@ interface Header {
   totalFiles: number;
   relationships: FileRelationship[];
   sections: Section[];
-  /** CRC-32 of the sections (see `checksum`): a damaged pack is found when it is opened, not mid-search. */
+  /** CRC-32 of the sections but the postings (see `checksum`): a damaged pack is found when it is opened. */
   bodyCrc32: number;
 }
 
 const STRING_SEPARATOR = '\0';
-/** FieldIndexData's arrays and string lists, by name. */
-const ARRAYS: ReadonlyArray<[Exclude<keyof FieldIndexData, 'terms'>, ArrayKind]> = [
+/** FieldIndexData's arrays and string lists, by name, but the terms and the postings. */
+const ARRAYS: ReadonlyArray<[Exclude<keyof FieldIndexData, 'terms' | 'postings'>, ArrayKind]> = [
   ['df', 'i32'],
   ['postingStart', 'i32'],
-  ['postings', 'i32'],
   ['lengths', 'f32'],
   ['avgLength', 'f64'],
   ['repos', 'strings'],
@@ -79,6 +89,7 @@ const ARRAYS: ReadonlyArray<[Exclude<keyof FieldIndexData, 'terms'>, ArrayKind]>
   ['importerStart', 'i32'],
   ['importerSources', 'i32'],
 ];
+const POSTINGS = 'postings';
 
 export function packPathFor(indexFile: string): string {
   return path.join(path.dirname(indexFile), PACK_DIR, `${path.basename(indexFile, '.json')}.pack`);
@@ -98,6 +109,8 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
   blobs.push({ name: 'termBytes', kind: 'u8', data: terms.bytes });
   blobs.push({ name: 'termStarts', kind: 'i32', data: bytesOf(terms.starts) });
   blobs.push({ name: 'profileRanges', kind: 'f64', data: bytesOf(contents.profileRanges) });
+  const postings = contents.fieldIndex.postings;
+  blobs.push({ name: POSTINGS, kind: 'i32', data: bytesOf(postings.read(0, postings.length)) });
   const sections: Section[] = [];
   let offset = 0;
   for (const blob of blobs) {
@@ -113,14 +126,14 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
     totalFiles: contents.totalFiles,
     relationships: contents.relationships,
     sections,
-    bodyCrc32: checksum(body, sections, 0),
+    bodyCrc32: checksum(body, sections),
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  const bodyStart = align(MAGIC.length + 4 + headerBytes.byteLength);
+  const bodyStart = align(PREFIX_BYTES + headerBytes.byteLength);
   const out = Buffer.alloc(bodyStart + offset);
   out.write(MAGIC, 0, 'latin1');
   out.writeUInt32LE(headerBytes.byteLength, MAGIC.length);
-  headerBytes.copy(out, MAGIC.length + 4);
+  headerBytes.copy(out, PREFIX_BYTES);
   out.set(body, bodyStart);
   return out;
 }
@@ -131,45 +144,122 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
  */
 export type PackRead = { status: 'fresh'; pack: PackContents } | { status: 'missing' | 'stale' } | { status: 'corrupt'; problem: string };
 
-export function decodePack(buffer: Buffer, source: PackSource): PackRead {
-  if (buffer.byteLength < MAGIC.length + 4 || buffer.toString('latin1', 0, MAGIC.length) !== MAGIC) return corrupt('not a search pack');
-  const headerLength = buffer.readUInt32LE(MAGIC.length);
-  if (MAGIC.length + 4 + headerLength > buffer.byteLength) return corrupt('truncated header');
-  let header: Header;
+/**
+ * Reads the pack beside an index file, if there is one for this exact file. A fresh pack too large to read at
+ * once keeps its file open for its postings, closed when its field index is garbage-collected: a pack replaced
+ * on disk meanwhile, which CodeRAG does by renaming, leaves this one readable and whole.
+ */
+export function readPack(indexFile: string, source: PackSource): PackRead {
+  let fd: number;
   try {
-    header = JSON.parse(buffer.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + headerLength)) as Header;
+    fd = openSync(packPathFor(indexFile), 'r');
   } catch {
-    return corrupt('unreadable header');
+    return { status: 'missing' };
   }
-  if (typeof header !== 'object' || header === null || typeof header.source !== 'object' || header.source === null) return corrupt('unreadable header');
-  if (header.version !== PACK_VERSION || header.source.size !== source.size || header.source.mtimeMs !== source.mtimeMs) return { status: 'stale' };
-  const bodyStart = align(MAGIC.length + 4 + headerLength);
-  if (bodyStart > buffer.byteLength || !Array.isArray(header.sections)) return corrupt('truncated header');
+  let keepOpen = false;
   try {
-    if (checksum(buffer, header.sections, bodyStart) !== header.bodyCrc32) return corrupt('checksum mismatch');
-  } catch {
-    return corrupt('sections outside the file');
-  }
-  try {
-    const pack = decodeBody(buffer, header, bodyStart);
-    return pack ? { status: 'fresh', pack } : corrupt('missing or misshapen sections');
+    const { read, readsPostingsLater } = decodePack(fd, source);
+    if (read.status === 'fresh' && readsPostingsLater) {
+      closeWhenCollected.register(read.pack.fieldIndex, fd);
+      keepOpen = true;
+    }
+    return read;
   } catch (error) {
     return corrupt((error as Error).message);
+  } finally {
+    if (!keepOpen) closeSync(fd);
   }
 }
 
+/** The pack in an open file; `readsPostingsLater` when the pack returned reads its postings from the file. */
+function decodePack(fd: number, source: PackSource): { read: PackRead; readsPostingsLater: boolean } {
+  const done = (read: PackRead, readsPostingsLater = false) => ({ read, readsPostingsLater });
+  const size = fstatSync(fd).size;
+  const first = readAt(fd, 0, Math.min(size, FIRST_READ_BYTES));
+  if (first.byteLength < PREFIX_BYTES || first.toString('latin1', 0, MAGIC.length) !== MAGIC) return done(corrupt('not a search pack'));
+  const headerLength = first.readUInt32LE(MAGIC.length);
+  if (PREFIX_BYTES + headerLength > size) return done(corrupt('truncated header'));
+  const headerBytes = PREFIX_BYTES + headerLength <= first.byteLength ? first.subarray(PREFIX_BYTES, PREFIX_BYTES + headerLength) : readAt(fd, PREFIX_BYTES, headerLength);
+  let header: Header;
+  try {
+    header = JSON.parse(headerBytes.toString('utf8')) as Header;
+  } catch {
+    return done(corrupt('unreadable header'));
+  }
+  if (typeof header !== 'object' || header === null || typeof header.source !== 'object' || header.source === null) return done(corrupt('unreadable header'));
+  if (header.version !== PACK_VERSION || header.source.size !== source.size || header.source.mtimeMs !== source.mtimeMs) return done({ status: 'stale' });
+  const bodyStart = align(PREFIX_BYTES + headerLength);
+  if (!Array.isArray(header.sections) || !header.sections.every(wellPlaced)) return done(corrupt('misshapen sections'));
+  const postings = header.sections.find((section) => section.name === POSTINGS);
+  const eager = header.sections.filter((section) => section !== postings);
+  const eagerBytes = Math.max(0, ...eager.map((section) => section.offset + section.bytes));
+  if (!postings || postings.kind !== 'i32' || postings.bytes % 4 !== 0 || postings.offset < eagerBytes) return done(corrupt('misshapen sections'));
+  if (bodyStart + postings.offset + postings.bytes > size) return done(corrupt('sections outside the file'));
+  const whole = first.byteLength === size;
+  const body = whole ? first.subarray(bodyStart, bodyStart + eagerBytes) : readAt(fd, bodyStart, eagerBytes);
+  if (body.byteLength !== eagerBytes) return done(corrupt('sections outside the file'));
+  if (checksum(body, eager) !== header.bodyCrc32) return done(corrupt('checksum mismatch'));
+  const postingCount = postings.bytes / 4;
+  const store = whole ? postingsInMemory(new Int32Array(first.buffer, first.byteOffset + bodyStart + postings.offset, postingCount)) : postingsInFile(fd, bodyStart + postings.offset, postingCount);
+  const pack = decodeBody(body, header, eager, store);
+  return pack ? done({ status: 'fresh', pack }, !whole) : done(corrupt('missing or misshapen sections'));
+}
+
+function wellPlaced(section: Section): boolean {
+  return typeof section === 'object' && section !== null && Number.isSafeInteger(section.offset) && Number.isSafeInteger(section.bytes) && section.offset >= 0 && section.bytes >= 0 && section.offset % 8 === 0;
+}
+
+/** Term postings kept by an open pack: a query's terms are read once, however many results check them. */
+const CACHED_POSTINGS_BYTES = 16 * 1024 * 1024;
+
+/** The postings of a pack, read term by term from its open file. */
+function postingsInFile(fd: number, start: number, length: number): PostingStore {
+  // Keyed by where a term's postings start; a term without postings starts where the next one does.
+  const cache = new LRUCache<number, Int32Array>({ maxSize: CACHED_POSTINGS_BYTES, sizeCalculation: (values) => values.byteLength + 1 });
+  const store: PostingStore = {
+    length,
+    read(from, to) {
+      const cached = cache.get(from);
+      if (cached?.length === to - from) return cached;
+      const values = readPostings(from, to);
+      if (values.byteLength < CACHED_POSTINGS_BYTES) cache.set(from, values);
+      return values;
+    },
+  };
+  return store;
+
+  function readPostings(from: number, to: number): Int32Array {
+    const begin = Math.max(0, Math.min(from, length));
+    const values = new Int32Array(Math.max(0, Math.min(to, length) - begin));
+    const bytes = new Uint8Array(values.buffer);
+    let got = 0;
+    try {
+      got = readSync(fd, bytes, 0, bytes.byteLength, start + 4 * begin);
+    } catch {
+      // A file closed or gone: no postings, and the damaged-pack checks of the scorer see an empty term.
+    }
+    return got === bytes.byteLength ? values : values.subarray(0, Math.floor(got / 8) * 2);
+  }
+}
+
+const closeWhenCollected = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+});
+
 /**
  * CRC-32 of every section but the postings, the one section that grows with the corpus (most of a large pack):
- * reading it is checked against each document's bounds as it is scored instead, so a cold search does not pay
- * to checksum what it never reads.
+ * a query reads only its terms' postings, and the scorer checks each document number it finds there, so a cold
+ * search does not pay to read, let alone checksum, what it never uses.
  */
-function checksum(bytes: Buffer, sections: readonly Section[], bodyStart: number): number {
+function checksum(body: Uint8Array, sections: readonly Section[]): number {
   let crc = 0;
   for (const section of sections) {
-    if (section.name === 'postings') continue;
-    const start = bodyStart + section.offset;
-    if (!(start >= 0 && start + section.bytes <= bytes.byteLength)) throw new RangeError('section outside the pack');
-    crc = crc32(bytes.subarray(start, start + section.bytes), crc);
+    if (section.name === POSTINGS) continue;
+    crc = crc32(body.subarray(section.offset, section.offset + section.bytes), crc);
   }
   return crc;
 }
@@ -178,16 +268,10 @@ function corrupt(problem: string): PackRead {
   return { status: 'corrupt', problem };
 }
 
-function decodeBody(buffer: Buffer, header: Header, bodyStart: number): PackContents | null {
-  if (!Array.isArray(header.sections) || !Array.isArray(header.relationships) || typeof header.repoName !== 'string') return null;
-  // A view needs an aligned start; a Buffer from readFileSync may sit at any offset of its ArrayBuffer.
-  const body = (buffer.byteOffset + bodyStart) % 8 === 0 ? buffer : Buffer.from(buffer);
+function decodeBody(body: Buffer, header: Header, sections: readonly Section[], postings: PostingStore): PackContents | null {
+  if (!Array.isArray(header.relationships) || typeof header.repoName !== 'string') return null;
   const values = new Map<string, unknown>();
-  for (const section of header.sections) {
-    if (!Number.isSafeInteger(section.offset) || !Number.isSafeInteger(section.bytes) || section.offset < 0 || section.bytes < 0) return null;
-    if (bodyStart + section.offset + section.bytes > body.byteLength) return null;
-    values.set(section.name, viewOf(body, body.byteOffset + bodyStart + section.offset, section));
-  }
+  for (const section of sections) values.set(section.name, viewOf(body, section));
   const profileRanges = values.get('profileRanges');
   const termBytes = values.get('termBytes');
   const termStarts = values.get('termStarts');
@@ -195,6 +279,7 @@ function decodeBody(buffer: Buffer, header: Header, bodyStart: number): PackCont
   if (!(termBytes instanceof Uint8Array) || !(termStarts instanceof Int32Array) || !validStarts(termStarts, termBytes.byteLength)) return null;
   const fieldData = {
     ...Object.fromEntries(ARRAYS.map(([name]) => [name, values.get(name)])),
+    postings,
     terms: termTableFromBytes(termBytes, termStarts),
   } as unknown as FieldIndexData;
   if (!consistent(fieldData, profileRanges)) return null;
@@ -229,33 +314,30 @@ function consistent(data: FieldIndexData, profileRanges: Float64Array): boolean 
   );
 }
 
-function viewOf(body: Buffer, start: number, section: Section): TypedArray | string[] {
-  const buffer = body.buffer;
+/** A section of the body as a typed array over the body's bytes (or a string list, decoded). */
+function viewOf(body: Buffer, section: Section): TypedArray | string[] {
+  const start = body.byteOffset + section.offset;
   switch (section.kind) {
     case 'strings': {
-      const text = body.toString('utf8', start - body.byteOffset, start - body.byteOffset + section.bytes);
+      const text = body.toString('utf8', section.offset, section.offset + section.bytes);
       return section.count === 0 ? [] : text.split(STRING_SEPARATOR);
     }
     case 'i32':
-      return new Int32Array(buffer, start, section.bytes / 4);
+      return new Int32Array(body.buffer, start, section.bytes / 4);
     case 'f32':
-      return new Float32Array(buffer, start, section.bytes / 4);
+      return new Float32Array(body.buffer, start, section.bytes / 4);
     case 'f64':
-      return new Float64Array(buffer, start, section.bytes / 8);
+      return new Float64Array(body.buffer, start, section.bytes / 8);
     case 'u8':
-      return new Uint8Array(buffer, start, section.bytes);
+      return new Uint8Array(body.buffer, start, section.bytes);
   }
 }
 
-/** Reads the pack beside an index file, if there is one for this exact file. */
-export function readPack(indexFile: string, source: PackSource): PackRead {
-  let buffer: Buffer;
-  try {
-    buffer = readFileSync(packPathFor(indexFile));
-  } catch {
-    return { status: 'missing' };
-  }
-  return decodePack(buffer, source);
+/** Bytes at a position of a file, in an ArrayBuffer of their own: typed-array views over them need aligned starts, which a slice of Node's buffer pool may not give. */
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.from(new ArrayBuffer(length));
+  const got = readSync(fd, buffer, 0, length, position);
+  return buffer.subarray(0, got);
 }
 
 /** Writes the pack atomically; a folder that cannot be written is not an error, the next load just parses. */

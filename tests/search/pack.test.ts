@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadIndexes, prepareSearchPack } from '../../src/search/load.js';
-import { packPathFor, summaryRanges } from '../../src/search/pack.js';
+import { packPathFor, readPack, summaryRanges } from '../../src/search/pack.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
@@ -113,4 +113,50 @@ describe('preparing a pack at index time', () => {
     expect(answer(new SearchCorpus(packed.indexes))).toEqual(answer(new SearchCorpus(plain.indexes)));
   });
 
+});
+
+/** Enough files for a pack too large to read at once: it reads its postings from the file as queries need them. */
+const LARGE = 3000;
+
+describe('an opened pack', () => {
+  it('reads its postings from its own file even after a re-index renamed a new pack over it', async () => {
+    const dir = makeTempDir();
+    const file = writeIndex(dir, LARGE);
+    await prepareSearchPack(file);
+    const info = statSync(file);
+    const read = readPack(file, { size: info.size, mtimeMs: info.mtimeMs });
+    if (read.status !== 'fresh') throw new Error(`expected a fresh pack, got ${read.status}`);
+    const { fieldIndex } = read.pack;
+    const termIds = Array.from({ length: fieldIndex.terms.length }, (_, t) => t);
+    // What the pack's postings are, read from the bytes written, before anything changes.
+    const written = readFileSync(packPathFor(file));
+    // What `coderag index` does: a new index, and its pack renamed over the old one.
+    writeIndex(dir, 5);
+    utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    await prepareSearchPack(file);
+    expect(readFileSync(packPathFor(file)).equals(written)).toBe(false);
+    const inOldFile = termIds.map((t) => [...fieldIndex.postingsOf(t)]);
+    writeFileSync(packPathFor(file), written);
+    const again = readPack(file, { size: info.size, mtimeMs: info.mtimeMs });
+    if (again.status !== 'fresh') throw new Error(`expected a fresh pack, got ${again.status}`);
+    expect(inOldFile).toEqual(termIds.map((t) => [...again.pack.fieldIndex.postingsOf(t)]));
+    expect(inOldFile.flat().length).toBeGreaterThan(0);
+    expect(written.length).toBeGreaterThan(256 * 1024);
+  });
+
+  it('answers with what is left, without an error, when its postings are cut short on disk after it was opened', async () => {
+    const dir = makeTempDir();
+    const file = writeIndex(dir, LARGE);
+    await prepareSearchPack(file);
+    const opened = await loadIndexes(dir);
+    const full = answer(new SearchCorpus(opened.indexes));
+    truncateSync(packPathFor(file), statSync(packPathFor(file)).size - 64);
+    const cut = answer(new SearchCorpus(opened.indexes));
+    expect(full.length).toBeGreaterThan(0);
+    expect(cut.length).toBeLessThanOrEqual(full.length);
+    // The next load sees the cut and rebuilds the pack, with a warning.
+    const reloaded = await loadIndexes(dir);
+    expect(reloaded.warnings).toEqual([expect.stringMatching(/damaged \(sections outside the file\)/)]);
+    expect(answer(new SearchCorpus(reloaded.indexes))).toEqual(full);
+  });
 });
