@@ -142,10 +142,11 @@ export function askedRoles(terms: readonly string[]): Set<FileRole> {
 export function rankBm25f(segments: readonly Segment[], input: RankInput, params: Bm25fParams = DEFAULT_PARAMS, limit = Infinity): Ranked[] {
   const stats = corpusStats(segments, input.terms);
   const asked = askedRoles([...input.terms, ...input.targetName]);
-  const docs: number[] = [];
-  const scores: number[] = [];
-  const segmentOf: number[] = [];
-  segments.forEach(({ index, base }, segment) => {
+  const best = new Best(limit, (doc) => {
+    const segment = segments[segmentAt(segments, doc)] as Segment;
+    return segment.index.paths[doc - segment.base] as string;
+  });
+  for (const { index, base } of segments) {
     const n = index.size;
     const score = liftedScores(index, textScores(index, stats, params), params);
     if (input.targetName.length) addTargetName(index, input.targetName, params.targetName, score);
@@ -160,23 +161,86 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
       const raw = score[d] as number;
       // NaN too: a damaged search pack must never put a document in the answer.
       if (!(raw > 0)) continue;
-      docs.push(base + d);
-      scores.push(raw * prior(d));
-      segmentOf.push(segment);
+      best.offer(base + d, raw * prior(d));
     }
-  });
-  const pathOf = (i: number): string => {
-    const { index, base } = segments[segmentOf[i] as number] as Segment;
-    return index.paths[(docs[i] as number) - base] as string;
-  };
-  let order = docs.map((_, i) => i);
-  if (order.length > limit) {
-    // Sort only what can make the cut: the scores at or above the limit-th best.
-    const threshold = Float64Array.from(scores).sort()[scores.length - limit] as number;
-    order = order.filter((i) => (scores[i] as number) >= threshold);
   }
-  order.sort((a, b) => (scores[b] as number) - (scores[a] as number) || cmp(pathOf(a), pathOf(b)));
-  return order.slice(0, limit).map((i) => ({ doc: docs[i] as number, score: scores[i] as number }));
+  return best.ranked();
+}
+
+/** The segment holding corpus document `doc`: segments are in order of their bases. */
+function segmentAt(segments: readonly Segment[], doc: number): number {
+  let lo = 0;
+  let hi = segments.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if ((segments[mid] as Segment).base <= doc) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * The `limit` best of the documents offered, by score and then by path: a heap whose root is the worst kept,
+ * so a document that cannot make the cut costs one comparison, and paths are read only to break ties.
+ */
+class Best {
+  private readonly docs: number[] = [];
+  private readonly scores: number[] = [];
+
+  constructor(
+    private readonly limit: number,
+    private readonly pathOf: (doc: number) => string,
+  ) {}
+
+  offer(doc: number, score: number): void {
+    if (this.docs.length < this.limit) {
+      this.docs.push(doc);
+      this.scores.push(score);
+      if (Number.isFinite(this.limit)) this.up(this.docs.length - 1);
+    } else if (this.limit > 0 && this.better(doc, score, 0)) {
+      this.docs[0] = doc;
+      this.scores[0] = score;
+      this.down(0);
+    }
+  }
+
+  ranked(): Ranked[] {
+    const out = this.docs.map((doc, i) => ({ doc, score: this.scores[i] as number }));
+    return out.sort((a, b) => b.score - a.score || cmp(this.pathOf(a.doc), this.pathOf(b.doc)));
+  }
+
+  /** Whether (doc, score) ranks above the kept entry at heap position `i`. */
+  private better(doc: number, score: number, i: number): boolean {
+    const other = this.scores[i] as number;
+    return score > other || (score === other && cmp(this.pathOf(doc), this.pathOf(this.docs[i] as number)) < 0);
+  }
+
+  private up(i: number): void {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.better(this.docs[parent] as number, this.scores[parent] as number, i)) return;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private down(i: number): void {
+    const n = this.docs.length;
+    for (;;) {
+      let worst = i;
+      for (const child of [2 * i + 1, 2 * i + 2]) {
+        if (child < n && this.better(this.docs[worst] as number, this.scores[worst] as number, child)) worst = child;
+      }
+      if (worst === i) return;
+      this.swap(i, worst);
+      i = worst;
+    }
+  }
+
+  private swap(a: number, b: number): void {
+    [this.docs[a], this.docs[b]] = [this.docs[b] as number, this.docs[a] as number];
+    [this.scores[a], this.scores[b]] = [this.scores[b] as number, this.scores[a] as number];
+  }
 }
 
 /** What BM25F needs beyond one segment: corpus size, mean field lengths, and each query term's idf. */

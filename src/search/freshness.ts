@@ -7,7 +7,7 @@
  * is not on disk (indexes copied from CI) is not checked.
  */
 import { execFile } from 'node:child_process';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
@@ -102,7 +102,8 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
   const stale = (reason: string, extra: Partial<RepoFreshness> = {}): RepoFreshness => ({ ...base, checked: true, stale: true, reason, ...extra });
   if (!meta) return unchecked('the index records no analysis_metadata');
   if (!meta.repo_path) return unchecked('the index records no repository path');
-  const info = await stat(meta.repo_path).catch(() => null);
+  // Synchronous: one stat per index, and a search over many indexes would otherwise queue them in libuv's pool.
+  const info = statSync(meta.repo_path, { throwIfNoEntry: false });
   if (!info?.isDirectory()) return unchecked(`repository not on disk at ${meta.repo_path}`);
   if (!meta.git_commit) return unchecked('the repository was not a git work tree when indexed');
 

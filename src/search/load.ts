@@ -8,8 +8,8 @@
  * JSON: ranking needs nothing else, the profiles an answer shows are parsed one by one from their bytes, and
  * the whole index is parsed only if something asks for it (`overview`, DeepCode's scorer).
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
 import { normalizeRepoIndex, repoIndexProblem, schemaNote, schemaVersionOf } from '../index/serialize.js';
@@ -51,11 +51,13 @@ const REPORT_KEYS = ['indexing_completion_time', 'report_generation_time'];
 
 export async function loadIndexes(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const usePacks = options.packs ?? true;
+  // File-system calls are synchronous here: a search over many small indexes makes dozens of them, and each
+  // asynchronous one waits its turn in libuv's thread pool, which cost more than the calls themselves.
   let names: string[];
   try {
-    const info = await stat(dir);
+    const info = statSync(dir);
     if (!info.isDirectory()) throw new CodeRagError(`not a folder: ${dir}`);
-    names = await readdir(dir);
+    names = readdirSync(dir);
   } catch (error) {
     if (error instanceof CodeRagError) throw error;
     throw new CodeRagError(`indexes folder not found: ${dir}`, { cause: error, hint: 'run `coderag index <repo>` first, or pass --indexes <dir>' });
@@ -68,7 +70,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     let source: PackSource | null = null;
     if (usePacks) {
       try {
-        const info = await stat(file);
+        const info = statSync(file);
         source = { size: info.size, mtimeMs: info.mtimeMs };
         const read = readPack(file, source);
         if (read.status === 'fresh') {

@@ -333,9 +333,12 @@ function viewOf(body: Buffer, section: Section): TypedArray | string[] {
   }
 }
 
-/** Bytes at a position of a file, in an ArrayBuffer of their own: typed-array views over them need aligned starts, which a slice of Node's buffer pool may not give. */
+/**
+ * Bytes at a position of a file, in memory of their own (not a slice of Node's buffer pool): typed-array views
+ * over them need aligned starts. Not zero-filled first; only what was read is returned.
+ */
 function readAt(fd: number, position: number, length: number): Buffer {
-  const buffer = Buffer.from(new ArrayBuffer(length));
+  const buffer = Buffer.allocUnsafeSlow(length);
   const got = readSync(fd, buffer, 0, length, position);
   return buffer.subarray(0, got);
 }

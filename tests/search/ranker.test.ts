@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CodeSymbol, FileRelationship, FileSummary, RepoIndex } from '../../src/index/types.js';
-import { askedRoles } from '../../src/search/bm25f.js';
+import { askedRoles, rankBm25f } from '../../src/search/bm25f.js';
 import { testedStems } from '../../src/search/profileTokens.js';
 import { DEFAULT_SCORER, SCORERS, SearchCorpus, search, type SearchRequest } from '../../src/search/search.js';
 import { splitIdentifier, stem } from '../../src/shared/text.js';
@@ -44,6 +45,22 @@ function corpusOf(files: FileSummary[], relationships: FileRelationship[] = []):
 const ranking = (corpus: SearchCorpus, request: SearchRequest): string[] => search(corpus, { maxResults: 20, ...request }).references.map((r) => r.file_path);
 
 describe('the bm25f ranker', () => {
+  it('ranks the best k as the first k of the whole ranking, ties broken by path', () => {
+    // Few distinct profiles over many files: most scores tie, so the order among equals is what is tested.
+    const words = ['cache', 'retry', 'parse', 'headers'];
+    const profiles = fc.array(fc.tuple(fc.subarray(words, { minLength: 1 }), fc.integer({ min: 1, max: 3 })), { minLength: 1, maxLength: 40 });
+    fc.assert(
+      fc.property(profiles, fc.integer({ min: 1, max: 12 }), (files, k) => {
+        const corpus = corpusOf(files.map(([concepts, size], i) => file(`src/f${(i * 7) % 41}_${i}.ts`, { key_concepts: concepts, lines_of_code: size })));
+        const input = { terms: corpus.tokenizer.text(words.join(' ')), targetName: [], targetLanguage: '' };
+        const whole = rankBm25f(corpus.segments, input);
+        expect(whole).toHaveLength(files.length);
+        expect(rankBm25f(corpus.segments, input, undefined, k)).toEqual(whole.slice(0, k));
+      }),
+      { numRuns: 200, seed: 7 },
+    );
+  });
+
   it('is the default scorer, first among SCORERS, with deepcode still available', () => {
     expect(SCORERS[0]).toBe('bm25f');
     expect(DEFAULT_SCORER).toBe('bm25f');
