@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts', 'bench/eval/**/*.test.ts'],
     exclude: ['tests/fixtures/**', 'node_modules/**', 'bench/.work/**'],
+    setupFiles: ['tests/support/cleanup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', new SummaryLine()],

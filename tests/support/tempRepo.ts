@@ -14,8 +14,19 @@ export interface TempRepo {
   remove(): void;
 }
 
+const created: string[] = [];
+
+/** A new empty folder under the system's temporary folder, removed after the test file (see cleanup.ts). */
 export function makeTempDir(prefix = 'coderag-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  created.push(dir);
+  return dir;
+}
+
+/** Removes every folder `makeTempDir` made in this test file, unless CODERAG_KEEP_TEMP is set (to look into a failure). */
+export function removeTempDirs(): void {
+  if (process.env.CODERAG_KEEP_TEMP) return;
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export function makeTempRepo(files: Record<string, string | Buffer> = {}, options: { git?: boolean; name?: string } = {}): TempRepo {
