@@ -103,8 +103,7 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
   if (!meta) return unchecked('the index records no analysis_metadata');
   if (!meta.repo_path) return unchecked('the index records no repository path');
   // Synchronous: one stat per index, and a search over many indexes would otherwise queue them in libuv's pool.
-  const info = statSync(meta.repo_path, { throwIfNoEntry: false });
-  if (!info?.isDirectory()) return unchecked(`repository not on disk at ${meta.repo_path}`);
+  if (!isFolder(meta.repo_path)) return unchecked(`repository not on disk at ${meta.repo_path}`);
   if (!meta.git_commit) return unchecked('the repository was not a git work tree when indexed');
 
   let head: string;
@@ -136,6 +135,14 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
     if (modified === null || modified > startedAt) return stale(`${file} changed since indexing (uncommitted)`);
   }
   return { ...base, checked: true, stale: false };
+}
+
+function isFolder(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
 }
 
 /** Fields before the path in `git status --porcelain=v2` entries: ordinary (1), renamed or copied (2), unmerged (u). */

@@ -56,6 +56,8 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   const { indexes, warnings } = await loadIndexes(dir);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (indexes.length === 0) throw await noIndexesError(dir, warnings);
+  // Started first: its git processes run while the query is ranked.
+  const checking = checkFreshness(indexes);
   const ranked = search(new SearchCorpus(indexes), {
     target: flags.target,
     keywords,
@@ -66,7 +68,7 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   });
   // Loaded only when asked for, like the config: a plain search should not pay for it.
   const response = flags.snippets ? await (await import('../../search/snippets.js')).addSnippets(ranked, indexes, { lines: flags.snippets }) : ranked;
-  const freshness = await checkFreshness(indexes);
+  const freshness = await checking;
   for (const warning of staleWarnings(freshness)) process.stderr.write(`warning: ${warning}\n`);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(searchResultJson(response, dir, indexes, warnings, freshness), null, 2)}\n`);
