@@ -144,7 +144,7 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
   const asked = askedRoles([...input.terms, ...input.targetName]);
   const best = new Best(limit, (doc) => {
     const segment = segments[segmentAt(segments, doc)] as Segment;
-    return segment.index.paths[doc - segment.base] as string;
+    return segment.index.paths.at(doc - segment.base);
   });
   for (const { index, base } of segments) {
     const n = index.size;

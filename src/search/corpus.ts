@@ -114,7 +114,7 @@ export class SearchCorpus {
   /** Corpus document `d`'s repository-relative path, without reading its profile. */
   path(d: number): string {
     const { segment, local } = this.locate(d);
-    return segment.index.paths[local] as string;
+    return segment.index.paths.at(local);
   }
 
   /** The corpus number of a repository's file, if it is profiled. */
@@ -122,7 +122,7 @@ export class SearchCorpus {
     if (!this.docNumbers) {
       this.docNumbers = new Map();
       for (const segment of this.segments) {
-        segment.index.paths.forEach((p, d) => this.docNumbers?.set(`${segment.repo}\0${p}`, segment.base + d));
+        segment.index.paths.all().forEach((p, d) => this.docNumbers?.set(`${segment.repo}\0${p}`, segment.base + d));
       }
     }
     return this.docNumbers.get(`${repo}\0${filePath}`);

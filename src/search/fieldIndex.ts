@@ -42,7 +42,8 @@ export interface FieldIndexData {
   avgLength: Float64Array;
   repos: string[];
   repoOf: Int32Array;
-  paths: string[];
+  /** Each document's repository-relative path. */
+  paths: StringList;
   /** Index into ROLES. */
   roles: Uint8Array;
   languages: string[];
@@ -72,6 +73,19 @@ export function postingsInMemory(values: Int32Array): PostingStore {
   return { length: values.length, read: (start, end) => values.subarray(start, end) };
 }
 
+/** A list of strings that a search pack decodes one by one, as they are asked for. */
+export interface StringList {
+  readonly length: number;
+  /** The i-th string; '' outside the list. */
+  at(i: number): string;
+  /** Every string, in order. */
+  all(): readonly string[];
+}
+
+export function stringList(values: readonly string[]): StringList {
+  return { length: values.length, at: (i) => values[i] ?? '', all: () => values };
+}
+
 export class FieldIndex implements FieldIndexData {
   readonly terms!: TermTable;
   readonly df!: Int32Array;
@@ -81,7 +95,7 @@ export class FieldIndex implements FieldIndexData {
   readonly avgLength!: Float64Array;
   readonly repos!: string[];
   readonly repoOf!: Int32Array;
-  readonly paths!: string[];
+  readonly paths!: StringList;
   readonly roles!: Uint8Array;
   readonly languages!: string[];
   readonly languageOf!: Int32Array;
@@ -216,7 +230,7 @@ function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
     avgLength,
     repos: [...repoIds.keys()],
     repoOf,
-    paths,
+    paths: stringList(paths),
     roles,
     languages: [...languageIds.keys()],
     languageOf,

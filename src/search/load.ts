@@ -17,7 +17,7 @@ import { SCHEMA_VERSION } from '../index/types.js';
 import { CodeRagError } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
 import { FieldIndex } from './fieldIndex.js';
-import { packPathFor, readPack, summaryRanges, writePack, type PackContents, type PackSource } from './pack.js';
+import { packPathFor, profileRangesOf, readPack, summaryRanges, writePack, type PackContents, type PackSource } from './pack.js';
 
 export interface LoadedIndex {
   /** The file's name without `.json`: DeepCode's key for an index. */
@@ -150,7 +150,7 @@ function packIndex(file: string, source: PackSource, index: RepoIndex, bytes: Bu
     totalFiles: index.total_files,
     relationships: index.relationships,
     fieldIndex,
-    profileRanges: Float64Array.from(profileRanges),
+    profileRanges: profileRangesOf(Float64Array.from(profileRanges)),
   };
   if (!writePack(file, source, contents) && mustWrite) return null;
   return { repoName: index.repo_name, relationships: index.relationships, fieldIndex, profile: (d) => profiled[d] as FileSummary };
@@ -170,13 +170,13 @@ function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex
   };
   const paths = pack.fieldIndex.paths;
   const profile = (d: number): FileSummary => {
-    const start = pack.profileRanges[2 * d];
-    const end = pack.profileRanges[2 * d + 1];
-    if (start === undefined || end === undefined) throw new RangeError(`no document ${d} in ${file}`);
-    const found = readProfile(file, start, end, key);
-    if (found && found.file_path === paths[d]) return found;
-    // The index changed since its pack was read: fall back to the whole file.
-    const byPath = wholeIndex().file_summaries.find((f) => f.file_path === paths[d]);
+    if (!(d >= 0 && d < paths.length)) throw new RangeError(`no document ${d} in ${file}`);
+    const filePath = paths.at(d);
+    const range = pack.profileRanges.at(d);
+    const found = range ? readProfile(file, range[0], range[1], key) : null;
+    if (found && found.file_path === filePath) return found;
+    // The index changed since its pack was read (or the pack's ranges were damaged): look in the whole file.
+    const byPath = wholeIndex().file_summaries.find((f) => f.file_path === filePath);
     if (!byPath) {
       // The pack names a file the index does not hold (a damaged pack, or a stale one): drop it, so the next
       // load rebuilds it from the JSON.
@@ -185,7 +185,7 @@ function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex
       } catch {
         // An unwritable folder: the pack stays, and so does this message.
       }
-      throw new CodeRagError(`${paths[d]} is no longer in ${file}`, { hint: 'its search file did not match the index and was removed; search again' });
+      throw new CodeRagError(`${filePath} is no longer in ${file}`, { hint: 'its search file did not match the index and was removed; search again' });
     }
     return byPath;
   };

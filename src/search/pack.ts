@@ -9,19 +9,20 @@
  * holds a CRC-32 of the sections but the postings), then the typed arrays, each 8-byte aligned, as the header
  * lists them, postings last. Numbers are little-endian.
  *
- * Opening a pack reads everything but the postings, which are most of a large pack: a query reads its own
- * terms' postings from the open file (see `PostingStore`), so a cold search over a 50,000-file index reads a
- * few megabytes, not tens.
+ * Opening a pack reads the sections every query uses. The rest, at the end of the file, is read from the open
+ * file piece by piece as a query asks for it: a term's postings, a result's path, where a result's profile
+ * sits in the JSON. Postings are most of a large pack, so a cold search over a 50,000-file index reads a few
+ * megabytes, not tens.
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
-import { FIELD_COUNT, FieldIndex, postingsInMemory, type FieldIndexData, type PostingStore } from './fieldIndex.js';
+import { FIELD_COUNT, FieldIndex, type FieldIndexData, type PostingStore, type StringList } from './fieldIndex.js';
 import { termTableFromBytes, validStarts } from './termTable.js';
 
-export const PACK_VERSION = 4;
+export const PACK_VERSION = 5;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
 const PREFIX_BYTES = MAGIC.length + 4;
@@ -42,8 +43,25 @@ export interface PackContents {
   totalFiles: number;
   relationships: FileRelationship[];
   fieldIndex: FieldIndex;
-  /** Byte ranges in the index file of the profiled files' summaries, in FieldIndex order: [start, end) pairs. */
-  profileRanges: Float64Array;
+  /** Where each profiled file's summary sits in the index file, in FieldIndex order. */
+  profileRanges: ProfileRanges;
+}
+
+/** Byte ranges `[start, end)` in an index file, one per document. */
+export interface ProfileRanges {
+  readonly length: number;
+  /** Document d's range; null when there is none (outside the list, or a pack cut short). */
+  at(d: number): readonly [number, number] | null;
+  /** Every range as [start, end) pairs. */
+  all(): Float64Array;
+}
+
+export function profileRangesOf(pairs: Float64Array): ProfileRanges {
+  return {
+    length: pairs.length / 2,
+    at: (d) => (d >= 0 && 2 * d + 1 < pairs.length ? [pairs[2 * d] as number, pairs[2 * d + 1] as number] : null),
+    all: () => pairs,
+  };
 }
 
 type ArrayKind = 'i32' | 'f32' | 'f64' | 'u8' | 'strings';
@@ -65,20 +83,19 @@ interface Header {
   totalFiles: number;
   relationships: FileRelationship[];
   sections: Section[];
-  /** CRC-32 of the sections but the postings (see `checksum`): a damaged pack is found when it is opened. */
+  /** CRC-32 of the sections read when a pack is opened (see `checksum`): damage there is found at once. */
   bodyCrc32: number;
 }
 
 const STRING_SEPARATOR = '\0';
-/** FieldIndexData's arrays and string lists, by name, but the terms and the postings. */
-const ARRAYS: ReadonlyArray<[Exclude<keyof FieldIndexData, 'terms' | 'postings'>, ArrayKind]> = [
+/** FieldIndexData's arrays and string lists, by name, but the terms, the paths and the postings. */
+const ARRAYS: ReadonlyArray<[Exclude<keyof FieldIndexData, 'terms' | 'postings' | 'paths'>, ArrayKind]> = [
   ['df', 'i32'],
   ['postingStart', 'i32'],
   ['lengths', 'f32'],
   ['avgLength', 'f64'],
   ['repos', 'strings'],
   ['repoOf', 'i32'],
-  ['paths', 'strings'],
   ['roles', 'u8'],
   ['languages', 'strings'],
   ['languageOf', 'i32'],
@@ -90,6 +107,12 @@ const ARRAYS: ReadonlyArray<[Exclude<keyof FieldIndexData, 'terms' | 'postings'>
   ['importerSources', 'i32'],
 ];
 const POSTINGS = 'postings';
+/** Sections read piece by piece as a query asks for them, laid out after all the others, in this order. */
+const LAZY: ReadonlyArray<[string, ArrayKind]> = [
+  ['pathBytes', 'u8'],
+  ['profileRanges', 'f64'],
+  [POSTINGS, 'i32'],
+];
 
 export function packPathFor(indexFile: string): string {
   return path.join(path.dirname(indexFile), PACK_DIR, `${path.basename(indexFile, '.json')}.pack`);
@@ -108,7 +131,12 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
   const terms = contents.fieldIndex.terms.encode();
   blobs.push({ name: 'termBytes', kind: 'u8', data: terms.bytes });
   blobs.push({ name: 'termStarts', kind: 'i32', data: bytesOf(terms.starts) });
-  blobs.push({ name: 'profileRanges', kind: 'f64', data: bytesOf(contents.profileRanges) });
+  const paths = contents.fieldIndex.paths.all().map((p) => Buffer.from(p, 'utf8'));
+  const pathStarts = new Int32Array(paths.length + 1);
+  paths.forEach((p, i) => (pathStarts[i + 1] = (pathStarts[i] as number) + p.byteLength));
+  blobs.push({ name: 'pathStarts', kind: 'i32', data: bytesOf(pathStarts) });
+  blobs.push({ name: 'pathBytes', kind: 'u8', data: Buffer.concat(paths) });
+  blobs.push({ name: 'profileRanges', kind: 'f64', data: bytesOf(contents.profileRanges.all()) });
   const postings = contents.fieldIndex.postings;
   blobs.push({ name: POSTINGS, kind: 'i32', data: bytesOf(postings.read(0, postings.length)) });
   const sections: Section[] = [];
@@ -190,19 +218,44 @@ function decodePack(fd: number, source: PackSource): { read: PackRead; readsPost
   if (header.version !== PACK_VERSION || header.source.size !== source.size || header.source.mtimeMs !== source.mtimeMs) return done({ status: 'stale' });
   const bodyStart = align(PREFIX_BYTES + headerLength);
   if (!Array.isArray(header.sections) || !header.sections.every(wellPlaced)) return done(corrupt('misshapen sections'));
-  const postings = header.sections.find((section) => section.name === POSTINGS);
-  const eager = header.sections.filter((section) => section !== postings);
+  const lazy = LAZY.map(([name, kind]) => header.sections.find((section) => section.name === name && section.kind === kind));
+  const eager = header.sections.filter((section) => !LAZY.some(([name]) => name === section.name));
   const eagerBytes = Math.max(0, ...eager.map((section) => section.offset + section.bytes));
-  if (!postings || postings.kind !== 'i32' || postings.bytes % 4 !== 0 || postings.offset < eagerBytes) return done(corrupt('misshapen sections'));
-  if (bodyStart + postings.offset + postings.bytes > size) return done(corrupt('sections outside the file'));
+  let after = eagerBytes;
+  for (const section of lazy) {
+    if (!section || section.offset < after || section.bytes % bytesPer(section.kind) !== 0) return done(corrupt('misshapen sections'));
+    after = section.offset + section.bytes;
+  }
+  if (bodyStart + after > size) return done(corrupt('sections outside the file'));
   const whole = first.byteLength === size;
   const body = whole ? first.subarray(bodyStart, bodyStart + eagerBytes) : readAt(fd, bodyStart, eagerBytes);
   if (body.byteLength !== eagerBytes) return done(corrupt('sections outside the file'));
   if (checksum(body, eager) !== header.bodyCrc32) return done(corrupt('checksum mismatch'));
-  const postingCount = postings.bytes / 4;
-  const store = whole ? postingsInMemory(new Int32Array(first.buffer, first.byteOffset + bodyStart + postings.offset, postingCount)) : postingsInFile(fd, bodyStart + postings.offset, postingCount);
-  const pack = decodeBody(body, header, eager, store);
+  // A small pack is all in `first`; a large one reads its lazy sections from the file it keeps open.
+  const bytes: ByteSource = whole ? (at, length) => first.subarray(bodyStart + at, bodyStart + at + length) : (at, length) => readAt(fd, bodyStart + at, length);
+  const [pathBytes, ranges, postings] = lazy as [Section, Section, Section];
+  const pack = decodeBody(body, header, eager, {
+    postings: postingStore(bytes, postings),
+    pathBytes: (from, to) => (to > from && to <= pathBytes.bytes ? readSafely(bytes, pathBytes.offset + from, to - from) : Buffer.alloc(0)),
+    pathByteCount: pathBytes.bytes,
+    profileRanges: profileRangesIn(bytes, ranges),
+  });
   return pack ? done({ status: 'fresh', pack }, !whole) : done(corrupt('missing or misshapen sections'));
+}
+
+/** Bytes of a pack's body from an offset, in memory of their own when read from the file; fewer at its end. */
+type ByteSource = (offset: number, length: number) => Buffer;
+
+interface LazySections {
+  postings: PostingStore;
+  /** Bytes `[from, to)` of the path section, `pathByteCount` long. */
+  pathBytes: (from: number, to: number) => Buffer;
+  pathByteCount: number;
+  profileRanges: ProfileRanges;
+}
+
+function bytesPer(kind: ArrayKind): number {
+  return kind === 'i32' || kind === 'f32' ? 4 : kind === 'f64' ? 8 : 1;
 }
 
 function wellPlaced(section: Section): boolean {
@@ -212,33 +265,67 @@ function wellPlaced(section: Section): boolean {
 /** Term postings kept by an open pack: a query's terms are read once, however many results check them. */
 const CACHED_POSTINGS_BYTES = 16 * 1024 * 1024;
 
-/** The postings of a pack, read term by term from its open file. */
-function postingsInFile(fd: number, start: number, length: number): PostingStore {
+/** A pack's postings, read term by term. */
+function postingStore(source: ByteSource, section: Section): PostingStore {
+  const length = section.bytes / 4;
   // Keyed by where a term's postings start; a term without postings starts where the next one does.
   const cache = new LRUCache<number, Int32Array>({ maxSize: CACHED_POSTINGS_BYTES, sizeCalculation: (values) => values.byteLength + 1 });
-  const store: PostingStore = {
+  return {
     length,
     read(from, to) {
       const cached = cache.get(from);
       if (cached?.length === to - from) return cached;
-      const values = readPostings(from, to);
+      const begin = Math.max(0, Math.min(from, length));
+      const bytes = readSafely(source, section.offset + 4 * begin, 4 * Math.max(0, Math.min(to, length) - begin));
+      // Whole (doc, field) pairs only: a pack cut short on disk gives fewer.
+      const values = new Int32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 8) * 2);
       if (values.byteLength < CACHED_POSTINGS_BYTES) cache.set(from, values);
       return values;
     },
   };
-  return store;
+}
 
-  function readPostings(from: number, to: number): Int32Array {
-    const begin = Math.max(0, Math.min(from, length));
-    const values = new Int32Array(Math.max(0, Math.min(to, length) - begin));
-    const bytes = new Uint8Array(values.buffer);
-    let got = 0;
-    try {
-      got = readSync(fd, bytes, 0, bytes.byteLength, start + 4 * begin);
-    } catch {
-      // A file closed or gone: no postings, and the damaged-pack checks of the scorer see an empty term.
-    }
-    return got === bytes.byteLength ? values : values.subarray(0, Math.floor(got / 8) * 2);
+/** Where each profile sits in the index file, read a document at a time. */
+function profileRangesIn(source: ByteSource, section: Section): ProfileRanges {
+  const length = section.bytes / 16;
+  const pairAt = (at: number, count: number): Float64Array => {
+    const bytes = readSafely(source, section.offset + at, 16 * count);
+    return new Float64Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 16) * 2);
+  };
+  return {
+    length,
+    at(d) {
+      if (!(d >= 0 && d < length)) return null;
+      const pair = pairAt(16 * d, 1);
+      return pair.length === 2 ? [pair[0] as number, pair[1] as number] : null;
+    },
+    all: () => pairAt(0, length),
+  };
+}
+
+/** The paths of a pack, decoded one by one. */
+function pathList(starts: Int32Array, bytes: LazySections['pathBytes']): StringList {
+  const count = starts.length - 1;
+  let all: string[] | null = null;
+  return {
+    length: count,
+    at(i) {
+      if (all) return all[i] ?? '';
+      return i >= 0 && i < count ? bytes(starts[i] as number, starts[i + 1] as number).toString('utf8') : '';
+    },
+    all() {
+      all ??= Array.from({ length: count }, (_, i) => bytes(starts[i] as number, starts[i + 1] as number).toString('utf8'));
+      return all;
+    },
+  };
+}
+
+/** Bytes of the body, or none when the file cannot give them (closed, gone): the caller sees a short read. */
+function readSafely(source: ByteSource, offset: number, length: number): Buffer {
+  try {
+    return source(offset, length);
+  } catch {
+    return Buffer.alloc(0);
   }
 }
 
@@ -251,14 +338,15 @@ const closeWhenCollected = new FinalizationRegistry<number>((fd) => {
 });
 
 /**
- * CRC-32 of every section but the postings, the one section that grows with the corpus (most of a large pack):
- * a query reads only its terms' postings, and the scorer checks each document number it finds there, so a cold
- * search does not pay to read, let alone checksum, what it never uses.
+ * CRC-32 of every section but the lazy ones (postings, paths, profile ranges: most of a large pack). A query
+ * reads only a few pieces of those, and each piece is checked where it is used: the scorer checks every
+ * document number in postings, and a profile read from the JSON must name the path the pack gave, else the
+ * pack is dropped and rebuilt. A cold search does not pay to read, let alone checksum, what it never uses.
  */
 function checksum(body: Uint8Array, sections: readonly Section[]): number {
   let crc = 0;
   for (const section of sections) {
-    if (section.name === POSTINGS) continue;
+    if (LAZY.some(([name]) => name === section.name)) continue;
     crc = crc32(body.subarray(section.offset, section.offset + section.bytes), crc);
   }
   return crc;
@@ -268,32 +356,34 @@ function corrupt(problem: string): PackRead {
   return { status: 'corrupt', problem };
 }
 
-function decodeBody(body: Buffer, header: Header, sections: readonly Section[], postings: PostingStore): PackContents | null {
+function decodeBody(body: Buffer, header: Header, sections: readonly Section[], lazy: LazySections): PackContents | null {
   if (!Array.isArray(header.relationships) || typeof header.repoName !== 'string') return null;
   const values = new Map<string, unknown>();
   for (const section of sections) values.set(section.name, viewOf(body, section));
-  const profileRanges = values.get('profileRanges');
   const termBytes = values.get('termBytes');
   const termStarts = values.get('termStarts');
-  if (ARRAYS.some(([name]) => values.get(name) === undefined) || !(profileRanges instanceof Float64Array)) return null;
+  const pathStarts = values.get('pathStarts');
+  if (ARRAYS.some(([name]) => values.get(name) === undefined)) return null;
   if (!(termBytes instanceof Uint8Array) || !(termStarts instanceof Int32Array) || !validStarts(termStarts, termBytes.byteLength)) return null;
+  if (!(pathStarts instanceof Int32Array) || !validStarts(pathStarts, lazy.pathByteCount)) return null;
   const fieldData = {
     ...Object.fromEntries(ARRAYS.map(([name]) => [name, values.get(name)])),
-    postings,
+    postings: lazy.postings,
+    paths: pathList(pathStarts, lazy.pathBytes),
     terms: termTableFromBytes(termBytes, termStarts),
   } as unknown as FieldIndexData;
-  if (!consistent(fieldData, profileRanges)) return null;
+  if (!consistent(fieldData, lazy.profileRanges)) return null;
   return {
     repoName: header.repoName,
     totalFiles: header.totalFiles,
     relationships: header.relationships,
     fieldIndex: new FieldIndex(fieldData),
-    profileRanges,
+    profileRanges: lazy.profileRanges,
   };
 }
 
 /** Array sizes that agree with each other, and offsets that stay inside their arrays. */
-function consistent(data: FieldIndexData, profileRanges: Float64Array): boolean {
+function consistent(data: FieldIndexData, profileRanges: ProfileRanges): boolean {
   const n = data.paths.length;
   const terms = data.terms.length;
   const ascending = (starts: Int32Array, size: number, last: number): boolean => {
@@ -307,7 +397,7 @@ function consistent(data: FieldIndexData, profileRanges: Float64Array): boolean 
     data.avgLength.length === FIELD_COUNT &&
     data.df.length === terms &&
     data.postings.length % 2 === 0 &&
-    profileRanges.length === 2 * n &&
+    profileRanges.length === n &&
     ascending(data.postingStart, terms, data.postings.length) &&
     ascending(data.importStart, n, data.importTargets.length) &&
     ascending(data.importerStart, n, data.importerSources.length)
