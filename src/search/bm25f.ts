@@ -153,12 +153,12 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
     if (input.related) {
       for (const [doc, weight] of input.related) {
         const d = doc - base;
-        if (d >= 0 && d < n) score[d] = (score[d] as number) + params.relationship * weight;
+        if (d >= 0 && d < n) score.add(d, params.relationship * weight);
       }
     }
     const prior = priorOf(index, input, asked, params);
-    for (let d = 0; d < n; d++) {
-      const raw = score[d] as number;
+    for (const d of score.docs) {
+      const raw = score.value[d] as number;
       // NaN too: a damaged search pack must never put a document in the answer.
       if (!(raw > 0)) continue;
       best.offer(base + d, raw * prior(d));
@@ -180,7 +180,7 @@ function segmentAt(segments: readonly Segment[], doc: number): number {
 }
 
 /**
- * The `limit` best of the documents offered, by score and then by path: a heap whose root is the worst kept,
+ * The `limit` best of the documents offered, by score, then path, then number: a heap whose root is the worst kept,
  * so a document that cannot make the cut costs one comparison, and paths are read only to break ties.
  */
 class Best {
@@ -206,13 +206,15 @@ class Best {
 
   ranked(): Ranked[] {
     const out = this.docs.map((doc, i) => ({ doc, score: this.scores[i] as number }));
-    return out.sort((a, b) => b.score - a.score || cmp(this.pathOf(a.doc), this.pathOf(b.doc)));
+    return out.sort((a, b) => b.score - a.score || cmp(this.pathOf(a.doc), this.pathOf(b.doc)) || a.doc - b.doc);
   }
 
   /** Whether (doc, score) ranks above the kept entry at heap position `i`. */
   private better(doc: number, score: number, i: number): boolean {
     const other = this.scores[i] as number;
-    return score > other || (score === other && cmp(this.pathOf(doc), this.pathOf(this.docs[i] as number)) < 0);
+    if (score !== other) return score > other;
+    const byPath = cmp(this.pathOf(doc), this.pathOf(this.docs[i] as number));
+    return byPath < 0 || (byPath === 0 && doc < (this.docs[i] as number));
   }
 
   private up(i: number): void {
@@ -273,10 +275,36 @@ export function corpusStats(segments: readonly Segment[], terms: readonly string
   return { n, avgLength, terms: out };
 }
 
+/**
+ * A segment's scores, and the documents that have one, in the order they got it: every later step visits
+ * those alone, not the whole segment, since a query matches a small part of a large index.
+ */
+class Scores {
+  readonly value: Float64Array;
+  readonly docs: number[] = [];
+  private readonly listed: Uint8Array;
+
+  constructor(n: number) {
+    this.value = new Float64Array(n);
+    this.listed = new Uint8Array(n);
+  }
+
+  add(d: number, amount: number): void {
+    this.list(d);
+    this.value[d] = (this.value[d] as number) + amount;
+  }
+
+  list(d: number): void {
+    if (this.listed[d]) return;
+    this.listed[d] = 1;
+    this.docs.push(d);
+  }
+}
+
 /** BM25F text scores of one segment's documents, with the coverage factor applied. */
-export function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fParams): Float64Array {
+function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fParams): Scores {
   const n = index.size;
-  const out = new Float64Array(n);
+  const out = new Scores(n);
   const matched = new Uint16Array(n);
   const weights = FIELDS.map((f) => params.weights[f]);
   const bs = FIELDS.map((f) => params.b[f]);
@@ -310,13 +338,13 @@ export function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fP
         t += (w * (packed >>> FIELD_BITS)) / (1 - b + b * len * (inverseAvg[f] as number));
       }
       if (t > 0) {
-        out[d] = (out[d] as number) + (idf * t) / (k1 + t);
+        out.add(d, (idf * t) / (k1 + t));
         matched[d] = (matched[d] as number) + 1;
       }
     }
   }
   if (params.coverage > 0 && used > 1) {
-    for (let d = 0; d < n; d++) if (matched[d]) out[d] = (out[d] as number) * Math.pow((matched[d] as number) / used, params.coverage);
+    for (const d of out.docs) out.value[d] = (out.value[d] as number) * Math.pow((matched[d] as number) / used, params.coverage);
   }
   return out;
 }
@@ -326,31 +354,34 @@ export function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fP
  * best-matching test that imports it (or is named after it). Only matching files spread lift, so this visits
  * their edges, not the whole graph.
  */
-function liftedScores(index: FieldIndex, text: Float64Array, params: Bm25fParams): Float64Array {
+function liftedScores(index: FieldIndex, text: Scores, params: Bm25fParams): Scores {
+  if (params.liftImports <= 0 && params.liftImporters <= 0 && params.liftTests <= 0) return text;
   const n = index.size;
-  const score = Float64Array.from(text);
-  if (params.liftImports <= 0 && params.liftImporters <= 0 && params.liftTests <= 0) return score;
+  const score = new Scores(n);
   const imported = new Float64Array(n);
   const fromCode = new Float64Array(n);
   const fromTests = new Float64Array(n);
   const testRole = ROLES.indexOf('test');
-  for (let s = 0; s < n; s++) {
-    const t = text[s] as number;
-    if (t <= 0) continue;
+  for (const s of text.docs) {
+    score.list(s);
+    const t = text.value[s] as number;
+    if (!(t > 0)) continue;
     // s is imported by these files: each of them imports a match.
     for (let i = index.importerStart[s] as number, end = index.importerStart[s + 1] as number; i < end; i++) {
       const d = index.importerSources[i] as number;
+      score.list(d);
       if (t > (imported[d] as number)) imported[d] = t;
     }
     // s imports these files: each is imported by a matching test or by matching code.
     const into = index.roles[s] === testRole ? fromTests : fromCode;
     for (let i = index.importStart[s] as number, end = index.importStart[s + 1] as number; i < end; i++) {
       const d = index.importTargets[i] as number;
+      score.list(d);
       if (t > (into[d] as number)) into[d] = t;
     }
   }
-  for (let d = 0; d < n; d++) {
-    score[d] = (score[d] as number) + params.liftImports * (imported[d] as number) + params.liftImporters * (fromCode[d] as number) + params.liftTests * (fromTests[d] as number);
+  for (const d of score.docs) {
+    score.value[d] = (text.value[d] as number) + params.liftImports * (imported[d] as number) + params.liftImporters * (fromCode[d] as number) + params.liftTests * (fromTests[d] as number);
   }
   return score;
 }
@@ -365,36 +396,35 @@ export function priorOf(index: FieldIndex, input: RankInput, asked: ReadonlySet<
   const roleFactor = ROLES.map((role) => (asked.has(role) ? 1 : (params.roles[role] ?? 1)));
   const language = input.targetLanguage ? index.languages.indexOf(input.targetLanguage) : -1;
   return (d) => {
-    let p = (structural[d] as number) * (roleFactor[index.roles[d] as number] ?? 1);
+    let p = structural(d) * (roleFactor[index.roles[d] as number] ?? 1);
     if (!index.isCode[d] && !proseAsked) p *= params.nonCode;
     if (language >= 0 && index.languageOf[d] === language) p *= params.sameLanguage;
     return p;
   };
 }
 
-/** (1 + centrality * ln(1 + importers) / ln(1 + most importers)) * (1 + size * ln(1 + lines) / ln(1 + most lines)). */
-function structuralPriors(index: FieldIndex, centrality: number, size: number): Float64Array {
-  return index.memo(`structural:${centrality}:${size}`, () => {
-    const n = index.size;
+/**
+ * (1 + centrality * ln(1 + importers) / ln(1 + most importers)) * (1 + size * ln(1 + lines) / ln(1 + most lines)),
+ * worked out for the documents asked about; the maxima, which need the whole segment, once per field index.
+ */
+function structuralPriors(index: FieldIndex, centrality: number, size: number): (d: number) => number {
+  const { logMaxImporters, logMaxLines } = index.memo('structural-maxima', () => {
     let maxImporters = 0;
     let maxLines = 0;
-    for (let d = 0; d < n; d++) {
+    for (let d = 0; d < index.size; d++) {
       maxImporters = Math.max(maxImporters, (index.importerStart[d + 1] as number) - (index.importerStart[d] as number));
       maxLines = Math.max(maxLines, index.linesOfCode[d] as number);
     }
-    const logMaxImporters = Math.log1p(maxImporters) || 1;
-    const logMaxLines = Math.log1p(maxLines) || 1;
-    const out = new Float64Array(n);
-    for (let d = 0; d < n; d++) {
-      const importers = (index.importerStart[d + 1] as number) - (index.importerStart[d] as number);
-      out[d] = (1 + (centrality * Math.log1p(importers)) / logMaxImporters) * (1 + (size * Math.log1p(Math.max(0, index.linesOfCode[d] as number))) / logMaxLines);
-    }
-    return out;
+    return { logMaxImporters: Math.log1p(maxImporters) || 1, logMaxLines: Math.log1p(maxLines) || 1 };
   });
+  return (d) => {
+    const importers = (index.importerStart[d + 1] as number) - (index.importerStart[d] as number);
+    return (1 + (centrality * Math.log1p(importers)) / logMaxImporters) * (1 + (size * Math.log1p(Math.max(0, index.linesOfCode[d] as number))) / logMaxLines);
+  };
 }
 
 /** Adds weight * (shared name tokens / the longer name's tokens) for files named like the target. */
-function addTargetName(index: FieldIndex, targetName: readonly string[], weight: number, score: Float64Array): void {
+function addTargetName(index: FieldIndex, targetName: readonly string[], weight: number, score: Scores): void {
   const wanted = new Set(targetName);
   const shared = new Map<number, number>();
   const fieldMask = (1 << FIELD_BITS) - 1;
@@ -410,7 +440,7 @@ function addTargetName(index: FieldIndex, targetName: readonly string[], weight:
   }
   for (const [d, count] of shared) {
     const nameLength = index.lengths[d] as number;
-    score[d] = (score[d] as number) + (weight * count) / Math.max(wanted.size, nameLength, 1);
+    if (d >= 0 && d < index.size) score.add(d, (weight * count) / Math.max(wanted.size, nameLength, 1));
   }
 }
 
