@@ -303,22 +303,40 @@ function profileRangesIn(source: ByteSource, section: Section): ProfileRanges {
   };
 }
 
-/** The paths of a pack, decoded one by one. */
+/**
+ * The paths of a pack, decoded one by one as they are asked for: a result's path, or a tie to break. Past
+ * PATH_READS_BEFORE_ALL of them (a query with thousands of tied scores), the whole section is read at once.
+ */
 function pathList(starts: Int32Array, bytes: LazySections['pathBytes']): StringList {
   const count = starts.length - 1;
+  const decode = (i: number): string => bytes(starts[i] as number, starts[i + 1] as number).toString('utf8');
+  const decoded = new Map<number, string>();
   let all: string[] | null = null;
-  return {
+  const list: StringList = {
     length: count,
     at(i) {
-      if (all) return all[i] ?? '';
-      return i >= 0 && i < count ? bytes(starts[i] as number, starts[i + 1] as number).toString('utf8') : '';
+      if (!(i >= 0 && i < count)) return '';
+      if (all) return all[i] as string;
+      let path = decoded.get(i);
+      if (path === undefined) {
+        if (decoded.size >= PATH_READS_BEFORE_ALL) return list.all()[i] as string;
+        decoded.set(i, (path = decode(i)));
+      }
+      return path;
     },
     all() {
-      all ??= Array.from({ length: count }, (_, i) => bytes(starts[i] as number, starts[i + 1] as number).toString('utf8'));
+      if (!all) {
+        const section = bytes(0, starts[count] as number);
+        all = Array.from({ length: count }, (_, i) => section.toString('utf8', starts[i] as number, starts[i + 1] as number));
+        decoded.clear();
+      }
       return all;
     },
   };
+  return list;
 }
+
+const PATH_READS_BEFORE_ALL = 256;
 
 /** Bytes of the body, or none when the file cannot give them (closed, gone): the caller sees a short read. */
 function readSafely(source: ByteSource, offset: number, length: number): Buffer {
