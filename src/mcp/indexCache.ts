@@ -3,7 +3,7 @@
  * modification times (a readdir and a stat per file), and reloads only when they differ, so a re-index
  * shows up on the next query without restarting the server.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadIndexes, type LoadedIndex, type LoadResult } from '../search/load.js';
 import { SearchCorpus } from '../search/search.js';
@@ -96,28 +96,28 @@ function emptySnapshot(dir: string, warning: string): IndexSnapshot {
 }
 
 /** Names, sizes and modification times of the folder's `*.json` files: what `loadIndexes` would read. */
+// Synchronous file calls: a folder of dozens of indexes is stat'ed at every tool call, and asynchronous stats
+// each wait their turn in libuv's thread pool, which costs more than the calls.
 export async function folderSignature(dir: string): Promise<string> {
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = readdirSync(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new Error(`indexes folder not found: ${dir}`, { cause: error });
     if (code === 'ENOTDIR') throw new Error(`not a folder: ${dir}`, { cause: error });
     throw error;
   }
-  const parts = await Promise.all(
-    names
-      .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
-      .sort()
-      .map(async (name) => {
-        try {
-          const info = await stat(path.join(dir, name));
-          return `${name}\t${info.size}\t${info.mtimeMs}`;
-        } catch {
-          return `${name}\tgone`;
-        }
-      }),
-  );
+  const parts = names
+    .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
+    .sort()
+    .map((name) => {
+      try {
+        const info = statSync(path.join(dir, name));
+        return `${name}\t${info.size}\t${info.mtimeMs}`;
+      } catch {
+        return `${name}\tgone`;
+      }
+    });
   return parts.join('\n');
 }
