@@ -26,6 +26,7 @@ import { pathToFileURL } from 'node:url';
 import fg from 'fast-glob';
 import { BENCH_ROOT, WORK_DIR, buildCorpus } from './lib/corpus.js';
 import { SCHEMA_VERSION } from '../dist/index/types.js';
+import { EXTRACT_VERSION } from '../dist/pipeline/reuse.js';
 // The compiled build, as users run it.
 import { loadIndexes } from '../dist/search/load.js';
 import { PACK_DIR } from '../dist/search/pack.js';
@@ -120,10 +121,10 @@ function indexOnce(repos: string[], indexes: string): number | null {
   return indexMs;
 }
 
-/** Indexes the corpus with the built CLI unless an index of it, in this format, is already there. */
+/** Indexes the corpus with the built CLI unless an index of it, in this format and extraction, is already there. */
 export function ensureIndex(files: number): { corpus: string; indexes: string; indexMs: number | null } {
   const corpus = buildCorpus(files);
-  const indexes = path.join(WORK_DIR, `search-index-${files}-v${SCHEMA_VERSION}`);
+  const indexes = path.join(WORK_DIR, `search-index-${files}-v${SCHEMA_VERSION}.${EXTRACT_VERSION}`);
   return { corpus, indexes, indexMs: indexOnce([corpus], indexes) };
 }
 
@@ -142,7 +143,7 @@ export function ensureSmallIndexes(count: number): { indexes: string; indexMs: n
       return n >= 5 && n <= 150;
     })
     .slice(0, count);
-  const indexes = path.join(WORK_DIR, `search-small-${count}-v${SCHEMA_VERSION}`);
+  const indexes = path.join(WORK_DIR, `search-small-${count}-v${SCHEMA_VERSION}.${EXTRACT_VERSION}`);
   return { indexes, indexMs: indexOnce(packages.map((p) => path.join(nodeModules, p)), indexes) };
 }
 
