@@ -85,7 +85,7 @@ export function changeEntry(bytes: Buffer, holes: readonly number[], changes: En
     if (!(name in changes)) continue;
     const start = holes[2 * field] ?? -1;
     const end = holes[2 * field + 1] ?? -1;
-    if (start < 0 || end < start || end > bytes.length) return rewritten(bytes, changes, style);
+    if (start < 0 || end < start || end > bytes.length) return rewriteEntry(bytes, changes, style);
     edits.push([start, end, Buffer.from(nestedJson(changes[name], ENTRY_DEPTH + 1, style), 'utf8'), field]);
   }
   edits.sort((a, b) => a[0] - b[0]);
@@ -94,7 +94,7 @@ export function changeEntry(bytes: Buffer, holes: readonly number[], changes: En
   let at = 0;
   let shift = 0;
   for (const [start, end, value, field] of edits) {
-    if (start < at) return rewritten(bytes, changes, style);
+    if (start < at) return rewriteEntry(bytes, changes, style);
     pieces.push(bytes.subarray(at, start), value);
     moved[2 * field] = start + shift;
     shift += value.length - (end - start);
@@ -114,7 +114,8 @@ export function changeEntry(bytes: Buffer, holes: readonly number[], changes: En
   return { pieces, length: bytes.length + shift, holes: moved };
 }
 
-function rewritten(bytes: Buffer, changes: EntryChanges, style: JsonStyle): { pieces: Buffer[]; length: number; holes: number[] } {
+/** The entry stored as `bytes` (in any style) parsed, changed and serialised again in `style`. */
+export function rewriteEntry(bytes: Buffer, changes: EntryChanges, style: JsonStyle): { pieces: Buffer[]; length: number; holes: number[] } {
   const summary = { ...(JSON.parse(bytes.toString('utf8')) as FileSummary), ...changes };
   const entry = entryJson(summary, style);
   return { pieces: [entry.bytes], length: entry.bytes.length, holes: entry.holes };
