@@ -143,11 +143,17 @@ export interface ResolvedImports {
   local: string[];
 }
 
-export function resolveImports(importer: string, imports: RawImport[], style: ImportStyle, repo: RepoFileSet): ResolvedImports {
+/**
+ * Resolutions of single imports already made against one file set, for resolving many files' imports again:
+ * an import resolves the same from every file of a folder (Rust's `mod` from every file of the same name).
+ */
+export type ResolutionMemo = Map<string, { local: string[]; external?: string }>;
+
+export function resolveImports(importer: string, imports: RawImport[], style: ImportStyle, repo: RepoFileSet, memo?: ResolutionMemo): ResolvedImports {
   const dependencies = new Set<string>();
   const local = new Set<string>();
   for (const raw of imports) {
-    const resolved = resolveOne(importer, raw, style, repo);
+    const resolved = memo ? memoised(importer, raw, style, repo, memo) : resolveOne(importer, raw, style, repo);
     for (const file of resolved.local) {
       if (file !== importer) {
         local.add(file);
@@ -157,6 +163,17 @@ export function resolveImports(importer: string, imports: RawImport[], style: Im
     if (resolved.local.length === 0 && resolved.external) dependencies.add(resolved.external);
   }
   return { dependencies: [...dependencies], local: [...local] };
+}
+
+function memoised(importer: string, raw: RawImport, style: ImportStyle, repo: RepoFileSet, memo: ResolutionMemo): { local: string[]; external?: string } {
+  const from = style === 'rust' ? importer : path.posix.dirname(importer);
+  const key = JSON.stringify([style, from, raw.specifier, raw.relative === true, raw.names ?? []]);
+  let resolved = memo.get(key);
+  if (!resolved) {
+    resolved = resolveOne(importer, raw, style, repo);
+    memo.set(key, resolved);
+  }
+  return resolved;
 }
 
 function resolveOne(importer: string, raw: RawImport, style: ImportStyle, repo: RepoFileSet): { local: string[]; external?: string } {

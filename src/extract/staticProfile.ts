@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import type { CodeSymbol, FileRole, FileSummary, SummarySource } from '../index/types.js';
-import { CODE_NOISE, STOPWORDS, stem, words } from '../shared/text.js';
+import { CODE_NOISE, STOPWORDS, words } from '../shared/text.js';
+import { TermLists } from './conceptTerms.js';
 import { WordCache } from './wordCache.js';
 import { fileVocabulary } from './vocabulary.js';
 import { parseVocabulary } from '../index/vocabulary.js';
@@ -203,7 +204,7 @@ function mostFrequentForm(forms: Map<string, number>): string {
   return best;
 }
 
-export const KEY_CONCEPTS_PER_FILE = 10;
+export { KEY_CONCEPTS_PER_FILE } from './conceptTerms.js';
 
 /**
  * Sets `key_concepts` of every statically profiled file of one repository, chosen against all of them. Model
@@ -223,27 +224,10 @@ export function chooseConcepts(
   });
 }
 
-/**
- * Makes each file's concepts characteristic of it within its repository: a term found in most files (a
- * licence word, the project's name) is weighed down by its inverse document frequency.
- */
+/** Each file's concepts, its candidate terms weighed against every file's (`TermLists.conceptsChooser`). */
 export function finalizeConcepts(termLists: Array<Array<[string, number]>>): string[][] {
-  const documentFrequency = new Map<string, number>();
-  for (const terms of termLists) {
-    for (const [term] of terms) {
-      const key = stem(term);
-      documentFrequency.set(key, (documentFrequency.get(key) ?? 0) + 1);
-    }
-  }
-  const total = Math.max(termLists.length, 1);
-  return termLists.map((terms) =>
-    terms
-      .map(([term, weight]): [string, number] => {
-        const df = documentFrequency.get(stem(term)) ?? 1;
-        return [term, weight * Math.log(1 + total / df)];
-      })
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-      .slice(0, KEY_CONCEPTS_PER_FILE)
-      .map(([term]) => term),
-  );
+  const lists = new TermLists();
+  const documents = termLists.map((terms) => lists.add(terms));
+  const choose = lists.conceptsChooser(documents);
+  return documents.map(choose);
 }

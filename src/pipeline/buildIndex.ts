@@ -52,18 +52,34 @@ export interface BuildIndexInput {
 }
 
 export function buildRepoIndex(input: BuildIndexInput): RepoIndex {
-  const { config } = input;
-  const run = input.run ?? STATIC_RUN;
   const summaries = [...input.summaries].sort((a, b) => compare(a.file_path, b.file_path));
-  const relationships = [...input.relationships].sort(
+  const relationships = sortRelationships(input.relationships);
+  return {
+    repo_name: input.repoName,
+    total_files: summaries.length,
+    file_summaries: summaries,
+    relationships,
+    analysis_metadata: buildMetadata({ ...input, relationships }, summaries),
+  };
+}
+
+/** Relationships in the index's order: by file, target, type. */
+export function sortRelationships(relationships: readonly FileRelationship[]): FileRelationship[] {
+  return [...relationships].sort(
     (a, b) => compare(a.repo_file_path, b.repo_file_path) || compare(a.target_file_path, b.target_file_path) || compare(a.relationship_type, b.relationship_type),
   );
+}
+
+/** The index's metadata, from the run's facts and each entry's status and reason (`relationships` sorted). */
+export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries: Iterable<Pick<FileSummary, 'status' | 'reason'>>): AnalysisMetadata {
+  const { config, relationships } = input;
+  const run = input.run ?? STATIC_RUN;
   const filesByStatus = { ok: 0, skipped: 0, failed: 0 };
   const skippedByReason: Record<string, number> = {};
-  for (const summary of summaries) {
-    filesByStatus[summary.status]++;
-    if (summary.status !== 'ok' && summary.reason) {
-      const code = summary.reason.split(':')[0] ?? summary.reason;
+  for (const entry of entries) {
+    filesByStatus[entry.status]++;
+    if (entry.status !== 'ok' && entry.reason) {
+      const code = entry.reason.split(':')[0] ?? entry.reason;
       skippedByReason[code] = (skippedByReason[code] ?? 0) + 1;
     }
   }
@@ -105,17 +121,10 @@ export function buildRepoIndex(input: BuildIndexInput): RepoIndex {
     excluded_by_rule: input.excludedByRule ?? {},
   };
   if (input.shard) metadata.shard = input.shard;
-  const index: RepoIndex = {
-    repo_name: input.repoName,
-    total_files: summaries.length,
-    file_summaries: summaries,
-    relationships,
-    analysis_metadata: metadata,
-  };
-  return index;
+  return metadata;
 }
 
 /** Code-point order, the same on every machine and locale. */
-function compare(a: string, b: string): number {
+export function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -9,26 +9,24 @@
  * settings, for model profiles), its status does not depend on the moment (failures are retried), and its
  * imports resolve to the same files against today's file list. Anything else goes on to extraction.
  *
- * The previous index is ignored, with a warning, when it is corrupt, of another schema or of another
- * repository; the run then rebuilds it.
+ * Nothing is parsed but the previous run's records (previousIndex.ts): an entry taken is a byte range of the
+ * previous index, copied into the new one when it is written.
  */
 import { createRequire } from 'node:module';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
-import { importStyleOf, resolveImports, RepoFileSet } from '../extract/imports.js';
+import { importStyleOf, resolveImports, RepoFileSet, type RawImport, type ResolutionMemo } from '../extract/imports.js';
 import { detectLanguage } from '../extract/languages.js';
 import { candidateTermsOf } from '../extract/staticProfile.js';
 import { detectRole } from '../extract/role.js';
-import { SCHEMA_VERSION, type FileRelationship, type FileSummary, type RepoIndex, type SkipReason } from '../index/types.js';
-import { repoIndexProblem } from '../index/serialize.js';
+import { SCHEMA_VERSION, type SkipReason } from '../index/types.js';
 import { contentHash } from '../shared/hash.js';
 import { VERSION } from '../shared/version.js';
 import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from '../extract/classify.js';
 import type { EventSink } from './events.js';
-import { isoDate } from './profile.js';
-import { loadReuseState, sha256, type EntryShape, type FileRecord, type RepoIdentity } from './reuseState.js';
+import { acceptPreviousIndex, type LoadedPrevious, type PreviousIndex } from './previousIndex.js';
+import { importsDigest, sha256, type EntryShape, type RepoIdentity, type StoredRecord } from './reuseState.js';
 import type { GitRunner, WalkedFile } from './walk.js';
 
 /**
@@ -69,8 +67,8 @@ export interface ReuseInput {
   root: string;
   files: readonly WalkedFile[];
   source: 'git' | 'filesystem';
-  /** The index file the previous run wrote; null or absent means a run from scratch. */
-  previousIndex: string | null;
+  /** The index file the previous run wrote, being loaded (`loadPreviousIndex`); null for a run from scratch. */
+  previous: { file: string; loaded: Promise<LoadedPrevious> } | null;
   shape: EntryShape;
   repo: RepoIdentity;
   goModule: string | null;
@@ -83,10 +81,13 @@ export interface ReuseInput {
   readFile?: ReadFile;
 }
 
+/** A previous entry taken for a walked file. */
 export interface ReusedEntry {
-  summary: FileSummary;
-  relationships: FileRelationship[];
-  record: FileRecord;
+  file: WalkedFile;
+  /** The record of the entry taken: the file's own, or that of the path it was copied or moved from. */
+  from: StoredRecord;
+  /** The file's blob id today, when known; an entry taken by mtime keeps the one it had. */
+  blob: string | null;
 }
 
 export interface ReuseStats {
@@ -103,6 +104,8 @@ export interface ReuseResult {
   /** Blob ids of tracked files whose work tree matches the git index, for the records of this run. */
   blobs: ReadonlyMap<string, string>;
   stats: ReuseStats;
+  /** The previous index the entries are taken from, open; the caller closes it. Null for a run from scratch. */
+  previous: PreviousIndex | null;
 }
 
 /**
@@ -112,20 +115,40 @@ export interface ReuseResult {
 const RACY_MS = 2000;
 
 /** Statuses that follow from the file's name, size and bytes alone, so they hold as long as those do. */
-const STABLE_SKIPS: ReadonlySet<SkipReason> = new Set(['too_large', 'binary', 'not_utf8', 'generated', 'secret_file', 'empty']);
+const STABLE_SKIPS: ReadonlySet<string> = new Set<SkipReason>(['too_large', 'binary', 'not_utf8', 'generated', 'secret_file', 'empty']);
 
 export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
   const stats: ReuseStats = { byMtime: 0, byBlob: 0, byHash: 0, hashed: 0 };
-  const gitBlobs = () => (input.source === 'git' ? cleanBlobs(input.root, input.git) : Promise.resolve(new Map<string, string>()));
-  const previous = input.previousIndex ? await loadPrevious(input.previousIndex, input) : null;
-  if (!previous) return { reused: [], toExtract: [...input.files], blobs: await gitBlobs(), stats };
+  // Asked of git at once when it will be needed, while the previous run's state is read.
+  let blobsAsked: Promise<Map<string, string>> | null = null;
+  const gitBlobs = () => (blobsAsked ??= input.source === 'git' ? cleanBlobs(input.root, input.git) : Promise.resolve(new Map<string, string>()));
+  const previous = input.previous ? await acceptPreviousIndex(await input.previous.loaded, input.previous.file, input.repo, input.emit, input.repoName) : null;
+  if (!previous) return { reused: [], toExtract: [...input.files], blobs: await gitBlobs(), stats, previous: null };
+  try {
+    const { reused, toExtract, blobs } = await takeEntries(input, previous, stats, gitBlobs);
+    input.emit({
+      type: 'info',
+      message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash); ${toExtract.length} to extract`,
+    });
+    return { reused, toExtract, blobs, stats, previous };
+  } catch (error) {
+    await previous.close();
+    throw error;
+  }
+}
 
-  const { records, summaries, relationships } = previous;
-  const byBlob = new Map<string, string>();
-  const byHash = new Map<string, string>();
+async function takeEntries(
+  input: ReuseInput,
+  previous: PreviousIndex,
+  stats: ReuseStats,
+  gitBlobs: () => Promise<Map<string, string>>,
+): Promise<{ reused: ReusedEntry[]; toExtract: WalkedFile[]; blobs: ReadonlyMap<string, string> }> {
+  const { records } = previous;
+  const byBlob = new Map<string, StoredRecord>();
+  const byHash = new Map<string, StoredRecord>();
   for (const record of records.values()) {
-    if (record.blob) byBlob.set(record.blob, record.path);
-    if (record.hash) byHash.set(record.hash, record.path);
+    if (record.blob) byBlob.set(record.blob, record);
+    if (record.hash) byHash.set(record.hash, record);
   }
   const fileSetChanged =
     previous.goModule !== input.goModule || records.size !== input.files.length || input.files.some((f) => !records.has(f.path));
@@ -138,37 +161,31 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
     return fileSet;
   };
 
-  /** `blob` is the file's blob id today, when known; an entry taken by mtime keeps the one it had. */
-  const take = (file: WalkedFile, from: string, blob: string | null): ReusedEntry | null => {
-    const summary = summaries.get(from);
-    const record = records.get(from);
-    if (!summary || !record) return null;
-    if (!stillValid(file, from, summary, input, previous.modelShapeMatches)) return null;
-    const moved = from !== file.path;
-    if ((moved || fileSetChanged) && summary.status === 'ok' && !sameImports(file.path, summary, record, currentFiles())) return null;
-    const reused: FileSummary = { ...summary, file_path: file.path, last_modified: isoDate(file.mtimeMs), size_bytes: file.size };
-    if (summary.profile_source === 'static') reused.key_concepts = [];
-    const { terms, ...identity } = record;
-    return {
-      summary: reused,
-      relationships: summary.profile_source === 'llm' ? (relationships.get(from) ?? []) : [],
-      // Candidate terms include words of the path: a moved entry's are derived again.
-      record: { ...identity, path: file.path, mtimeMs: file.mtimeMs, size: file.size, blob, ...(terms && !moved ? { terms } : {}) },
-    };
+  const memo: ResolutionMemo = new Map();
+  const take = async (file: WalkedFile, from: StoredRecord | undefined, blob: string | null): Promise<ReusedEntry | null> => {
+    if (!from || !stillValid(file, from, input, previous.modelShapeMatches)) return null;
+    const moved = from.path !== file.path;
+    if ((moved || fileSetChanged) && from.facts.status === 'ok' && !sameImports(file.path, from, await previous.details.imports(from), currentFiles(), memo)) return null;
+    return { file, from, blob };
   };
 
   const reused: ReusedEntry[] = [];
   const toExtract: WalkedFile[] = [];
+  const unmoved: Array<[WalkedFile, StoredRecord]> = [];
   const moved: WalkedFile[] = [];
   for (const file of input.files) {
     const record = records.get(file.path);
-    if (record && record.mtimeMs === file.mtimeMs && record.size === file.size && record.mtimeMs < previous.startedAt - RACY_MS) {
-      const entry = take(file, file.path, record.blob);
-      if (entry) {
-        stats.byMtime++;
-        reused.push(entry);
-      } else toExtract.push(file);
-    } else moved.push(file);
+    if (record && record.mtimeMs === file.mtimeMs && record.size === file.size && record.mtimeMs < previous.startedAt - RACY_MS) unmoved.push([file, record]);
+    else moved.push(file);
+  }
+  // Git works out blob ids while the entries of files whose mtime held are checked.
+  if (moved.length > 0) void gitBlobs();
+  for (const [file, record] of unmoved) {
+    const entry = await take(file, record, record.blob);
+    if (entry) {
+      stats.byMtime++;
+      reused.push(entry);
+    } else toExtract.push(file);
   }
   // Git is asked only when some file's mtime moved, or some file is extracted again and needs its blob id.
   const blobs = moved.length > 0 || toExtract.length > 0 ? await gitBlobs() : new Map<string, string>();
@@ -177,8 +194,9 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
   const toHash: WalkedFile[] = [];
   for (const file of moved) {
     const blob = blobs.get(file.path);
-    const sameBlob = blob === undefined ? undefined : records.get(file.path)?.blob === blob ? file.path : byBlob.get(blob);
-    const entry = sameBlob === undefined ? null : take(file, sameBlob, blob ?? null);
+    const own = records.get(file.path);
+    const sameBlob = blob === undefined ? undefined : own?.blob === blob ? own : byBlob.get(blob);
+    const entry = sameBlob === undefined ? null : await take(file, sameBlob, blob ?? null);
     if (entry) {
       stats.byBlob++;
       reused.push(entry);
@@ -187,129 +205,57 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
   }
 
   const limit = pLimit(8);
-  const hashed = await Promise.all(
+  const hashes = await Promise.all(
     toHash.map((file) =>
       limit(async () => {
         if (isSecretFileName(file.path) || file.size > input.classify.maxFileSize) return null;
         const classified = await classifyFile(file, input.classify, input.readFile);
         stats.hashed++;
-        if (!classified.ok) return null;
-        const hash = contentHash(classified.content);
-        const from = records.get(file.path)?.hash === hash ? file.path : byHash.get(hash);
-        return from === undefined ? null : take(file, from, blobs.get(file.path) ?? null);
+        return classified.ok ? contentHash(classified.content) : null;
       }),
     ),
   );
-  hashed.forEach((entry, i) => {
+  for (const [i, file] of toHash.entries()) {
+    const hash = hashes[i];
+    const own = records.get(file.path);
+    const from = hash ? (own?.hash === hash ? own : byHash.get(hash)) : undefined;
+    const entry = await take(file, from, blobs.get(file.path) ?? null);
     if (entry) {
       stats.byHash++;
       reused.push(entry);
-    } else toExtract.push(toHash[i] as WalkedFile);
-  });
-  input.emit({
-    type: 'info',
-    message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash); ${toExtract.length} to extract`,
-  });
-  return { reused, toExtract, blobs, stats };
+    } else toExtract.push(file);
+  }
+  return { reused, toExtract, blobs };
 }
 
 /** Whether a previous entry is what this run would write for `file`, apart from its path-free imports. */
-function stillValid(file: WalkedFile, from: string, summary: FileSummary, input: ReuseInput, modelShapeMatches: boolean): boolean {
-  if (summary.status === 'failed') return false;
-  if (summary.status === 'skipped') return from === file.path && STABLE_SKIPS.has(summary.reason as SkipReason);
-  if (summary.reason?.startsWith('parse_error')) return false;
-  const kind: ProfileKind = summary.profile_source === 'llm' ? 'llm' : summary.reason === 'not selected by the pre-filter' ? 'unselected' : 'static';
+function stillValid(file: WalkedFile, from: StoredRecord, input: ReuseInput, modelShapeMatches: boolean): boolean {
+  const { status, reason, source } = from.facts;
+  if (status === 'failed') return false;
+  if (status === 'skipped') return from.path === file.path && reason !== null && STABLE_SKIPS.has(reason);
+  if (reason?.startsWith('parse_error')) return false;
+  const kind: ProfileKind = source === 'llm' ? 'llm' : reason === 'not selected by the pre-filter' ? 'unselected' : 'static';
   if (kind !== input.wanted(file.path)) return false;
   if (kind === 'llm' && !modelShapeMatches) return false;
-  if (from === file.path) return true;
+  if (from.path === file.path) return true;
   // A renamed or copied file keeps its entry only when nothing its new path decides has changed (its concepts
   // are chosen again from the entry, new path included). A model's entry is recomputed, from the answer cache.
+  // The entry's language and role are those of the path it was extracted under.
   return (
     kind === 'static' &&
-    detectLanguage(file.path).name === summary.language &&
-    detectRole(file.path) === summary.role &&
-    path.posix.extname(file.path).toLowerCase() === path.posix.extname(from).toLowerCase() &&
+    detectLanguage(file.path).name === detectLanguage(from.path).name &&
+    detectRole(file.path) === detectRole(from.path) &&
+    path.posix.extname(file.path).toLowerCase() === path.posix.extname(from.path).toLowerCase() &&
     !isSecretFileName(file.path) &&
     !(input.classify.skipGenerated && generatedReason(file.path, ''))
   );
 }
 
 /** Whether the file's imports, as written, still resolve to what its entry says against today's files. */
-function sameImports(filePath: string, summary: FileSummary, record: FileRecord, files: RepoFileSet): boolean {
+function sameImports(filePath: string, from: StoredRecord, imports: RawImport[], files: RepoFileSet, memo: ResolutionMemo): boolean {
   const language = detectLanguage(filePath);
-  const resolved = resolveImports(filePath, record.imports, importStyleOf(language.grammar ?? language.name), files);
-  return sameList(resolved.dependencies, summary.dependencies) && sameList(resolved.local, summary.local_imports);
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
-}
-
-interface PreviousRun {
-  records: Map<string, FileRecord>;
-  summaries: Map<string, FileSummary>;
-  relationships: Map<string, FileRelationship[]>;
-  goModule: string | null;
-  startedAt: number;
-  modelShapeMatches: boolean;
-}
-
-/** The previous index and its state, or null (with a warning when the index was there but unusable). */
-async function loadPrevious(indexFile: string, input: ReuseInput): Promise<PreviousRun | null> {
-  const ignore = (why: string): null => {
-    input.emit({ type: 'warning', message: `${input.repoName}: previous index ${indexFile} ${why}; ignored, every file is indexed again` });
-    return null;
-  };
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(indexFile);
-  } catch {
-    return null;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return ignore('is corrupt (not valid JSON)');
-  }
-  const problem = repoIndexProblem(parsed);
-  if (problem) return ignore(`is corrupt (${problem})`);
-  const index = parsed as RepoIndex;
-  const schema = index.analysis_metadata?.schema_version;
-  if (schema !== undefined && schema !== SCHEMA_VERSION) return ignore(`has schema version ${String(schema)}, not ${SCHEMA_VERSION}`);
-  const state = await loadReuseState(indexFile, sha256(bytes));
-  if (!state.ok) {
-    input.emit({ type: 'info', message: `${input.repoName}: previous index ${indexFile}: ${state.problem}; every file is indexed again` });
-    return null;
-  }
-  if (state.shape.schemaVersion !== SCHEMA_VERSION) return ignore(`has schema version ${state.shape.schemaVersion}, not ${SCHEMA_VERSION}`);
-  if (!sameRepository(state.repo, input.repo)) return ignore(`describes another repository (${state.repo.origin ?? state.repo.path})`);
-  if (state.shape.static !== input.shape.static) {
-    input.emit({ type: 'info', message: `${input.repoName}: extraction changed since the previous index (tool, parser, grammars or options); every file is indexed again` });
-    return null;
-  }
-  const summaries = new Map<string, FileSummary>();
-  for (const summary of index.file_summaries) summaries.set(summary.file_path, summary);
-  const relationships = new Map<string, FileRelationship[]>();
-  for (const relationship of index.relationships ?? []) {
-    const list = relationships.get(relationship.repo_file_path);
-    if (list) list.push(relationship);
-    else relationships.set(relationship.repo_file_path, [relationship]);
-  }
-  return { records: state.records, summaries, relationships, goModule: state.goModule, startedAt: state.startedAt, modelShapeMatches: state.shape.model === input.shape.model };
-}
-
-/** The same folder, or clones of one origin (a local origin may be the other's folder). */
-export function sameRepository(a: RepoIdentity, b: RepoIdentity): boolean {
-  if (a.path === b.path) return true;
-  if (a.origin && b.origin) return a.origin === b.origin;
-  return localOrigin(a.origin) === b.path || localOrigin(b.origin) === a.path;
-}
-
-function localOrigin(origin: string | null): string | null {
-  if (origin === null) return null;
-  const local = origin.startsWith('file://') ? origin.slice('file://'.length) : origin;
-  return path.isAbsolute(local) ? path.resolve(local) : null;
+  const resolved = resolveImports(filePath, imports, importStyleOf(language.grammar ?? language.name), files, memo);
+  return importsDigest(resolved.dependencies, resolved.local) === from.facts.imports;
 }
 
 /** Blob ids of tracked files, minus those git sees as changed in the work tree (they are hashed instead). */

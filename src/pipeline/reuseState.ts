@@ -1,22 +1,30 @@
 /**
- * What a run records beside its index so the next run can skip unchanged files without reading them: one
- * small record per file (path, mtime, size, git blob id, content hash, the imports as written, the candidate
- * concept terms of a static entry) and what shaped the entries. The index stays the store of the entries themselves; this file
- * only says which of them may be taken as they are.
+ * What a run records beside its index so the next run can skip unchanged files without reading them, and
+ * take their entries without parsing the index: one record per file with
+ *   - its identity: path, mtime, size, git blob id, content hash;
+ *   - where its entry is in the index (byte range, and the ranges of the fields a later run may change);
+ *   - what the run needs to know of the entry without reading it (status, reason, profile source, file type,
+ *     lines, a digest of its resolved imports);
+ *   - its detail, read only when needed: the imports as written and the candidate concept terms of a static
+ *     entry.
+ * The index stays the store of the entries themselves; this file says which of them may be taken as they are.
  *
- * Written as NDJSON beside the index (`.<index file>.state`, hidden, so index loaders never take it for a
- * repository), after the index, and tied to it by the index's SHA-256: a state that does not describe the
- * index next to it is ignored.
+ * Written beside the index (`.<index file>.state`, hidden, so index loaders never take it for a repository),
+ * after the index, and tied to it by the index's digest and size: a state that does not describe the index
+ * next to it is ignored. One header line, then a line per file, in path order: its record, its imports and its
+ * terms, each as JSON, separated by tabs (no JSON text holds a raw tab), so each part is parsed only when needed.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import type { RawImport } from '../extract/imports.js';
-import { writeFileAtomic } from '../index/serialize.js';
+import { RangeReader } from '../index/fileRanges.js';
+import type { FileStatus, ProfileSource } from '../index/types.js';
+import type { JsonStyle } from '../index/serialize.js';
+import { AtomicWriter } from '../index/writeStream.js';
 
 export const STATE_FORMAT = 'coderag-reuse-state';
-export const STATE_VERSION = 1;
+export const STATE_VERSION = 2;
 
 /** What shapes an entry: a change retires the entries it shaped. */
 export interface EntryShape {
@@ -33,6 +41,24 @@ export interface RepoIdentity {
   origin: string | null;
 }
 
+/** Where an entry is in its index: bytes [start, end), and its changeable fields' ranges within them (entryJson.ts). */
+export interface EntryPlace {
+  start: number;
+  end: number;
+  holes: number[];
+}
+
+/** What a run needs to know of an entry without reading it. */
+export interface EntryFacts {
+  status: FileStatus;
+  reason: string | null;
+  source: ProfileSource;
+  fileType: string;
+  lines: number;
+  /** A digest of the entry's resolved imports (`dependencies`, `local_imports`): see `importsDigest`. */
+  imports: string;
+}
+
 export interface FileRecord {
   path: string;
   mtimeMs: number;
@@ -41,32 +67,41 @@ export interface FileRecord {
   blob: string | null;
   /** The content hash recorded in the entry ('' for files never read). */
   hash: string;
+  place: EntryPlace;
+  facts: EntryFacts;
+}
+
+/** The bulky part of a record, read when a run needs it. */
+export interface RecordDetail {
+  /** The import specifiers as written, to resolve again when the repository's files change. */
   imports: RawImport[];
-  /** The entry's candidate concept terms (`candidateTermsOf`), kept so a re-run need not derive them again. */
-  terms?: Array<[string, number]>;
+  /** A static entry's candidate concept terms, flat (term, weight, term, weight, …); null for other entries. */
+  terms: Array<string | number> | null;
 }
 
-export interface ReuseState {
-  /** When the run started (ms since the epoch): files modified shortly before it have untrustworthy mtimes. */
-  startedAt: number;
-  shape: EntryShape;
-  repo: RepoIdentity;
-  goModule: string | null;
-  records: FileRecord[];
+/** A record as loaded: where its detail is in the state file. */
+export interface StoredRecord extends FileRecord {
+  detail: [start: number, end: number];
 }
 
-interface StateHeader {
+export interface StateHeader {
   format: typeof STATE_FORMAT;
   version: number;
-  index_sha256: string;
+  /** The index's digest (writeStream.ts DIGEST) and size: the index this state describes. */
+  index_digest: string;
+  index_bytes: number;
   started_ms: number;
   shape: EntryShape;
   repo: RepoIdentity;
   go_module: string | null;
   files: number;
+  /** How the index is written (output.json_indent, output.ensure_ascii): entries are copied only into the same style. */
+  style: JsonStyle;
+  /** Where the `relationships` array's elements are in the index (first start, last end), when it has any. */
+  relationships: [start: number, end: number] | null;
 }
 
-type RecordLine = [string, number, number, string | null, string, RawImport[], Array<[string, number]>?];
+type RecordLine = [path: string, mtimeMs: number, size: number, blob: string | null, hash: string, place: number[], facts: [FileStatus, string | null, ProfileSource, string, number, string]];
 
 export function stateFileFor(indexFile: string): string {
   return path.join(path.dirname(indexFile), `.${path.basename(indexFile)}.state`);
@@ -76,54 +111,149 @@ export function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Records the state of the index just written at `indexFile`, whose SHA-256 is `indexSha256`. */
-export async function saveReuseState(indexFile: string, indexSha256: string, state: ReuseState): Promise<void> {
-  const header: StateHeader = {
-    format: STATE_FORMAT,
-    version: STATE_VERSION,
-    index_sha256: indexSha256,
-    started_ms: state.startedAt,
-    shape: state.shape,
-    repo: state.repo,
-    go_module: state.goModule,
-    files: state.records.length,
-  };
-  const lines = [JSON.stringify(header)];
-  for (const r of state.records) {
-    const line: RecordLine = [r.path, r.mtimeMs, r.size, r.blob, r.hash, r.imports];
-    if (r.terms) line.push(r.terms);
-    lines.push(JSON.stringify(line));
+/** The digest of an entry's resolved imports that `EntryFacts.imports` holds. */
+export function importsDigest(dependencies: readonly string[], localImports: readonly string[]): string {
+  return createHash('sha1').update(JSON.stringify([dependencies, localImports])).digest('base64');
+}
+
+/** One line of the state: a record and its detail (JSON, or bytes of JSON read from an earlier state or a fragment). */
+export interface StateLine {
+  record: FileRecord;
+  detail: RecordDetail | Uint8Array;
+}
+
+/** Writes the state of the index just written at `indexFile`, line by line as `lines` yields them, atomically. */
+export async function saveReuseState(indexFile: string, header: Omit<StateHeader, 'format' | 'version'>, lines: AsyncIterable<StateLine>): Promise<void> {
+  const out = await AtomicWriter.open(stateFileFor(indexFile));
+  try {
+    await out.write(Buffer.from(`${JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, ...header })}\n`));
+    let written = 0;
+    for await (const { record: r, detail } of lines) {
+      const f = r.facts;
+      const line: RecordLine = [r.path, r.mtimeMs, r.size, r.blob, r.hash, [r.place.start, r.place.end, ...r.place.holes], [f.status, f.reason, f.source, f.fileType, f.lines, f.imports]];
+      await out.write(Buffer.from(`${JSON.stringify(line)}\t`));
+      await out.write(detail instanceof Uint8Array ? detail : detailBytes(detail));
+      await out.write(Buffer.from('\n'));
+      written++;
+    }
+    if (written !== header.files) throw new Error(`reuse state: ${written} records written, ${header.files} announced`);
+  } catch (error) {
+    await out.abort();
+    throw error;
   }
-  await writeFileAtomic(stateFileFor(indexFile), `${lines.join('\n')}\n`);
+  await out.commit();
+}
+
+export function detailBytes(detail: RecordDetail): Buffer {
+  return Buffer.from(`${JSON.stringify(detail.imports)}\t${JSON.stringify(detail.terms)}`);
 }
 
 export type LoadedState =
-  | { ok: true; startedAt: number; shape: EntryShape; repo: RepoIdentity; goModule: string | null; records: Map<string, FileRecord> }
+  | { ok: true; header: StateHeader; records: Map<string, StoredRecord>; details: StateDetails }
   | { ok: false; problem: string };
 
-/** Reads the state recorded for the index whose SHA-256 is `indexSha256`, line by line. */
-export async function loadReuseState(indexFile: string, indexSha256: string): Promise<LoadedState> {
+/** Reads records' details from the state file they were loaded from. */
+export class StateDetails {
+  constructor(private readonly reader: RangeReader) {}
+
+  async bytes(record: StoredRecord): Promise<Buffer> {
+    return this.reader.read(record.detail[0], record.detail[1]);
+  }
+
+  async imports(record: StoredRecord): Promise<RawImport[]> {
+    const bytes = await this.bytes(record);
+    return JSON.parse(bytes.toString('utf8', 0, tabIn(bytes))) as RawImport[];
+  }
+
+  async terms(record: StoredRecord): Promise<RecordDetail['terms']> {
+    const bytes = await this.bytes(record);
+    return JSON.parse(bytes.toString('utf8', tabIn(bytes) + 1)) as RecordDetail['terms'];
+  }
+
+  close(): Promise<void> {
+    return this.reader.close();
+  }
+}
+
+/**
+ * Reads the state recorded beside `indexFile`: the header, which `check` may refuse (a problem, or null to go
+ * on), then every record without its detail. The caller closes `details` when done.
+ */
+export async function loadReuseState(indexFile: string, check: (header: StateHeader) => Promise<string | null>): Promise<LoadedState> {
   const file = stateFileFor(indexFile);
-  let header: StateHeader | null = null;
-  const records = new Map<string, FileRecord>();
+  let handle;
   try {
-    const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (!line) continue;
-      if (!header) {
-        header = JSON.parse(line) as StateHeader;
-        if (header.format !== STATE_FORMAT || header.version !== STATE_VERSION) return { ok: false, problem: 'its reuse state has another format' };
-        if (header.index_sha256 !== indexSha256) return { ok: false, problem: 'its reuse state describes another index' };
-        continue;
-      }
-      const [p, mtimeMs, size, blob, hash, imports, terms] = JSON.parse(line) as RecordLine;
-      records.set(p, terms ? { path: p, mtimeMs, size, blob, hash, imports, terms } : { path: p, mtimeMs, size, blob, hash, imports });
-    }
+    handle = await open(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, problem: 'it has no reuse state' };
     return { ok: false, problem: `its reuse state is unreadable (${(error as Error).message})` };
   }
-  if (!header) return { ok: false, problem: 'its reuse state is empty' };
-  if (records.size !== header.files) return { ok: false, problem: 'its reuse state is truncated' };
-  return { ok: true, startedAt: header.started_ms, shape: header.shape, repo: header.repo, goModule: header.go_module, records };
+  const records = new Map<string, StoredRecord>();
+  let header: StateHeader | null = null;
+  try {
+    for await (const { line, offset } of linesOf(handle)) {
+      if (line.length === 0) continue;
+      if (!header) {
+        header = JSON.parse(line.toString('utf8')) as StateHeader;
+        if (header.format !== STATE_FORMAT || header.version !== STATE_VERSION) return await refuse(handle, 'its reuse state has another format');
+        const problem = await check(header);
+        if (problem) return await refuse(handle, problem);
+        continue;
+      }
+      const tab = line.indexOf(9);
+      if (tab < 0 || line.indexOf(9, tab + 1) < 0) throw new Error('a record has no detail');
+      const [p, mtimeMs, size, blob, hash, place, facts] = JSON.parse(line.toString('utf8', 0, tab)) as RecordLine;
+      const [start, end, ...holes] = place;
+      const [status, reason, source, fileType, lines, imports] = facts;
+      records.set(p, {
+        path: p,
+        mtimeMs,
+        size,
+        blob,
+        hash,
+        place: { start: start as number, end: end as number, holes },
+        facts: { status, reason, source, fileType, lines, imports },
+        detail: [offset + tab + 1, offset + line.length],
+      });
+    }
+  } catch (error) {
+    return refuse(handle, `its reuse state is unreadable (${(error as Error).message})`);
+  }
+  if (!header) return refuse(handle, 'its reuse state is empty');
+  if (records.size !== header.files) return refuse(handle, 'its reuse state is truncated');
+  return { ok: true, header, records, details: new StateDetails(new RangeReader(handle)) };
+}
+
+function tabIn(bytes: Buffer): number {
+  const tab = bytes.indexOf(9);
+  if (tab < 0) throw new Error('a record detail has no terms');
+  return tab;
+}
+
+async function refuse(handle: Awaited<ReturnType<typeof open>>, problem: string): Promise<{ ok: false; problem: string }> {
+  await handle.close().catch(() => undefined);
+  return { ok: false, problem };
+}
+
+/** The file's lines (without their newline) and where each starts, read a megabyte at a time. */
+async function* linesOf(handle: Awaited<ReturnType<typeof open>>): AsyncGenerator<{ line: Buffer; offset: number }> {
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  let carry = Buffer.alloc(0);
+  let carryOffset = 0;
+  let position = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+    let start = 0;
+    for (let newline = data.indexOf(10); newline >= 0; newline = data.indexOf(10, start)) {
+      yield { line: data.subarray(start, newline), offset: carryOffset + start };
+      start = newline + 1;
+    }
+    // Copied: the chunk is read into again.
+    carry = Buffer.from(data.subarray(start));
+    carryOffset += start;
+  }
+  if (carry.length) yield { line: carry, offset: carryOffset };
 }

@@ -1,7 +1,10 @@
 /**
  * The orchestrator: the only place that knows the order of the stages.
  *
- *   walk -> (pre-filter) -> reuse -> classify -> extract -> profile -> relate -> write
+ *   walk -> (pre-filter) -> reuse -> classify -> extract -> profile -> relate -> concepts -> write
+ *
+ * `runIndex` streams: each finished entry goes to a fragment file and the index is assembled from those and
+ * the previous index's bytes (indexAssembly.ts). `indexRepository` keeps the entries and returns the index.
  *
  * Side effects (file reads, git, the clock, the event sink) come in as parameters with real defaults.
  */
@@ -13,9 +16,7 @@ import type { Config } from '../config/schema.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
 import { preferFastStartup } from '../extract/parser.js';
 import { detectLanguage } from '../extract/languages.js';
-import { candidateTermsOf, chooseConcepts } from '../extract/staticProfile.js';
-import { WordCache } from '../extract/wordCache.js';
-import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
+import type { RepoIndex } from '../index/types.js';
 import { AbortedError } from '../shared/errors.js';
 import { STATIC_RUN, type RunFacts } from './buildIndex.js';
 import { answerContext, emptyLlmStats } from './llmProfile.js';
@@ -24,12 +25,13 @@ import { prefilterFiles } from './prefilter.js';
 import type { ReadFile } from '../extract/classify.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { profileFile, skippedSummary } from './profile.js';
-import { buildRepoIndex } from './buildIndex.js';
+import { MemoryEntries, type EntrySink, type IndexFacts } from './entries.js';
+import { StreamedEntries, type RunState } from './indexAssembly.js';
 import { inShard, profileSettings, shardInfo, type Shard } from './shard.js';
+import { loadPreviousIndex } from './previousIndex.js';
 import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReuseStats } from './reuse.js';
-import { saveReuseState, type FileRecord, type ReuseState } from './reuseState.js';
 import { runGit, walkRepository, type GitRunner } from './walk.js';
-import { indexPathFor, writeRepoIndexWithDigest, writeRunReports, type WrittenRepo } from './writeIndex.js';
+import { indexPathFor, jsonStyle, writeRunReports, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
@@ -48,8 +50,6 @@ export interface IndexRepoOptions {
   llm?: LlmSession | null;
   /** Profile only this shard's files (a partial index for `coderag merge`). */
   shard?: Shard | null;
-  /** The index a previous run wrote for this repository: its unchanged entries are reused. */
-  previousIndex?: string | null;
 }
 
 /** What a run did besides its index: the files it reused, read and parsed. */
@@ -61,18 +61,47 @@ export interface ReuseFigures extends ReuseStats {
   parsed: number;
 }
 
-export interface IndexedRepository {
-  index: RepoIndex;
-  /** What the next run needs to reuse this index's entries. */
-  state: ReuseState;
+/** What profiling a repository knows besides its entries, which went to the entry sink. */
+interface ProfiledRepository {
+  facts: IndexFacts;
+  state: RunState;
   reuse: ReuseFigures;
 }
 
+/** Profiles a repository and returns its index, writing nothing: every file is extracted. */
 export async function indexRepository(repoPath: string, options: IndexRepoOptions): Promise<RepoIndex> {
-  return (await indexRepositoryWithState(repoPath, options)).index;
+  const entries = new MemoryEntries();
+  const { facts } = await profileRepository(repoPath, options, entries, null);
+  return entries.build(facts, options.now ?? Date.now);
 }
 
-export async function indexRepositoryWithState(repoPath: string, options: IndexRepoOptions): Promise<IndexedRepository> {
+/**
+ * Indexes a repository into `indexFile`, taking the unchanged entries of the index already there (unless
+ * `previousIndex` is null), and writes the reuse state beside it. Entries go to disk as they finish: memory
+ * holds a few facts per file, not the profiles. An interrupted run leaves the previous index as it was.
+ */
+export async function indexRepositoryToFile(
+  repoPath: string,
+  indexFile: string,
+  options: IndexRepoOptions & { previousIndex: string | null },
+): Promise<{ index: WrittenIndex; reuse: ReuseFigures }> {
+  const entries = await StreamedEntries.create(indexFile, jsonStyle(options.config));
+  try {
+    const { facts, state, reuse } = await profileRepository(repoPath, options, entries, options.previousIndex);
+    const { index } = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
+    return { index, reuse };
+  } finally {
+    await entries.dispose();
+  }
+}
+
+/** walk -> (pre-filter) -> reuse -> classify -> extract -> profile, each finished entry handed to `entries`. */
+async function profileRepository(
+  repoPath: string,
+  options: IndexRepoOptions,
+  entries: EntrySink,
+  previousIndex: string | null,
+): Promise<ProfiledRepository> {
   const { config } = options;
   const llm = options.llm ?? null;
   // One signal for the run: the caller's (Ctrl+C), or ours when the provider refuses us outright.
@@ -88,6 +117,10 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
   const extractors = options.extractors ?? createExtractors(config, options.readFile);
 
   const git = options.git ?? runGit;
+  const shape = entryShape(config, llm ? JSON.stringify([llm.provider.name, llm.provider.model, llm.prompts.version, answerContext({ config, targetStructure: llm.targetStructure, focus: llm.focus })]) : null);
+  // The previous run's state is read while the repository is walked.
+  const previous = previousIndex ? { file: previousIndex, loaded: loadPreviousIndex(previousIndex, shape) } : null;
+  let previousTaken = false;
 
   try {
     const walked = await walkRepository(
@@ -118,13 +151,12 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
       if (llm.targetStructure) chosen = await prefilterFiles(candidates, { ...llm, targetStructure: llm.targetStructure, config, stats, signal, emit, repo: repoName });
       else emit({ type: 'warning', message: 'pre-filtering needs a target structure (--target-structure); every file is profiled' });
     }
-    const shape = entryShape(config, llm ? JSON.stringify([llm.provider.name, llm.provider.model, llm.prompts.version, answerContext({ config, targetStructure: llm.targetStructure, focus: llm.focus })]) : null);
     const wanted = (filePath: string): ProfileKind => (!llm ? 'static' : chosen && !chosen.has(filePath) ? 'unselected' : 'llm');
     const reuse = await reuseStage({
       root,
       files: ownFiles,
       source: walked.source,
-      previousIndex: options.previousIndex ?? null,
+      previous,
       shape,
       repo: await identity,
       goModule,
@@ -135,24 +167,21 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
       repoName,
       ...(options.readFile ? { readFile: options.readFile } : {}),
     });
+    entries.takeFrom(reuse.previous);
+    previousTaken = true;
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
     if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
     extractors.setRepository(walked.files.map((f) => f.path), goModule, { classify, keepContent: llm !== null }, reuse.toExtract.length);
-    const records: FileRecord[] = [];
-    const relationships: FileRelationship[] = [];
     let fatalError: unknown = null;
     const limit = pLimit(limiterSize(config, llm, extractors.threads));
-    const summaries: FileSummary[] = [];
 
     for (const file of ownOutside) {
-      summaries.push(skippedSummary(file, 'symlink_outside_repo', 'symbolic link points outside the repository; not followed'));
+      await entries.addFresh({ summary: skippedSummary(file, 'symlink_outside_repo', 'symbolic link points outside the repository; not followed'), relationships: [], record: null });
       emit({ type: 'file_done', repo: repoName, path: file.path, status: 'skipped', cached: false, reason: 'symlink_outside_repo' });
     }
     for (const entry of reuse.reused) {
-      summaries.push(entry.summary);
-      relationships.push(...entry.relationships);
-      records.push(entry.record);
-      emit({ type: 'file_done', repo: repoName, path: entry.summary.file_path, status: entry.summary.status, cached: true });
+      await entries.addReused(entry);
+      emit({ type: 'file_done', repo: repoName, path: entry.file.path, status: entry.from.facts.status, cached: true });
     }
 
     let parsed = 0;
@@ -166,9 +195,11 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
           });
           if (!done || signal.aborted) return;
           const { summary, cached } = done;
-          relationships.push(...done.relationships);
-          summaries.push(summary);
-          records.push({ path: file.path, mtimeMs: file.mtimeMs, size: file.size, blob: reuse.blobs.get(file.path) ?? null, hash: summary.content_hash, imports: done.rawImports });
+          await entries.addFresh({
+            summary,
+            relationships: done.relationships,
+            record: { mtimeMs: file.mtimeMs, size: file.size, blob: reuse.blobs.get(file.path) ?? null, imports: done.rawImports },
+          });
           if (summary.status !== 'skipped' && detectLanguage(file.path).grammar) parsed++;
           emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached, ...(summary.reason ? { reason: summary.reason } : {}) });
         }),
@@ -177,42 +208,28 @@ export async function indexRepositoryWithState(repoPath: string, options: IndexR
     if (fatalError) throw fatalError;
     if (signal.aborted) throw new AbortedError('interrupted: profiles finished so far are cached; run again to resume');
 
-    // Concepts are chosen against the whole repository; candidate terms recorded last run are taken as they are.
-    const recordOf = new Map(records.map((r) => [r.path, r]));
-    const words = new WordCache();
-    chooseConcepts(summaries, words, (summary) => {
-      const record = recordOf.get(summary.file_path);
-      if (record?.terms) return record.terms;
-      const terms = candidateTermsOf(summary, words);
-      if (record) record.terms = terms;
-      return terms;
-    });
-
     const run = runFacts(llm, stats, candidates.length, chosen?.size ?? candidates.length);
     const walkedPaths = [...walked.files, ...walked.outside].map((f) => f.path);
-    const index = buildRepoIndex({
-      repoName,
-      repoPath: root,
-      summaries,
-      relationships,
-      config,
-      configFile: options.configFile ?? null,
-      gitCommit: walked.gitCommit,
-      gitDirty: walked.gitDirty,
-      excludedByRule: walked.excludedByRule,
-      ...(shard ? { shard: shardInfo(shard, walkedPaths, profileSettings(config, run)) } : {}),
-      startedAt: started,
-      finishedAt: now(),
-      run,
-    });
-    records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return {
-      index,
-      state: { startedAt: started, shape, repo: await identity, goModule, records },
+      facts: {
+        repoName,
+        repoPath: root,
+        config,
+        configFile: options.configFile ?? null,
+        gitCommit: walked.gitCommit,
+        gitDirty: walked.gitDirty,
+        excludedByRule: walked.excludedByRule,
+        ...(shard ? { shard: shardInfo(shard, walkedPaths, profileSettings(config, run)) } : {}),
+        startedAt: started,
+        run,
+      },
+      state: { startedAt: started, shape, repo: await identity, goModule },
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
     };
   } finally {
     if (ownsExtractors) await extractors.close();
+    // A run that failed before the reuse stage handed the previous index on closes it here.
+    if (previous && !previousTaken) await previous.loaded.then((loaded) => (loaded.ok ? loaded.previous.close() : undefined), () => undefined);
   }
 }
 
@@ -279,8 +296,8 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   const names = new Set<string>();
   try {
     for (const repoPath of repoPaths) {
-      const previousIndex = options.reuse === false ? null : indexPathFor(options.outDir, options.config, path.basename(path.resolve(repoPath)), options.shard);
-      const { index, state, reuse } = await indexRepositoryWithState(repoPath, { ...options, extractors, previousIndex });
+      const outputPath = indexPathFor(options.outDir, options.config, path.basename(path.resolve(repoPath)), options.shard);
+      const { index, reuse } = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, previousIndex: options.reuse === false ? null : outputPath });
       if (names.has(index.repo_name)) {
         emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });
       }
@@ -288,8 +305,6 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
       if (index.analysis_metadata.files_by_status.ok === 0) {
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }
-      const { file: outputPath, sha256 } = await writeRepoIndexWithDigest(index, options.outDir, options.config);
-      await saveReuseState(outputPath, sha256, state);
       written.push({ index, outputPath, reuse });
       emit({ type: 'repo_done', repo: index.repo_name, outputPath });
     }

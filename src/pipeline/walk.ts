@@ -7,7 +7,8 @@
  * whether or not .gitignore is honoured, and the walk counts what each of their rules excluded.
  */
 import { execFile } from 'node:child_process';
-import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import fg from 'fast-glob';
@@ -62,8 +63,12 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   const ownRules = await loadIgnoreFiles(root, candidates, CODERAG_IGNORE);
   const excludedByRule: Record<string, number> = {};
 
+  // Asked of git while the candidates are looked at.
+  const gitCommit = listed ? headCommit(root, git) : Promise.resolve(null);
+  const gitDirty = gitCommit.then((commit) => (commit ? hasTrackedChanges(root, git) : null));
   const files: WalkedFile[] = [];
   const outside: WalkedFile[] = [];
+  let looked = 0;
   for (const relative of [...new Set(candidates)].sort()) {
     if (!extensions.has(path.posix.extname(relative).toLowerCase())) continue;
     const segments = relative.split('/');
@@ -73,31 +78,30 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
       excludedByRule[rule] = (excludedByRule[rule] ?? 0) + 1;
       continue;
     }
+    // Stat calls answered from the inode cache are far cheaper made at once than through the thread pool;
+    // the event loop gets a turn every few thousand.
+    if (++looked % STATS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     const absolute = path.join(root, ...segments);
-    const entry = await statCandidate(root, absolute);
+    const entry = statCandidate(root, absolute);
     if (!entry) continue;
     const file = { path: relative, absolute, size: entry.size, mtimeMs: entry.mtimeMs };
     if (entry.outside) outside.push(file);
     else files.push(file);
   }
-  const gitCommit = listed ? await headCommit(root, git) : null;
-  const gitDirty = gitCommit ? await hasTrackedChanges(root, git) : null;
-  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule };
+  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit: await gitCommit, gitDirty: await gitDirty, excludedByRule };
 }
 
+const STATS_PER_TURN = 2000;
+
 /** A regular file (or a symlink to one), with its size and mtime; directories and broken links are dropped. */
-async function statCandidate(root: string, absolute: string): Promise<{ size: number; mtimeMs: number; outside: boolean } | null> {
-  let info;
-  try {
-    info = await lstat(absolute);
-  } catch {
-    return null;
-  }
+function statCandidate(root: string, absolute: string): { size: number; mtimeMs: number; outside: boolean } | null {
+  const info = lstatSync(absolute, { throwIfNoEntry: false });
+  if (!info) return null;
   if (info.isFile()) return { size: info.size, mtimeMs: info.mtimeMs, outside: false };
   if (!info.isSymbolicLink()) return null;
   try {
-    const target = await realpath(absolute);
-    const targetInfo = await stat(target);
+    const target = realpathSync(absolute);
+    const targetInfo = statSync(target);
     if (!targetInfo.isFile()) return null;
     const inside = target === root || target.startsWith(root + path.sep);
     return { size: targetInfo.size, mtimeMs: targetInfo.mtimeMs, outside: !inside };
@@ -108,9 +112,8 @@ async function statCandidate(root: string, absolute: string): Promise<{ size: nu
 
 async function listWithGit(root: string, git: GitRunner): Promise<string[] | null> {
   try {
-    const top = (await git(['rev-parse', '--show-toplevel'], root)).trim();
-    if (!top) return null;
-    if (await isIgnoredByGit(root, git)) return null;
+    const [top, ignored] = await Promise.all([git(['rev-parse', '--show-toplevel'], root), isIgnoredByGit(root, git)]);
+    if (!top.trim() || ignored) return null;
     const output = await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root);
     return output.split('\0').filter(Boolean);
   } catch {

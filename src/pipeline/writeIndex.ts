@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import type { RepoIndex } from '../index/types.js';
-import { toJson, writeFileAtomic } from '../index/serialize.js';
+import type { FileStatus, FileSummary, RepoIndex } from '../index/types.js';
+import { toJson, writeFileAtomic, type JsonStyle } from '../index/serialize.js';
 import { writeJsonStreamAtomic } from '../index/writeStream.js';
 import { VERSION } from '../shared/version.js';
 import { shardFileName } from './shard.js';
@@ -17,8 +17,13 @@ export function indexFileName(config: Config, repoName: string): string {
   return config.output.index_filename_pattern.replaceAll('{repo_name}', safe);
 }
 
+/** Writes an index held in memory (a merge of shards); `runIndex` assembles its own (indexAssembly.ts). */
 export async function writeRepoIndex(index: RepoIndex, outDir: string, config: Config): Promise<string> {
-  return (await writeRepoIndexWithDigest(index, outDir, config)).file;
+  const file = indexPathFor(outDir, config, index.repo_name, index.analysis_metadata.shard);
+  const { analysis_metadata, ...rest } = index;
+  const body = config.output.include_metadata ? { ...rest, analysis_metadata } : rest;
+  await writeJsonStreamAtomic(file, body, jsonStyle(config));
+  return file;
 }
 
 /** Where a repository's index (or one shard of it) is written. */
@@ -27,21 +32,55 @@ export function indexPathFor(outDir: string, config: Config, repoName: string, s
   return path.join(outDir, shard ? shardFileName(name, shard) : name);
 }
 
-/** Writes the index and says what was written: its SHA-256 ties the reuse state to this very file. */
-export async function writeRepoIndexWithDigest(index: RepoIndex, outDir: string, config: Config): Promise<{ file: string; sha256: string }> {
-  const file = indexPathFor(outDir, config, index.repo_name, index.analysis_metadata.shard);
-  const { analysis_metadata, ...rest } = index;
-  const body = config.output.include_metadata ? { ...rest, analysis_metadata } : rest;
-  const { sha256 } = await writeJsonStreamAtomic(file, body, jsonStyle(config));
-  return { file, sha256 };
-}
-
-function jsonStyle(config: Config) {
+export function jsonStyle(config: Config): JsonStyle {
   return { indent: config.output.json_indent, ensureAscii: config.output.ensure_ascii };
 }
 
+/**
+ * What the reports need of a written index: all of it but the file profiles, which stay in the file, and the
+ * figures the reports take from them.
+ */
+export interface WrittenIndex extends Omit<RepoIndex, 'file_summaries'> {
+  /** Files by file type. */
+  file_type_counts: Record<string, number>;
+  /** Files profiled (status ok), and their non-empty lines. */
+  analyzed_files: number;
+  lines_of_code: number;
+  /** Files whose profile could not be made as asked: a model answer that never came, or a file that could not be read. */
+  failed_files: FailedFile[];
+}
+
+export type FailedFile = Pick<FileSummary, 'file_path' | 'status' | 'reason'>;
+
+/** Counts a written index's entries, one at a time, for its WrittenIndex. */
+export class EntryTally {
+  readonly file_type_counts: Record<string, number> = {};
+  analyzed_files = 0;
+  lines_of_code = 0;
+  readonly failed_files: FailedFile[] = [];
+
+  add(entry: { file_path: string; file_type: string; status: FileStatus; reason?: string | null; lines_of_code: number }): void {
+    this.file_type_counts[entry.file_type] = (this.file_type_counts[entry.file_type] ?? 0) + 1;
+    if (entry.status === 'ok') {
+      this.analyzed_files++;
+      this.lines_of_code += entry.lines_of_code;
+    }
+    if (entry.status === 'failed' || (entry.status === 'skipped' && entry.reason === 'unreadable')) {
+      this.failed_files.push({ file_path: entry.file_path, status: entry.status, ...(entry.reason ? { reason: entry.reason } : {}) });
+    }
+  }
+}
+
+/** An in-memory index described as a written one. */
+export function describeIndex(index: RepoIndex): WrittenIndex {
+  const { file_summaries, ...rest } = index;
+  const tally = new EntryTally();
+  for (const summary of file_summaries) tally.add(summary);
+  return { ...rest, file_type_counts: tally.file_type_counts, analyzed_files: tally.analyzed_files, lines_of_code: tally.lines_of_code, failed_files: tally.failed_files };
+}
+
 export interface WrittenRepo {
-  index: RepoIndex;
+  index: WrittenIndex;
   outputPath: string;
   /** The files this run reused, read and parsed, when the pipeline reports them. */
   reuse?: ReuseFigures;
@@ -96,19 +135,19 @@ const round = (value: number, digits: number): number => Math.round(value * 10 *
 function statisticsReport(written: WrittenRepo[], config: Config, configFile: string | null) {
   const details = written.map(({ index }) => {
     const meta = index.analysis_metadata;
-    const analyzed = index.file_summaries.filter((s) => s.status === 'ok');
-    const lines = analyzed.reduce((n, s) => n + s.lines_of_code, 0);
+    const lines = index.lines_of_code;
+    const analyzed = index.analyzed_files;
     const confidence = index.relationships.reduce((n, r) => n + r.confidence_score, 0);
     return {
       repo_name: index.repo_name,
       total_files: index.total_files,
-      analyzed_files: analyzed.length,
+      analyzed_files: analyzed,
       total_relationships: index.relationships.length,
       high_confidence_relationships: meta.high_confidence_relationships,
       relationship_type_counts: countBy(index.relationships, (r) => r.relationship_type),
-      file_type_counts: countBy(index.file_summaries, (s) => s.file_type),
+      file_type_counts: index.file_type_counts,
       total_lines_of_code: lines,
-      average_lines_per_file: analyzed.length ? round(lines / analyzed.length, 2) : 0,
+      average_lines_per_file: analyzed ? round(lines / analyzed, 2) : 0,
       average_confidence_score: index.relationships.length ? round(confidence / index.relationships.length, 3) : 0,
       filtering_efficiency: meta.filtering_efficiency,
       concurrent_analysis_used: meta.concurrent_analysis_used,

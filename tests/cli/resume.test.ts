@@ -2,7 +2,7 @@
  * Resumable after kill -9, at any point: the built CLI is killed mid-run against the fake server; the index
  * on disk is still the last complete one, and the re-run repeats at most the model calls that were in flight.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -55,11 +55,14 @@ describe('coderag index killed with SIGKILL', () => {
     expect(answered).toBeGreaterThanOrEqual(8);
     expect(answered).toBeLessThan(FILES);
     expect(readFileSync(indexFile).equals(complete)).toBe(true);
+    // The killed run's fragment of finished entries is still there; the next run deletes it.
+    expect(readdirSync(out).some((name) => name.endsWith('.fragment'))).toBe(true);
 
     server.configure({ latencyMs: 0 });
     server.resetStats();
     const resumed = await runCli([...args, '--focus', 'expiry'], { env });
     expect(resumed.code).toBe(0);
+    expect(readdirSync(out).filter((name) => name.endsWith('.fragment') || name.endsWith('.tmp'))).toEqual([]);
     const repeated = server.stats.byOutcome.ok ?? 0;
     expect(repeated).toBeLessThanOrEqual(FILES - answered + CONCURRENCY);
     const index = JSON.parse(readFileSync(indexFile, 'utf8'));

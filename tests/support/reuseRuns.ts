@@ -65,7 +65,8 @@ export function createRunner(configure: (config: Config) => void = () => {}) {
       });
       const written = result.written[0];
       if (!written?.reuse) throw new Error('runIndex wrote no index');
-      return { index: written.index, reuse: written.reuse, reads: [...reads], events, outputPath: written.outputPath };
+      const index = JSON.parse(readFileSync(written.outputPath, 'utf8')) as RepoIndex;
+      return { index, reuse: written.reuse, reads: [...reads], events, outputPath: written.outputPath };
     },
     close: () => extractors.close(),
   };

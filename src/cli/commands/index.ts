@@ -5,11 +5,12 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import type { FileSummary, RepoIndex } from '../../index/types.js';
+import type { RepoIndex } from '../../index/types.js';
 import { selectProvider } from '../../llm/select.js';
 import { createLlmSession } from '../../pipeline/llmSession.js';
 import { runIndex, type RunIndexResult } from '../../pipeline/runIndex.js';
 import { parseShard } from '../../pipeline/shard.js';
+import type { FailedFile, WrittenIndex } from '../../pipeline/writeIndex.js';
 import { prepareSearchPack } from '../../search/load.js';
 import { AbortedError, BudgetExceededError, UsageError } from '../../shared/errors.js';
 import { RunBudget } from '../../llm/budget.js';
@@ -141,8 +142,9 @@ export function runControls(config: Config, flags: Pick<IndexFlags, 'quiet' | 'p
  * paths (or the JSON summary) on stdout. Answers the exit code: 0, or EXIT_FILES_FAILED when some files failed.
  */
 export async function reportRun(result: RunIndexResult, progress: Progress, flags: Pick<IndexFlags, 'quiet' | 'json'>, started: number, partial = false): Promise<number> {
-  // Every index gets its search pack now, so no search pays for it; partial indexes are never searched.
-  if (!partial) for (const { outputPath, index } of result.written) await prepareSearchPack(outputPath, index);
+  // Every index gets its search pack now, so no search pays for it; partial indexes are never searched. The pack
+  // is built from the file: the run kept no profiles in memory.
+  if (!partial) for (const { outputPath } of result.written) await prepareSearchPack(outputPath);
   progress.stop();
   const failures = result.written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
   const exitCode = failures.length ? EXIT_FILES_FAILED : 0;
@@ -223,11 +225,11 @@ export async function readTargetStructure(file: string): Promise<string> {
 const MAX_FAILURES_LISTED = 20;
 
 /** Files whose profile could not be made as asked: a model answer that never came, or a file that could not be read. */
-export function failedFiles(index: RepoIndex): FileSummary[] {
-  return index.file_summaries.filter((f) => f.status === 'failed' || (f.status === 'skipped' && f.reason === 'unreadable'));
+export function failedFiles(index: Pick<WrittenIndex, 'failed_files'>): FailedFile[] {
+  return index.failed_files;
 }
 
-export function closingLine(index: RepoIndex): string {
+export function closingLine(index: Omit<RepoIndex, 'file_summaries'>): string {
   const meta = index.analysis_metadata;
   const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
   const { ok, skipped, failed } = meta.files_by_status;
@@ -243,7 +245,7 @@ export function closingLine(index: RepoIndex): string {
   return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens, ${index.relationships.length} relationships${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
 }
 
-function runSummary(written: Array<{ index: RepoIndex; outputPath: string }>, reports: string[], durationMs: number) {
+function runSummary(written: Array<{ index: WrittenIndex; outputPath: string }>, reports: string[], durationMs: number) {
   return {
     status: 'success',
     duration_ms: durationMs,

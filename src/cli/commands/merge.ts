@@ -6,7 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { mergeShards, readShard, type ShardPart } from '../../pipeline/merge.js';
-import { writeRepoIndex, writeRunReports, type WrittenRepo } from '../../pipeline/writeIndex.js';
+import { describeIndex, writeRepoIndex, writeRunReports, type WrittenRepo } from '../../pipeline/writeIndex.js';
 import { prepareSearchPack } from '../../search/load.js';
 import { UsageError } from '../../shared/errors.js';
 import { closingLine, EXIT_FILES_FAILED, failedFiles } from './index.js';
@@ -35,7 +35,7 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise
   for (const index of merged) {
     const outputPath = await writeRepoIndex(index, outDir, config);
     await prepareSearchPack(outputPath);
-    written.push({ index, outputPath });
+    written.push({ index: describeIndex(index), outputPath });
   }
   const reports = await writeRunReports(written, outDir, config, file);
   if (!flags.quiet) {

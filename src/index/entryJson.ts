@@ -1,0 +1,122 @@
+/**
+ * One file profile as an element of an index's `file_summaries` array, exactly as
+ * `JSON.stringify(index, null, indent)` writes it there, together with where its changeable fields sit: the
+ * byte ranges of the values of `file_path`, `key_concepts`, `last_modified` and `size_bytes`. A later run that
+ * keeps the entry copies its bytes and splices new values into those ranges instead of parsing and
+ * re-serialising it, and writes the same bytes a full serialisation would.
+ */
+import type { FileSummary } from './types.js';
+import { escapeNonAscii, type JsonStyle } from './serialize.js';
+
+/** The fields a kept entry may need to change, in the order of their ranges in `EntryBytes.holes`. */
+export const CHANGEABLE = ['file_path', 'key_concepts', 'last_modified', 'size_bytes'] as const;
+export type ChangeableField = (typeof CHANGEABLE)[number];
+export type EntryChanges = Partial<Pick<FileSummary, ChangeableField>>;
+
+/** Depth of a profile in an index: inside the top-level object, inside `file_summaries`. */
+export const ENTRY_DEPTH = 2;
+
+export interface EntryBytes {
+  bytes: Buffer;
+  /** For each CHANGEABLE field, the [start, end) byte offsets of its value within `bytes`; -1, -1 when absent. */
+  holes: number[];
+}
+
+const NO_HOLES: readonly number[] = [-1, -1, -1, -1, -1, -1, -1, -1];
+
+function indentOf(style: JsonStyle): number {
+  return Math.min(10, Math.max(0, Math.floor(style.indent)));
+}
+
+/** A value as JSON nested `depth` levels deep: what `JSON.stringify(whole, null, indent)` writes for it there. */
+export function nestedJson(value: unknown, depth: number, style: JsonStyle): string {
+  const n = indentOf(style);
+  let text = JSON.stringify(value, null, n);
+  if (n > 0) text = text.replaceAll('\n', `\n${' '.repeat(n * depth)}`);
+  return style.ensureAscii ? escapeNonAscii(text) : text;
+}
+
+/** The profile's bytes as an element of `file_summaries`, and the ranges of its changeable fields. */
+export function entryJson(summary: FileSummary, style: JsonStyle): EntryBytes {
+  const n = indentOf(style);
+  const record = summary as unknown as Record<string, unknown>;
+  const keys = Object.keys(record).filter((key) => {
+    const type = typeof record[key];
+    return type !== 'undefined' && type !== 'function' && type !== 'symbol';
+  });
+  if (keys.length === 0) return { bytes: Buffer.from('{}'), holes: [...NO_HOLES] };
+  const newline = n > 0 ? '\n' : '';
+  const inner = ' '.repeat(n * (ENTRY_DEPTH + 1));
+  const colon = n > 0 ? ': ' : ':';
+  const open = `{${newline}${inner}`;
+  const parts: string[] = [open];
+  let length = open.length;
+  const holes = [...NO_HOLES];
+  keys.forEach((key, i) => {
+    const head = `${style.ensureAscii ? escapeNonAscii(JSON.stringify(key)) : JSON.stringify(key)}${colon}`;
+    const value = nestedJson(record[key], ENTRY_DEPTH + 1, style);
+    const field = CHANGEABLE.indexOf(key as ChangeableField);
+    if (field >= 0) {
+      holes[2 * field] = length + head.length;
+      holes[2 * field + 1] = length + head.length + value.length;
+    }
+    const tail = i < keys.length - 1 ? `,${newline}${inner}` : `${newline}${' '.repeat(n * ENTRY_DEPTH)}}`;
+    parts.push(head, value, tail);
+    length += head.length + value.length + tail.length;
+  });
+  const text = parts.join('');
+  const bytes = Buffer.from(text, 'utf8');
+  // Offsets so far count UTF-16 units; they are byte offsets only while the text is ASCII.
+  if (bytes.length !== text.length) {
+    for (let i = 0; i < holes.length; i++) if ((holes[i] as number) >= 0) holes[i] = Buffer.byteLength(text.slice(0, holes[i]));
+  }
+  return { bytes, holes };
+}
+
+/**
+ * The entry stored as `bytes` (with its `holes`) after `changes`: the stored bytes with the new values spliced
+ * in, as pieces to write in order, and the ranges of the changeable fields in the result. An entry stored
+ * without one of the fields to change is parsed and written again (the field then comes last, as a spread
+ * adds it).
+ */
+export function changeEntry(bytes: Buffer, holes: readonly number[], changes: EntryChanges, style: JsonStyle): { pieces: Buffer[]; length: number; holes: number[] } {
+  const edits: Array<[start: number, end: number, value: Buffer, field: number]> = [];
+  for (const [field, name] of CHANGEABLE.entries()) {
+    if (!(name in changes)) continue;
+    const start = holes[2 * field] ?? -1;
+    const end = holes[2 * field + 1] ?? -1;
+    if (start < 0 || end < start || end > bytes.length) return rewriteEntry(bytes, changes, style);
+    edits.push([start, end, Buffer.from(nestedJson(changes[name], ENTRY_DEPTH + 1, style), 'utf8'), field]);
+  }
+  edits.sort((a, b) => a[0] - b[0]);
+  const pieces: Buffer[] = [];
+  const moved = [...holes];
+  let at = 0;
+  let shift = 0;
+  for (const [start, end, value, field] of edits) {
+    if (start < at) return rewriteEntry(bytes, changes, style);
+    pieces.push(bytes.subarray(at, start), value);
+    moved[2 * field] = start + shift;
+    shift += value.length - (end - start);
+    moved[2 * field + 1] = end + shift;
+    at = end;
+  }
+  pieces.push(bytes.subarray(at));
+  // Fields after an edit move by the edits before them.
+  for (const [field] of CHANGEABLE.entries()) {
+    if (edits.some((e) => e[3] === field)) continue;
+    const start = holes[2 * field] ?? -1;
+    if (start < 0) continue;
+    const before = edits.filter((e) => e[1] <= start).reduce((n, e) => n + e[2].length - (e[1] - e[0]), 0);
+    moved[2 * field] = start + before;
+    moved[2 * field + 1] = (holes[2 * field + 1] as number) + before;
+  }
+  return { pieces, length: bytes.length + shift, holes: moved };
+}
+
+/** The entry stored as `bytes` (in any style) parsed, changed and serialised again in `style`. */
+export function rewriteEntry(bytes: Buffer, changes: EntryChanges, style: JsonStyle): { pieces: Buffer[]; length: number; holes: number[] } {
+  const summary = { ...(JSON.parse(bytes.toString('utf8')) as FileSummary), ...changes };
+  const entry = entryJson(summary, style);
+  return { pieces: [entry.bytes], length: entry.bytes.length, holes: entry.holes };
+}

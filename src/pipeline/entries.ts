@@ -1,0 +1,68 @@
+/**
+ * Where the profile stage puts finished entries. `MemoryEntries` keeps them as objects and builds a RepoIndex
+ * (the library's `indexRepository`, which writes nothing); `StreamedEntries` (indexAssembly.ts) writes each to
+ * a fragment file as it finishes, keeps only what repository-wide steps need, and assembles the index file.
+ */
+import type { RawImport } from '../extract/imports.js';
+import { candidateTermsOf, chooseConcepts } from '../extract/staticProfile.js';
+import { WordCache } from '../extract/wordCache.js';
+import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
+import { buildRepoIndex, type BuildIndexInput } from './buildIndex.js';
+import type { PreviousIndex } from './previousIndex.js';
+import type { ReusedEntry } from './reuse.js';
+
+/** What the next run needs to recognise a file without reading it. */
+export interface FreshRecord {
+  mtimeMs: number;
+  size: number;
+  blob: string | null;
+  /** The import specifiers as written, to resolve again when the repository's files change. */
+  imports: RawImport[];
+}
+
+export interface FreshEntry {
+  summary: FileSummary;
+  relationships: FileRelationship[];
+  /** Null for entries the next run makes again without looking (symlinks out of the repository). */
+  record: FreshRecord | null;
+}
+
+export interface EntrySink {
+  /** The previous index reused entries are taken from (null for a run from scratch); the sink closes it. */
+  takeFrom(previous: PreviousIndex | null): void;
+  addFresh(entry: FreshEntry): Promise<void>;
+  addReused(entry: ReusedEntry): Promise<void>;
+}
+
+/** Everything the index needs besides its entries, known once every entry is in. */
+export type IndexFacts = Omit<BuildIndexInput, 'summaries' | 'relationships' | 'finishedAt'>;
+
+/** Whether a profile's key concepts are chosen against the repository's (static profiles of files not skipped). */
+export function choosesConcepts(summary: Pick<FileSummary, 'profile_source' | 'status'>): boolean {
+  return summary.profile_source === 'static' && summary.status !== 'skipped';
+}
+
+/** Entries kept as objects, for an index returned rather than written. Takes no previous entries. */
+export class MemoryEntries implements EntrySink {
+  private readonly summaries: FileSummary[] = [];
+  private readonly relationships: FileRelationship[] = [];
+
+  takeFrom(previous: PreviousIndex | null): void {
+    if (previous) throw new Error('an index built in memory reuses no previous entries');
+  }
+
+  async addFresh(entry: FreshEntry): Promise<void> {
+    this.summaries.push(entry.summary);
+    this.relationships.push(...entry.relationships);
+  }
+
+  async addReused(): Promise<void> {
+    throw new Error('an index built in memory reuses no previous entries');
+  }
+
+  build(facts: IndexFacts, now: () => number): RepoIndex {
+    const words = new WordCache();
+    chooseConcepts(this.summaries, words, (summary) => candidateTermsOf(summary, words));
+    return buildRepoIndex({ ...facts, summaries: this.summaries, relationships: this.relationships, finishedAt: now() });
+  }
+}

@@ -1,0 +1,27 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { describe, expect, it } from 'vitest';
+import { findImports, importStyleOf, RepoFileSet, resolveImports, type ResolutionMemo } from '../../src/extract/imports.js';
+import { detectLanguage } from '../../src/extract/languages.js';
+
+const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/polyglot');
+
+describe('resolving imports again with a memo', () => {
+  it('resolves every file of a repository as resolving it alone does, twice over', () => {
+    const files = fg.sync('**/*', { cwd: FIXTURE }).sort();
+    const repo = new RepoFileSet(files);
+    repo.goModule = /^module\s+(\S+)/m.exec(readFileSync(path.join(FIXTURE, 'go.mod'), 'utf8'))?.[1] ?? null;
+    // Every file also as if it sat in each folder, so imports resolve from folders they were not written in.
+    const importers = files.flatMap((file) => [file, ...['src/cache', 'pkg/store', 'lib'].map((dir) => `${dir}/${path.posix.basename(file)}`)]);
+    const memo: ResolutionMemo = new Map();
+    for (const importer of [...importers, ...importers]) {
+      const source = files.includes(importer) ? importer : (files.find((f) => path.posix.basename(f) === path.posix.basename(importer)) as string);
+      const language = detectLanguage(importer);
+      const style = importStyleOf(language.grammar ?? language.name);
+      const imports = findImports(readFileSync(path.join(FIXTURE, source), 'utf8'), style);
+      expect(resolveImports(importer, imports, style, repo, memo), importer).toEqual(resolveImports(importer, imports, style, repo));
+    }
+    expect(memo.size).toBeGreaterThan(10);
+  });
+});
