@@ -110,6 +110,15 @@ describe('the bm25f ranker', () => {
     expect(search(corpus, { query: 'formdata' }).references[0]?.symbols.map((s) => s.name)).toEqual(['FormData']);
   });
 
+  it('matches an identifier written in the request whole, above files that only share its parts', () => {
+    const corpus = corpusOf([
+      file('crates/printer/src/lib.rs', { language: 'Rust', vocabulary: 'doc_auto_cfg docsrs cfg_attr' }),
+      file('crates/core/flags/defs.rs', { language: 'Rust', vocabulary: 'doc:40 cfg:12 auto:9 flag:30' }),
+    ]);
+    expect(ranking(corpus, { query: 'use `doc_cfg` instead of `doc_auto_cfg`' })[0]).toBe('crates/printer/src/lib.rs');
+    expect(search(corpus, { query: 'refactor `isHidden` and doc_auto_cfg' }).keywords_used).toEqual(['refactor', 'isHidden', 'doc_auto_cfg']);
+  });
+
   it('weighs task words (fix, add, remove) lightly, unless the request has nothing else', () => {
     const corpus = corpusOf([file('src/fixer.ts', { symbols: [symbol('fixPath')] }), file('src/headers.ts', { symbols: [symbol('parseHeaders')] })]);
     expect(ranking(corpus, { query: 'fix header parsing' })[0]).toBe('src/headers.ts');
