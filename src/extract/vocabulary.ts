@@ -5,12 +5,12 @@
  *
  * Stored as one compact string, most frequent first (the format is in src/index/vocabulary.ts). Words that
  * differ only in case are one entry, written in their most frequent form (`CACHE_TTL` and `cache_ttl` split
- * alike). Language keywords and English function words are
- * left out, and so is the rarest tail past `MAX_VOCABULARY` entries, which bounds the index on any file.
+ * alike). English function words and the keywords that are only syntax (`fn`, `elif`) are left out, and so is
+ * the rarest tail past `MAX_VOCABULARY` entries, which bounds the index on any file.
  * Secrets are screened out first, as for a model's prompt: an index is shared like code is.
  */
 import { redactSecrets } from '../shared/secrets.js';
-import { STOPWORDS } from '../shared/text.js';
+import { SEARCH_STOPWORDS } from '../shared/text.js';
 import { countIdentifiers } from './wordCache.js';
 import { formatVocabulary } from '../index/vocabulary.js';
 
@@ -25,7 +25,7 @@ export function fileVocabulary(content: string): string {
   for (const [word, n] of countIdentifiers(redactSecrets(content).text)) {
     if (word.length < 2 || word.length > MAX_WORD_LENGTH) continue;
     const key = word.toLowerCase();
-    if (STOPWORDS.has(key) || word === REDACTION_MARK) continue;
+    if (SEARCH_STOPWORDS.has(key) || word === REDACTION_MARK) continue;
     let entry = byKey.get(key);
     if (!entry) {
       entry = { count: 0, forms: new Map() };

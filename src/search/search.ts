@@ -8,7 +8,7 @@
  */
 import { detectLanguage } from '../extract/languages.js';
 import type { CodeSymbol, SymbolKind } from '../index/types.js';
-import { STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
+import { SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
 import type { Snippet } from './snippets.js';
@@ -113,7 +113,7 @@ export function queryWords(text: string): string[] {
 const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 
 function isSearchWord(word: string): boolean {
-  return word.length >= 2 && !STOPWORDS.has(word) && !/^\d+$/.test(word);
+  return word.length >= 2 && !SEARCH_STOPWORDS.has(word) && !/^\d+$/.test(word);
 }
 
 export function search(corpus: SearchCorpus, request: SearchRequest): SearchResponse {

@@ -119,6 +119,16 @@ describe('the bm25f ranker', () => {
     expect(search(corpus, { query: 'refactor `isHidden` and doc_auto_cfg' }).keywords_used).toEqual(['refactor', 'isHidden', 'doc_auto_cfg']);
   });
 
+  it('searches keywords a request means as words, but not function words or syntax', () => {
+    const corpus = corpusOf([
+      file('src/cli.rs', { language: 'Rust', vocabulary: 'short:12 long:30 help:20 arg:40 option:2' }),
+      file('src/output.rs', { language: 'Rust', vocabulary: 'trailing:3 option:6 write:20' }),
+      file('src/walk.rs', { language: 'Rust', vocabulary: 'walk:20 entry:12 option:3' }),
+    ]);
+    expect(ranking(corpus, { query: 'the short option' })[0]).toBe('src/cli.rs');
+    expect(search(corpus, { query: 'the fn and self of a short default type' }).keywords_used).toEqual(['short', 'default', 'type']);
+  });
+
   it('weighs task words (fix, add, remove) lightly, unless the request has nothing else', () => {
     const corpus = corpusOf([file('src/fixer.ts', { symbols: [symbol('fixPath')] }), file('src/headers.ts', { symbols: [symbol('parseHeaders')] })]);
     expect(ranking(corpus, { query: 'fix header parsing' })[0]).toBe('src/headers.ts');
