@@ -42,6 +42,12 @@ describe('a file vocabulary', () => {
     expect(entries[0]).toEqual(['common', 2]);
   });
 
+  it('keeps a word said once in a long module, where it tells the file apart', () => {
+    const table = Array.from({ length: 300 }, (_, i) => `    (&["lang${i}"], &["*.lang${i}"]),`);
+    const source = ['pub const DEFAULT_TYPES: &[(&[&str], &[&str])] = &[', ...table, '    (&["protobuf"], &["*.pb"]),', '];'].join('\n');
+    expect(parseVocabulary(fileVocabulary(source)).map(([w]) => w)).toContain('protobuf');
+  });
+
   it('never holds a secret the file contains', () => {
     const vocabulary = fileVocabulary('AWS_KEY = "AKIAIOSFODNN7EXAMPLE"\npassword = "hunter2horse"\n');
     expect(vocabulary).toContain('AWS_KEY');
