@@ -16,7 +16,7 @@ import type { FileRelationship } from '../index/types.js';
 import { FIELD_COUNT, FieldIndex, type FieldIndexData } from './fieldIndex.js';
 import { termTableFromBytes, validStarts } from './termTable.js';
 
-export const PACK_VERSION = 4;
+export const PACK_VERSION = 5;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
 
