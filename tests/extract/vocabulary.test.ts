@@ -108,3 +108,52 @@ describe('key concepts', () => {
     expect(terms[2]?.[0]).toBe('buffer');
   });
 });
+
+describe('a Rust file with its unit tests inside', () => {
+  const source = [
+    '/// Finds the line terminator in a buffer.',
+    'pub fn find_terminator(haystack: &[u8]) -> Option<usize> {',
+    '    haystack.iter().position(|&b| b == b\'\\n\')',
+    '}',
+    '',
+    '#[cfg(test)]',
+    'mod tests {',
+    '    use super::*;',
+    '',
+    '    const SHERLOCK: &str = "For the Doctor Watsons of this world, as opposed to the Sherlock Holmeses";',
+    '',
+    '    #[test]',
+    '    fn finds_terminator_in_sherlock() {',
+    '        assert_eq!(find_terminator(SHERLOCK.as_bytes()), None);',
+    '    }',
+    '}',
+    '',
+  ].join('\n');
+
+  it('leaves the test module\'s words out of the vocabulary, as a test file\'s words would be', async () => {
+    const repo = makeTempRepo({ 'src/lines.rs': source });
+    const index = await indexRepo(repo.root);
+    const file = index.file_summaries.find((f) => f.file_path === 'src/lines.rs');
+    const words = parseVocabulary(file?.vocabulary).map(([w]) => w);
+    expect(words).toEqual(expect.arrayContaining(['find_terminator', 'haystack', 'terminator', 'buffer']));
+    expect(words).not.toContain('Sherlock');
+    expect(words).not.toContain('SHERLOCK');
+    expect(words).not.toContain('Watsons');
+    expect(file?.symbols.map((s) => s.name)).toContain('finds_terminator_in_sherlock');
+  });
+
+  it('recognises a test module whose cfg also names a feature, and one nested in another module', async () => {
+    const nested = `pub mod inner {\n    pub fn terminator() {}\n\n${source.replace('#[cfg(test)]', '#[cfg(all(test, feature = "pcre2"))]')}}\n`;
+    const repo = makeTempRepo({ 'src/lines.rs': nested });
+    const index = await indexRepo(repo.root);
+    const words = parseVocabulary(index.file_summaries[0]?.vocabulary).map(([w]) => w);
+    expect(words).toContain('haystack');
+    expect(words).not.toContain('Watsons');
+  });
+
+  it('keeps every word of a module that is not compiled for tests only', async () => {
+    const repo = makeTempRepo({ 'src/lines.rs': source.replace('#[cfg(test)]', '#[cfg(unix)]') });
+    const index = await indexRepo(repo.root);
+    expect(parseVocabulary(index.file_summaries[0]?.vocabulary).map(([w]) => w)).toContain('Watsons');
+  });
+});
