@@ -152,6 +152,11 @@ const fieldKnobs = (['name', 'path', 'symbols', 'concepts', 'docs', 'imports'] a
   { name: `weights.${f}`, get: (p) => p.weights[f], set: (p, v) => ({ ...p, weights: { ...p.weights, [f]: v } }), grid: [0, 0.5, 1, 2, 4, 8] },
   { name: `b.${f}`, get: (p) => p.b[f], set: (p, v) => ({ ...p, b: { ...p.b, [f]: v } }), grid: [0.25, 0.5, 0.75, 1] },
 ]);
+/** The body (the file's vocabulary) holds far more tokens than any other field, so its weight lives lower. */
+const bodyKnobs: Knob[] = [
+  { name: 'weights.body', get: (p) => p.weights.body, set: (p, v) => ({ ...p, weights: { ...p.weights, body: v } }), grid: [0, 0.1, 0.2, 0.3, 0.5, 1, 2] },
+  { name: 'b.body', get: (p) => p.b.body, set: (p, v) => ({ ...p, b: { ...p.b, body: v } }), grid: [0.25, 0.5, 0.75, 1] },
+];
 type ScalarKnob = 'coverage' | 'liftImports' | 'liftImporters' | 'liftTests' | 'centrality' | 'size' | 'taskWords';
 const scalar = (name: ScalarKnob, grid: number[]): Knob => ({
   name,
@@ -165,6 +170,7 @@ const scalar = (name: ScalarKnob, grid: number[]): Knob => ({
  */
 export const KNOBS: Knob[] = [
   ...fieldKnobs,
+  ...bodyKnobs,
   scalar('coverage', [0, 0.25, 0.5, 1]),
   scalar('liftImports', [0, 0.1, 0.2, 0.4]),
   scalar('liftImporters', [0, 0.2, 0.4, 0.6, 1]),

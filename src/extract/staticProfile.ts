@@ -19,6 +19,7 @@ import { detectRole, describeFileType } from './role.js';
 import { firstProseComment, moduleDoc } from './comments.js';
 import { composeSummary, mainFunctions, shorten } from './summary.js';
 import { extractOutline } from './symbols.js';
+import { inlineTestModules, withoutRanges, type TextRange } from './testModules.js';
 
 export interface StaticFacts {
   language: string;
@@ -61,14 +62,16 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   let doc: string | undefined;
   let comment: string | undefined;
   let parseError: string | undefined;
+  let testModules: TextRange[] = [];
   if (info.grammar) {
     const grammar = info.grammar;
     try {
-      [{ symbols, exports }, doc, comment] = await context.parsers.withTree(grammar, content, (tree) => {
+      [{ symbols, exports }, doc, comment, testModules] = await context.parsers.withTree(grammar, content, (tree) => {
         const leading = moduleDoc(tree, grammar);
         const outline = extractOutline(tree, grammar, content);
         const memberRows = new Set(outline.symbols.filter((s) => s.ast_path.includes('-')).map((s) => s.start_line - 1));
-        return [outline, leading, leading ? undefined : firstProseComment(tree, grammar, content, memberRows)] as const;
+        const prose = leading ? undefined : firstProseComment(tree, grammar, content, memberRows);
+        return [outline, leading, prose, inlineTestModules(tree, grammar)] as const;
       });
     } catch (error) {
       parseError = (error as Error).message;
@@ -82,7 +85,8 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   const file_type = describeFileType(info.name, role);
   const main_functions = mainFunctions(symbols, exports);
   const summarySource: SummarySource = doc ? 'doc' : comment ? 'comment' : 'composed';
-  const vocabulary = fileVocabulary(content);
+  // An inline test module is test code (testModules.ts): its words are not the file's own.
+  const vocabulary = fileVocabulary(withoutRanges(content, testModules));
   // A composed summary names the file's strongest terms; they are the ones its stored profile will yield.
   const strongestTerms = (): string[] =>
     candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary: '', summary_source: 'composed', profile_source: 'static', file_type }, context.words)

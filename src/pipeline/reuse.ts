@@ -33,7 +33,7 @@ import type { GitRunner, WalkedFile } from './walk.js';
  * Bumped whenever `extract/` changes what it produces for the same text, so entries it shaped are
  * recomputed rather than silently kept.
  */
-export const EXTRACT_VERSION = 1;
+export const EXTRACT_VERSION = 4;
 
 const require = createRequire(import.meta.url);
 

@@ -10,8 +10,9 @@
  *    Fields: the file's name, its folders, symbol names (and `main_functions`), key concepts, symbol doc
  *    comments, the summary (unless the static profiler composed it from symbols and imports), imports, and the
  *    file's vocabulary (every word of its code, comments and strings, with its count: what grep would see).
- *    Tokens are identifier parts (camelCase, snake_case) and the whole identifier, lightly stemmed, on both
- *    sides. Task words ("fix", "add", "remove"...) weigh `taskWords` unless the request has nothing else.
+ *    Tokens are identifier parts (camelCase, snake_case) and the whole identifier, lightly stemmed (plurals and
+ *    a final e), on both sides. Task words ("fix", "add", "remove"...) weigh `taskWords` unless the request has
+ *    nothing else.
  * 2. Coverage: text(d) * (matched tokens / query tokens) ^ coverage, so a file that answers most of the
  *    request beats one that repeats one word.
  * 3. Import graph: a file gains liftImports * the best text score among the files it imports, liftImporters

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { isComposedSummary } from '../index/summaries.js';
 import { parseVocabulary } from '../index/vocabulary.js';
 import type { FileSummary } from '../index/types.js';
-import { STOPWORDS, splitIdentifier, stem } from '../shared/text.js';
+import { SEARCH_STOPWORDS, searchStem, splitIdentifier } from '../shared/text.js';
 
 /** The profile fields BM25F scores, in postings order. */
 export const FIELDS = ['name', 'path', 'symbols', 'concepts', 'docs', 'summary', 'imports', 'body'] as const;
@@ -30,15 +30,15 @@ export class Tokenizer {
       const words = splitIdentifier(id);
       const parts: string[] = [];
       for (const w of words) {
-        if (w.length < 2 || STOPWORDS.has(w) || isDigits(w)) continue;
-        parts.push(stem(w));
+        if (w.length < 2 || SEARCH_STOPWORDS.has(w) || isDigits(w)) continue;
+        parts.push(searchStem(w));
         // `base64` is also about `base`, `utf8` about `utf`: the letters alone match a request that omits the number.
         const letters = lettersBeforeDigits(w);
-        if (letters.length >= 3 && !STOPWORDS.has(letters)) parts.push(stem(letters));
+        if (letters.length >= 3 && !SEARCH_STOPWORDS.has(letters)) parts.push(searchStem(letters));
       }
       if (words.length > 1) {
         const whole = words.join('');
-        if (whole.length > 3 && !isDigits(whole)) parts.push(stem(whole));
+        if (whole.length > 3 && !isDigits(whole)) parts.push(searchStem(whole));
       }
       out = parts;
       this.memo.set(id, out);

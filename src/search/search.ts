@@ -8,7 +8,7 @@
  */
 import { detectLanguage } from '../extract/languages.js';
 import type { CodeSymbol, SymbolKind } from '../index/types.js';
-import { STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
+import { SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
 import type { Snippet } from './snippets.js';
@@ -94,9 +94,26 @@ export function keywordsOf(request: SearchRequest): string[] {
   });
 }
 
-/** The words of free text worth searching for, as written (stemming happens at match time). */
+/**
+ * The words of free text worth searching for, as written (splitting and stemming happen at match time). An
+ * identifier stays whole, so `doc_auto_cfg` or `isHidden` in a request also finds that identifier, not only
+ * files that use its parts.
+ */
 export function queryWords(text: string): string[] {
-  return [...new Set(words(text).filter((w) => w.length >= 2 && !STOPWORDS.has(w) && !/^\d+$/.test(w)))];
+  const out = new Map<string, string>();
+  for (const [identifier] of text.matchAll(IDENTIFIER)) {
+    const parts = words(identifier);
+    if (!parts.some(isSearchWord)) continue;
+    const word = parts.length > 1 ? identifier : (parts[0] as string);
+    if (!out.has(word.toLowerCase())) out.set(word.toLowerCase(), word);
+  }
+  return [...out.values()];
+}
+
+const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+function isSearchWord(word: string): boolean {
+  return word.length >= 2 && !SEARCH_STOPWORDS.has(word) && !/^\d+$/.test(word);
 }
 
 export function search(corpus: SearchCorpus, request: SearchRequest): SearchResponse {

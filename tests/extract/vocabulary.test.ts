@@ -23,12 +23,12 @@ describe('a file vocabulary', () => {
     expect(fileVocabulary(source).startsWith('address:5 expandIPv6:2')).toBe(true);
   });
 
-  it('leaves out keywords and function words', () => {
-    const words = parseVocabulary(fileVocabulary('function f() { return this.value; } // and the rest')).map(([w]) => w);
-    expect(words).not.toContain('function');
-    expect(words).not.toContain('return');
+  it('leaves out function words and keywords that are only syntax, and keeps keywords a request may mean', () => {
+    const words = parseVocabulary(fileVocabulary('pub fn short(&self) -> Option<char> { self.short } // and the default type')).map(([w]) => w);
+    expect(words).not.toContain('fn');
+    expect(words).not.toContain('self');
     expect(words).not.toContain('the');
-    expect(words).toContain('rest');
+    expect(words).toEqual(expect.arrayContaining(['short', 'default', 'type', 'char', 'Option']));
   });
 
   it('writes words differing only in case once, in their commonest form', () => {
@@ -40,6 +40,12 @@ describe('a file vocabulary', () => {
     const entries = parseVocabulary(fileVocabulary(source));
     expect(entries).toHaveLength(MAX_VOCABULARY);
     expect(entries[0]).toEqual(['common', 2]);
+  });
+
+  it('keeps a word said once in a long module, where it tells the file apart', () => {
+    const table = Array.from({ length: 300 }, (_, i) => `    (&["lang${i}"], &["*.lang${i}"]),`);
+    const source = ['pub const DEFAULT_TYPES: &[(&[&str], &[&str])] = &[', ...table, '    (&["protobuf"], &["*.pb"]),', '];'].join('\n');
+    expect(parseVocabulary(fileVocabulary(source)).map(([w]) => w)).toContain('protobuf');
   });
 
   it('never holds a secret the file contains', () => {
@@ -100,5 +106,54 @@ describe('key concepts', () => {
     );
     expect(terms.slice(0, 2).map(([term]) => term).sort()).toEqual(['requests', 'throttle']);
     expect(terms[2]?.[0]).toBe('buffer');
+  });
+});
+
+describe('a Rust file with its unit tests inside', () => {
+  const source = [
+    '/// Finds the line terminator in a buffer.',
+    'pub fn find_terminator(haystack: &[u8]) -> Option<usize> {',
+    '    haystack.iter().position(|&b| b == b\'\\n\')',
+    '}',
+    '',
+    '#[cfg(test)]',
+    'mod tests {',
+    '    use super::*;',
+    '',
+    '    const SHERLOCK: &str = "For the Doctor Watsons of this world, as opposed to the Sherlock Holmeses";',
+    '',
+    '    #[test]',
+    '    fn finds_terminator_in_sherlock() {',
+    '        assert_eq!(find_terminator(SHERLOCK.as_bytes()), None);',
+    '    }',
+    '}',
+    '',
+  ].join('\n');
+
+  it('leaves the test module\'s words out of the vocabulary, as a test file\'s words would be', async () => {
+    const repo = makeTempRepo({ 'src/lines.rs': source });
+    const index = await indexRepo(repo.root);
+    const file = index.file_summaries.find((f) => f.file_path === 'src/lines.rs');
+    const words = parseVocabulary(file?.vocabulary).map(([w]) => w);
+    expect(words).toEqual(expect.arrayContaining(['find_terminator', 'haystack', 'terminator', 'buffer']));
+    expect(words).not.toContain('Sherlock');
+    expect(words).not.toContain('SHERLOCK');
+    expect(words).not.toContain('Watsons');
+    expect(file?.symbols.map((s) => s.name)).toContain('finds_terminator_in_sherlock');
+  });
+
+  it('recognises a test module whose cfg also names a feature, and one nested in another module', async () => {
+    const nested = `pub mod inner {\n    pub fn terminator() {}\n\n${source.replace('#[cfg(test)]', '#[cfg(all(test, feature = "pcre2"))]')}}\n`;
+    const repo = makeTempRepo({ 'src/lines.rs': nested });
+    const index = await indexRepo(repo.root);
+    const words = parseVocabulary(index.file_summaries[0]?.vocabulary).map(([w]) => w);
+    expect(words).toContain('haystack');
+    expect(words).not.toContain('Watsons');
+  });
+
+  it('keeps every word of a module that is not compiled for tests only', async () => {
+    const repo = makeTempRepo({ 'src/lines.rs': source.replace('#[cfg(test)]', '#[cfg(unix)]') });
+    const index = await indexRepo(repo.root);
+    expect(parseVocabulary(index.file_summaries[0]?.vocabulary).map(([w]) => w)).toContain('Watsons');
   });
 });

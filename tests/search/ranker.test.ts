@@ -4,7 +4,7 @@ import type { CodeSymbol, FileRelationship, FileSummary, RepoIndex } from '../..
 import { askedRoles, rankBm25f } from '../../src/search/bm25f.js';
 import { testedStems } from '../../src/search/profileTokens.js';
 import { DEFAULT_SCORER, SCORERS, SearchCorpus, search, type SearchRequest } from '../../src/search/search.js';
-import { splitIdentifier, stem } from '../../src/shared/text.js';
+import { searchStem, splitIdentifier, stem } from '../../src/shared/text.js';
 
 const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', doc?: string, start_line = 1): CodeSymbol => ({
   kind,
@@ -116,15 +116,42 @@ describe('the bm25f ranker', () => {
     expect(ranking(corpus, { query: 'retry backoff' })[0]).toBe('src/retry.ts');
   });
 
-  it('splits identifiers and stems on both sides: "caching" finds CacheStore, "formdata" finds FormData', () => {
+  it('splits identifiers and stems on both sides: "caches" finds CacheStore, "formdata" finds FormData', () => {
     const corpus = corpusOf([
       file('src/store.ts', { symbols: [symbol('CacheStore', 'class')] }),
       file('src/form.ts', { symbols: [symbol('FormData', 'class')] }),
       file('src/other.ts', { symbols: [symbol('settle')] }),
     ]);
-    expect(ranking(corpus, { query: 'caching' })).toEqual(['src/store.ts']);
+    expect(ranking(corpus, { query: 'caches' })).toEqual(['src/store.ts']);
     expect(ranking(corpus, { query: 'formdata' })).toEqual(['src/form.ts']);
     expect(search(corpus, { query: 'formdata' }).references[0]?.symbols.map((s) => s.name)).toEqual(['FormData']);
+  });
+
+  it('matches an identifier written in the request whole, above files that only share its parts', () => {
+    const corpus = corpusOf([
+      file('crates/printer/src/lib.rs', { language: 'Rust', vocabulary: 'doc_auto_cfg docsrs cfg_attr' }),
+      file('crates/core/flags/defs.rs', { language: 'Rust', vocabulary: 'doc:40 cfg:12 auto:9 flag:30' }),
+    ]);
+    expect(ranking(corpus, { query: 'use `doc_cfg` instead of `doc_auto_cfg`' })[0]).toBe('crates/printer/src/lib.rs');
+    expect(search(corpus, { query: 'refactor `isHidden` and doc_auto_cfg' }).keywords_used).toEqual(['refactor', 'isHidden', 'doc_auto_cfg']);
+  });
+
+  it('searches keywords a request means as words, but not function words or syntax', () => {
+    const corpus = corpusOf([
+      file('src/cli.rs', { language: 'Rust', vocabulary: 'short:12 long:30 help:20 arg:40 option:2' }),
+      file('src/output.rs', { language: 'Rust', vocabulary: 'trailing:3 option:6 write:20' }),
+      file('src/walk.rs', { language: 'Rust', vocabulary: 'walk:20 entry:12 option:3' }),
+    ]);
+    expect(ranking(corpus, { query: 'the short option' })[0]).toBe('src/cli.rs');
+    expect(search(corpus, { query: 'the fn and self of a short default type' }).keywords_used).toEqual(['short', 'default', 'type']);
+  });
+
+  it('keeps a word apart from the shorter word its -ing or -ed form would fold into: "string" is not "str"', () => {
+    const corpus = corpusOf([
+      file('src/escape.rs', { language: 'Rust', vocabulary: 'escape:6 string:3 quote:2' }),
+      file('src/parse.rs', { language: 'Rust', vocabulary: 'str:40 parse:12 token:9' }),
+    ]);
+    expect(ranking(corpus, { query: 'string' })).toEqual(['src/escape.rs']);
   });
 
   it('weighs task words (fix, add, remove) lightly, unless the request has nothing else', () => {
@@ -214,8 +241,21 @@ describe('words from code', () => {
     ['added', 'add'],
     ['stopped', 'stop'],
     ['caching', 'cach'],
-  ])('stems %s to %s', (word, stemmed) => {
+  ])('stems %s to %s when choosing concepts', (word, stemmed) => {
     expect(stem(word)).toBe(stemmed);
+  });
+
+  it.each([
+    ['aliases', 'alias'],
+    ['entries', 'entry'],
+    ['caches', 'cach'],
+    ['cache', 'cach'],
+    ['string', 'string'],
+    ['setting', 'setting'],
+    ['padding', 'padding'],
+    ['matched', 'matched'],
+  ])('stems %s to %s when searching, folding plurals and a final e only', (word, stemmed) => {
+    expect(searchStem(word)).toBe(stemmed);
   });
 
   it('names the source file a test is about', () => {
