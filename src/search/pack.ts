@@ -22,7 +22,7 @@ import type { FileRelationship } from '../index/types.js';
 import { FIELD_COUNT, FieldIndex, type FieldIndexData, type PostingStore, type StringList } from './fieldIndex.js';
 import { termTableFromBytes, validStarts } from './termTable.js';
 
-export const PACK_VERSION = 5;
+export const PACK_VERSION = 6;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
 const PREFIX_BYTES = MAGIC.length + 4;
