@@ -90,23 +90,22 @@ function goImports(source: string): RawImport[] {
 /** The repository's files, with the lookups resolution needs. Built once per run. */
 export class RepoFileSet {
   private readonly files: ReadonlySet<string>;
-  private readonly byBasename = new Map<string, string[]>();
-  private readonly byDirectory = new Map<string, string[]>();
+  /** Built on first use: only some languages' imports look files up by name or by folder. */
+  private byBasenameMap: Map<string, string[]> | null = null;
+  private byDirectoryMap: Map<string, string[]> | null = null;
   /** Go's module path from go.mod, so `module/x/y` imports resolve to `x/y`. */
   goModule: string | null = null;
 
   constructor(paths: Iterable<string>) {
     this.files = new Set(paths);
-    for (const file of this.files) {
-      const base = path.posix.basename(file);
-      const list = this.byBasename.get(base);
-      if (list) list.push(file);
-      else this.byBasename.set(base, [file]);
-      const dir = path.posix.dirname(file);
-      const inDir = this.byDirectory.get(dir);
-      if (inDir) inDir.push(file);
-      else this.byDirectory.set(dir, [file]);
-    }
+  }
+
+  private get byBasename(): Map<string, string[]> {
+    return (this.byBasenameMap ??= groupBy(this.files, (file) => path.posix.basename(file)));
+  }
+
+  private get byDirectory(): Map<string, string[]> {
+    return (this.byDirectoryMap ??= groupBy(this.files, (file) => path.posix.dirname(file)));
   }
 
   has(file: string): boolean {
@@ -132,6 +131,17 @@ export class RepoFileSet {
   filesIn(dir: string): string[] {
     return this.byDirectory.get(dir) ?? [];
   }
+}
+
+function groupBy(files: Iterable<string>, key: (file: string) => string): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const file of files) {
+    const k = key(file);
+    const group = groups.get(k);
+    if (group) group.push(file);
+    else groups.set(k, [file]);
+  }
+  return groups;
 }
 
 const JS_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts', '.json', '.d.ts'];
