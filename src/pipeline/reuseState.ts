@@ -126,14 +126,14 @@ export interface StateLine {
 export async function saveReuseState(indexFile: string, header: Omit<StateHeader, 'format' | 'version'>, lines: AsyncIterable<StateLine>): Promise<void> {
   const out = await AtomicWriter.open(stateFileFor(indexFile));
   try {
-    await out.write(Buffer.from(`${JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, ...header })}\n`));
+    await out.writeText(`${JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, ...header })}\n`);
     let written = 0;
     for await (const { record: r, detail } of lines) {
       const f = r.facts;
       const line: RecordLine = [r.path, r.mtimeMs, r.size, r.blob, r.hash, [r.place.start, r.place.end, ...r.place.holes], [f.status, f.reason, f.source, f.fileType, f.lines, f.imports]];
-      await out.write(Buffer.from(`${JSON.stringify(line)}\t`));
-      await out.write(detail instanceof Uint8Array ? detail : detailBytes(detail));
-      await out.write(Buffer.from('\n'));
+      await out.writeText(`${JSON.stringify(line)}\t`);
+      await (detail instanceof Uint8Array ? out.write(detail) : out.writeText(detailText(detail)));
+      await out.writeText('\n');
       written++;
     }
     if (written !== header.files) throw new Error(`reuse state: ${written} records written, ${header.files} announced`);
@@ -144,8 +144,8 @@ export async function saveReuseState(indexFile: string, header: Omit<StateHeader
   await out.commit();
 }
 
-export function detailBytes(detail: RecordDetail): Buffer {
-  return Buffer.from(`${JSON.stringify(detail.imports)}\t${JSON.stringify(detail.terms)}`);
+export function detailText(detail: RecordDetail): string {
+  return `${JSON.stringify(detail.imports)}\t${JSON.stringify(detail.terms)}`;
 }
 
 export type LoadedState =
@@ -161,13 +161,11 @@ export class StateDetails {
   }
 
   async imports(record: StoredRecord): Promise<RawImport[]> {
-    const bytes = await this.bytes(record);
-    return JSON.parse(bytes.toString('utf8', 0, tabIn(bytes))) as RawImport[];
+    return parseDetail(await this.bytes(record), 'imports').imports;
   }
 
   async terms(record: StoredRecord): Promise<RecordDetail['terms']> {
-    const bytes = await this.bytes(record);
-    return JSON.parse(bytes.toString('utf8', tabIn(bytes) + 1)) as RecordDetail['terms'];
+    return parseDetail(await this.bytes(record), 'terms').terms;
   }
 
   close(): Promise<void> {
@@ -224,10 +222,12 @@ export async function loadReuseState(indexFile: string, check: (header: StateHea
   return { ok: true, header, records, details: new StateDetails(new RangeReader(handle)) };
 }
 
-function tabIn(bytes: Buffer): number {
+/** A detail's imports and terms, parsing only the part asked for (the other is left empty). */
+export function parseDetail(bytes: Buffer, part: 'imports' | 'terms' = 'terms'): RecordDetail {
   const tab = bytes.indexOf(9);
   if (tab < 0) throw new Error('a record detail has no terms');
-  return tab;
+  if (part === 'imports') return { imports: JSON.parse(bytes.toString('utf8', 0, tab)) as RawImport[], terms: null };
+  return { imports: [], terms: JSON.parse(bytes.toString('utf8', tab + 1)) as RecordDetail['terms'] };
 }
 
 async function refuse(handle: Awaited<ReturnType<typeof open>>, problem: string): Promise<{ ok: false; problem: string }> {
