@@ -21,10 +21,38 @@ export class DocumentFrequencies {
 
   /** Counts one file's terms. */
   add(terms: TermList): void {
-    this.documents++;
+    this.count(terms, 1);
+  }
+
+  /** Takes back a file counted before (a file gone or changed since the counts were recorded). */
+  remove(terms: TermList): void {
+    this.count(terms, -1);
+  }
+
+  /** Adds the counts of other files, counted apart. */
+  merge(other: DocumentFrequencies): void {
+    this.documents += other.documents;
+    for (const [key, n] of other.counts) this.counts.set(key, (this.counts.get(key) ?? 0) + n);
+  }
+
+  /** The counts as JSON, to be read back with `fromJson`: what a reuse state records. */
+  toJson(): string {
+    return JSON.stringify({ documents: this.documents, frequencies: [...this.counts].filter(([, n]) => n > 0).flat() });
+  }
+
+  static fromJson(text: string, stems?: WordCache): DocumentFrequencies {
+    const { documents, frequencies } = JSON.parse(text) as { documents: number; frequencies: Array<string | number> };
+    const counts = new DocumentFrequencies(stems);
+    counts.documents = documents;
+    for (let i = 0; i + 1 < frequencies.length; i += 2) counts.counts.set(String(frequencies[i]), Number(frequencies[i + 1]));
+    return counts;
+  }
+
+  private count(terms: TermList, sign: 1 | -1): void {
+    this.documents += sign;
     for (const [term] of terms) {
       const key = this.stems.stem(term);
-      this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+      this.counts.set(key, (this.counts.get(key) ?? 0) + sign);
     }
   }
 

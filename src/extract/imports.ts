@@ -114,7 +114,7 @@ export class RepoFileSet {
 
   firstExisting(candidates: string[]): string | null {
     for (const candidate of candidates) {
-      const normal = path.posix.normalize(candidate).replace(/^\.\//, '');
+      const normal = NOT_NORMAL.test(candidate) ? path.posix.normalize(candidate).replace(/^\.\//, '') : candidate;
       if (!normal.startsWith('../') && this.files.has(normal)) return normal;
     }
     return null;
@@ -132,6 +132,9 @@ export class RepoFileSet {
     return this.byDirectory.get(dir) ?? [];
   }
 }
+
+/** What `path.posix.normalize` would change: `.` or `..` segments, doubled or trailing slashes, an empty path. */
+const NOT_NORMAL = /(^|\/)\.\.?(\/|$)|\/\/|\/$|^$/;
 
 function groupBy(files: Iterable<string>, key: (file: string) => string): Map<string, string[]> {
   const groups = new Map<string, string[]>();
@@ -177,7 +180,8 @@ export function resolveImports(importer: string, imports: RawImport[], style: Im
 
 function memoised(importer: string, raw: RawImport, style: ImportStyle, repo: RepoFileSet, memo: ResolutionMemo): { local: string[]; external?: string } {
   const from = style === 'rust' ? importer : path.posix.dirname(importer);
-  const key = JSON.stringify([style, from, raw.specifier, raw.relative === true, raw.names ?? []]);
+  // The specifier last: every field before it has a fixed form, so no two imports share a key.
+  const key = `${style}\0${from}\0${raw.relative === true ? 1 : 0}${raw.names?.join(',') ?? ''}\0${raw.specifier}`;
   let resolved = memo.get(key);
   if (!resolved) {
     resolved = resolveOne(importer, raw, style, repo);

@@ -46,14 +46,14 @@ export class StreamedEntries implements EntrySink {
   private readonly entries = new EntryTable();
   /** Memoised word splits and stems, for entries whose candidate terms are derived or weighed here. */
   private readonly words = new WordCache();
-  /** Document frequencies of the candidate terms of every entry whose concepts are chosen. */
+  /** Document frequencies of the candidate terms of the entries made or moved in this run. */
   private readonly frequencies = new DocumentFrequencies(this.words);
   private readonly relationships: FileRelationship[] = [];
   private previous: PreviousIndex | null = null;
   /** Whether some file's candidate terms came or went since the previous index: then every concept is chosen again. */
   private termsMoved = false;
-  /** Entries taken from the previous index, as they were, whose concepts are chosen: their terms are in its state. */
-  private storedDocuments = 0;
+  /** Records of entries taken from the previous index as they were whose concepts are chosen (their terms are in its state). */
+  private readonly carried = new Set<StoredRecord>();
 
   private constructor(
     readonly indexFile: string,
@@ -113,7 +113,7 @@ export class StreamedEntries implements EntrySink {
       const appended = await this.fragment.append(detailText({ imports, terms: terms.flat() }));
       detail = [appended.start, appended.end];
     } else if (choosesOwn) {
-      this.storedDocuments++;
+      this.carried.add(from);
     }
     this.entries.add({ path: file.path, mtimeMs: file.mtimeMs, size: file.size, place: from.place, choosesConcepts: choosesOwn, reused: { from, blob, detail } });
   }
@@ -125,7 +125,7 @@ export class StreamedEntries implements EntrySink {
   async write(facts: IndexFacts, now: () => number, state: RunState, includeMetadata: boolean): Promise<AssembledIndex> {
     const { entries } = this;
     const order = entries.order();
-    const chosenAgain = await this.countStoredTerms(order);
+    const counts = await this.documentFrequencies(order);
     const relationships = sortRelationships(this.relationships);
     const statuses = Array.from(order, (i) => {
       const { status, reason } = entries.facts(i);
@@ -136,7 +136,7 @@ export class StreamedEntries implements EntrySink {
     const body: Record<string, unknown> = {
       repo_name: facts.repoName,
       total_files: order.length,
-      file_summaries: new RawArray(order.length, (n) => this.entryBytes(order[n] as number, chosenAgain), (n, start, end) => {
+      file_summaries: new RawArray(order.length, (n) => this.entryBytes(order[n] as number, counts), (n, start, end) => {
         entries.setPlace(order[n] as number, { start, end });
       }),
       relationships: new RawArray(relationships.length, (i) => [Buffer.from(nestedJson(relationships[i], 2, this.style))], (i, start, end) => {
@@ -161,6 +161,7 @@ export class StreamedEntries implements EntrySink {
         relationships: relationships.length > 0 ? relationshipsAt : null,
       },
       this.stateLines(recorded),
+      counts || !this.previous ? (counts ?? this.frequencies).toJson() : await this.previous.frequencies(),
     );
     const tally = new EntryTally();
     for (const i of order) {
@@ -179,17 +180,26 @@ export class StreamedEntries implements EntrySink {
   }
 
   /**
-   * Whether concepts are chosen again: when some file's candidate terms came or went since the previous index.
-   * Then the terms of entries taken as they were, in the previous state, are counted too.
+   * The document frequencies of every entry whose concepts are chosen, when they are chosen again (some file's
+   * candidate terms came or went since the previous index); null when every entry keeps its concepts. The
+   * previous run's counts are updated: files gone, changed or moved taken out, this run's new ones added.
    */
-  private async countStoredTerms(order: Int32Array): Promise<boolean> {
-    const { entries, previous } = this;
-    const previousDocuments = previous ? [...previous.records.values()].filter((r) => r.facts.source === 'static' && r.facts.status !== 'skipped').length : 0;
-    if (!this.termsMoved && this.storedDocuments === previousDocuments) return false;
-    for (const i of order) {
-      if (entries.choosesConcepts(i) && entries.detailRange(i) === null) this.frequencies.add(await this.storedTerms(i));
+  private async documentFrequencies(order: Int32Array): Promise<DocumentFrequencies | null> {
+    const { previous } = this;
+    if (!previous) return this.termsMoved ? this.frequencies : null;
+    const previousDocuments = [...previous.records.values()].filter((r) => r.facts.source === 'static' && r.facts.status !== 'skipped');
+    if (!this.termsMoved && this.carried.size === previousDocuments.length) return null;
+    let counts: DocumentFrequencies;
+    try {
+      counts = DocumentFrequencies.fromJson((await previous.frequencies()).toString('utf8'), this.words);
+      for (const record of previousDocuments) if (!this.carried.has(record)) counts.remove(termsFromFlat((await previous.details.terms(record)) ?? []));
+    } catch {
+      // Counts that cannot be read are counted again from the terms of the entries carried over.
+      counts = new DocumentFrequencies(this.words);
+      for (const i of order) if (this.entries.choosesConcepts(i) && this.entries.detailRange(i) === null) counts.add(await this.storedTerms(i));
     }
-    return true;
+    counts.merge(this.frequencies);
+    return counts;
   }
 
   /** An entry's candidate terms, from its detail in the fragment or in the previous state. */
@@ -201,10 +211,10 @@ export class StreamedEntries implements EntrySink {
     return termsFromFlat((await this.previous.details.terms(from)) ?? []);
   }
 
-  private async entryBytes(i: number, chosenAgain: boolean): Promise<Buffer[]> {
+  private async entryBytes(i: number, counts: DocumentFrequencies | null): Promise<Buffer[]> {
     const { entries } = this;
     // Terms first: a read answers a window of its file that the next read of that file may reuse.
-    const concepts = chosenAgain && entries.choosesConcepts(i) ? this.frequencies.concepts(await this.storedTerms(i)) : null;
+    const concepts = counts && entries.choosesConcepts(i) ? counts.concepts(await this.storedTerms(i)) : null;
     const place = entries.place(i);
     const previous = entries.inPrevious(i) ? (this.previous as PreviousIndex) : null;
     const bytes = previous ? await previous.entries.read(place.start, place.end) : await this.fragment.read(place.start, place.end);

@@ -31,6 +31,8 @@ export interface PreviousIndex {
   style: JsonStyle;
   /** The previous index's relationships, by the file they relate (read on first use). */
   relationships(): Promise<Map<string, FileRelationship[]>>;
+  /** The document frequencies recorded with the previous index, as JSON (`DocumentFrequencies.toJson`). */
+  frequencies(): Promise<Buffer>;
   /** Closes both files; again is a no-op. */
   close(): Promise<void>;
 }
@@ -69,7 +71,7 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
     const problem = await indexProblem(indexFile);
     return problem ? { ok: false, warning: problem } : { ok: false, note: state.problem };
   }
-  const { header, records, details } = state;
+  const { header, records, details, frequencies } = state;
   const refuse = async (answer: LoadedPrevious): Promise<LoadedPrevious> => {
     await details.close();
     return answer;
@@ -89,6 +91,8 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
     modelShapeMatches: header.shape.model === shape.model,
     style: header.style,
     relationships: () => (relationships ??= readRelationships(entries, header.relationships)),
+    // Copied: a read answers a window of the file that the next read reuses.
+    frequencies: async () => Buffer.from(await details.range(frequencies)),
     close: () => (closed ??= Promise.all([details.close(), entries.close()]).then(() => undefined)),
   };
   return { ok: true, previous, repo: header.repo };

@@ -42,6 +42,21 @@ describe('concepts weighed by document frequency', () => {
     expect(lists.map((list) => frequencies.concepts(list))).toEqual(reference(lists));
   });
 
+  it('kept up to date (recorded, files gone taken out, new files added) choose what counting every file chooses', () => {
+    const before = randomLists(5, 200);
+    const recorded = new DocumentFrequencies();
+    for (const list of before) recorded.add(list);
+    const updated = DocumentFrequencies.fromJson(recorded.toJson());
+    const gone = before.slice(0, 30);
+    const added = randomLists(6, 45);
+    for (const list of gone) updated.remove(list);
+    const fresh = new DocumentFrequencies();
+    for (const list of added) fresh.add(list);
+    updated.merge(fresh);
+    const now = [...before.slice(30), ...added];
+    expect(now.map((list) => updated.concepts(list))).toEqual(reference(now));
+  });
+
   it('read terms back from the flat form the reuse state records', () => {
     const list = (randomLists(4, 1)[0] as TermList).concat([['ttl', 2.5]]);
     expect(termsFromFlat(list.flat())).toEqual(list);

@@ -25,3 +25,16 @@ describe('resolving imports again with a memo', () => {
     expect(memo.size).toBeGreaterThan(10);
   });
 });
+
+describe('looking a candidate path up', () => {
+  it('finds what normalising the path first finds, for paths that need it and paths that do not', () => {
+    const files = ['a/b.ts', 'b.ts', 'a/index.ts', 'x/y/z.js', '...ts', 'a/..ts'];
+    const repo = new RepoFileSet(files);
+    const normalised = (candidate: string): string | null => {
+      const normal = path.posix.normalize(candidate).replace(/^\.\//, '');
+      return !normal.startsWith('../') && files.includes(normal) ? normal : null;
+    };
+    const candidates = ['a/b.ts', './a/b.ts', 'a/./b.ts', 'a//b.ts', 'a/c/../b.ts', '../a/b.ts', 'a/b.ts/', '', '.', 'x/y/../y/z.js', 'a/..ts', '...ts', 'a/.../b.ts', 'a/b/..', 'x//y/z.js'];
+    for (const candidate of candidates) expect(repo.firstExisting([candidate]), candidate).toBe(normalised(candidate));
+  });
+});
