@@ -178,6 +178,25 @@ export function resolveImports(importer: string, imports: RawImport[], style: Im
   return { dependencies: [...dependencies], local: [...local] };
 }
 
+/**
+ * Whether resolving `raw` from `importer` may answer otherwise once the files in `changedFolders` (the folders
+ * of every file added or removed) changed: false only when no lookup it makes can land in one of them. Exact for
+ * JavaScript and TypeScript (a bare package name looks nothing up; a relative or rooted one looks in its own
+ * folder and the one it names); every other style answers true, to be resolved again.
+ */
+export function resolutionMayChange(importer: string, raw: RawImport, style: ImportStyle, changedFolders: ReadonlySet<string>): boolean {
+  if (style === 'none' || style === 'csharp') return false;
+  if (style !== 'js') return true;
+  const spec = raw.specifier;
+  const bases = spec.startsWith('.') ? [path.posix.join(path.posix.dirname(importer), spec)]
+    : spec.startsWith('/') ? [spec.slice(1)]
+    : /^[@~#]\//.test(spec) ? [`src/${spec.slice(2)}`, spec.slice(2)]
+    : [];
+  // A candidate is the base, the base with an extension for its own, or an index file inside it; only a base
+  // already in normal form says which folders those are.
+  return bases.some((base) => NOT_NORMAL.test(base) || changedFolders.has(path.posix.dirname(base)) || changedFolders.has(base));
+}
+
 function memoised(importer: string, raw: RawImport, style: ImportStyle, repo: RepoFileSet, memo: ResolutionMemo): { local: string[]; external?: string } {
   const from = style === 'rust' ? importer : path.posix.dirname(importer);
   // The specifier last: every field before it has a fixed form, so no two imports share a key.

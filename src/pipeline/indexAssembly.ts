@@ -36,6 +36,8 @@ export interface RunState {
   shape: EntryShape;
   repo: RepoIdentity;
   goModule: string | null;
+  /** `filesDigest` of every file the walk listed. */
+  walkedDigest: string;
 }
 
 export interface AssembledIndex {
@@ -156,6 +158,7 @@ export class StreamedEntries implements EntrySink {
         shape: state.shape,
         repo: state.repo,
         go_module: state.goModule,
+        walked_digest: state.walkedDigest,
         style: this.style,
         files: recorded.length,
         relationships: relationships.length > 0 ? relationshipsAt : null,

@@ -25,6 +25,8 @@ export interface PreviousIndex {
   /** Reads entries' bytes from the index file. */
   entries: RangeReader;
   goModule: string | null;
+  /** A digest of every file the previous walk listed (`filesDigest`): what its imports resolved against. */
+  walkedDigest: string;
   startedAt: number;
   modelShapeMatches: boolean;
   /** How its entries are written: copied as they are into an index of the same style, else written again. */
@@ -87,6 +89,7 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
     details,
     entries,
     goModule: header.go_module,
+    walkedDigest: header.walked_digest,
     startedAt: header.started_ms,
     modelShapeMatches: header.shape.model === shape.model,
     style: header.style,

@@ -96,6 +96,8 @@ export interface StateHeader {
   shape: EntryShape;
   repo: RepoIdentity;
   go_module: string | null;
+  /** A digest of every file the walk listed (`filesDigest`), a shard's or not: what imports resolved against. */
+  walked_digest: string;
   files: number;
   /** How the index is written (output.json_indent, output.ensure_ascii): entries are copied only into the same style. */
   style: JsonStyle;

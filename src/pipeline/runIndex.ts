@@ -26,7 +26,7 @@ import { ignoreEvents, type EventSink } from './events.js';
 import { profileFile, skippedSummary } from './profile.js';
 import { MemoryEntries, type EntrySink, type IndexFacts } from './entries.js';
 import { StreamedEntries, type RunState } from './indexAssembly.js';
-import { inShard, profileSettings, shardInfo, type Shard } from './shard.js';
+import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { loadPreviousIndex } from './previousIndex.js';
 import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReuseStats } from './reuse.js';
 import { runGit, walkRepository, type GitRunner, type WalkedFile } from './walk.js';
@@ -151,9 +151,11 @@ async function profileRepository(
       else emit({ type: 'warning', message: 'pre-filtering needs a target structure (--target-structure); every file is profiled' });
     }
     const wanted = (filePath: string): ProfileKind => (!llm ? 'static' : chosen && !chosen.has(filePath) ? 'unselected' : 'llm');
+    const repoFiles = walked.files.map((f) => f.path);
     const reuse = await reuseStage({
       root,
       files: ownFiles,
+      repoFiles,
       source: walked.source,
       previous,
       shape,
@@ -170,7 +172,7 @@ async function profileRepository(
     previousTaken = true;
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
     if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
-    extractors.setRepository(walked.files.map((f) => f.path), goModule, { classify, keepContent: llm !== null }, reuse.toExtract.length);
+    extractors.setRepository(repoFiles, goModule, { classify, keepContent: llm !== null }, reuse.toExtract.length);
     let fatalError: unknown = null;
 
     for (const file of ownOutside) {
@@ -227,7 +229,7 @@ async function profileRepository(
         startedAt: started,
         run,
       },
-      state: { startedAt: started, shape, repo: await identity, goModule },
+      state: { startedAt: started, shape, repo: await identity, goModule, walkedDigest: filesDigest(repoFiles) },
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
     };
   } finally {
