@@ -188,6 +188,8 @@ export function resolutionMayChange(importer: string, raw: RawImport, style: Imp
   if (style === 'none' || style === 'csharp') return false;
   if (style !== 'js') return true;
   const spec = raw.specifier;
+  const first = spec[0];
+  if (first !== '.' && first !== '/' && !(spec[1] === '/' && (first === '@' || first === '~' || first === '#'))) return false;
   const bases = spec.startsWith('.') ? [path.posix.join(path.posix.dirname(importer), spec)]
     : spec.startsWith('/') ? [spec.slice(1)]
     : /^[@~#]\//.test(spec) ? [`src/${spec.slice(2)}`, spec.slice(2)]

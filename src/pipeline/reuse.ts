@@ -175,7 +175,8 @@ async function takeEntries(
     const moved = from.path !== file.path;
     if ((moved || fileSetChanged) && from.facts.status === 'ok') {
       const imports = await previous.details.imports(from);
-      const unaffected = !moved && changedFolders !== null && !imports.some((raw) => resolutionMayChange(file.path, raw, importStyle(file.path), changedFolders));
+      const style = importStyle(file.path);
+      const unaffected = !moved && changedFolders !== null && !imports.some((raw) => resolutionMayChange(file.path, raw, style, changedFolders));
       if (!unaffected && !sameImports(file.path, from, imports, currentFiles(), memo)) return null;
     }
     return { file, from, blob };
