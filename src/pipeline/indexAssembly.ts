@@ -17,7 +17,7 @@ import path from 'node:path';
 import { DocumentFrequencies, termsFromFlat, type TermList } from '../extract/conceptTerms.js';
 import { candidateTermsOf } from '../extract/staticProfile.js';
 import { WordCache } from '../extract/wordCache.js';
-import { changeEntry, entryJson, nestedJson, rewriteEntry } from '../index/entryJson.js';
+import { CHANGEABLE, changeEntry, ENTRY_DEPTH, entryJson, nestedJson, rewriteEntry } from '../index/entryJson.js';
 import { FragmentFile } from '../index/fileRanges.js';
 import type { JsonStyle } from '../index/serialize.js';
 import type { FileRelationship, FileSummary } from '../index/types.js';
@@ -221,8 +221,10 @@ export class StreamedEntries implements EntrySink {
     const place = entries.place(i);
     const previous = entries.inPrevious(i) ? (this.previous as PreviousIndex) : null;
     const bytes = previous ? await previous.entries.read(place.start, place.end) : await this.fragment.read(place.start, place.end);
-    const changes = concepts ? { ...entries.changes(i), key_concepts: concepts } : entries.changes(i);
     const restyle = previous !== null && !sameStyle(previous.style, this.style);
+    // Concepts chosen again are mostly the ones already written: those bytes stay as they are.
+    const unchanged = concepts && !restyle && holeHolds(bytes, place.holes, CHANGEABLE.indexOf('key_concepts'), nestedJson(concepts, ENTRY_DEPTH + 1, this.style));
+    const changes = concepts && !unchanged ? { ...entries.changes(i), key_concepts: concepts } : entries.changes(i);
     if (!changes && !restyle) return [bytes];
     const changed = restyle ? rewriteEntry(bytes, changes ?? {}, this.style) : changeEntry(bytes, place.holes, changes ?? {}, this.style);
     entries.setPlace(i, { holes: changed.holes });
@@ -240,6 +242,13 @@ export class StreamedEntries implements EntrySink {
       };
     }
   }
+}
+
+/** Whether the value in the entry's range for changeable field `field` is `json`. */
+function holeHolds(bytes: Buffer, holes: readonly number[], field: number, json: string): boolean {
+  const start = holes[2 * field] ?? -1;
+  const end = holes[2 * field + 1] ?? -1;
+  return start >= 0 && end - start === Buffer.byteLength(json) && bytes.toString('utf8', start, end) === json;
 }
 
 function sameStyle(a: JsonStyle, b: JsonStyle): boolean {
