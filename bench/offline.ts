@@ -28,12 +28,7 @@ export interface OfflineBenchOptions {
 export const OFFLINE_FULL: OfflineBenchOptions = { files: 5000, warmups: 1, pairs: 3 };
 export const OFFLINE_QUICK: OfflineBenchOptions = { files: 1000, warmups: 0, pairs: 2 };
 
-export interface OfflineSection extends SectionResult {
-  /** The pipeline runs, for the growth benchmark to reuse at this size. */
-  pipelineRuns: OfflineRun[];
-}
-
-export async function benchOffline(options: OfflineBenchOptions): Promise<OfflineSection> {
+export async function benchOffline(options: OfflineBenchOptions): Promise<SectionResult> {
   const log = options.log ?? (() => {});
   const started = performance.now();
   const corpus = buildCorpus(options.files);
@@ -80,7 +75,6 @@ export async function benchOffline(options: OfflineBenchOptions): Promise<Offlin
     setup: { ...options, log: undefined, corpus, extraction_workers: workers, cpus: availableParallelism(), thresholds: policyThresholds() },
     figures: f.list,
     runs: { parse, pipeline },
-    pipelineRuns: pipeline,
     findings,
     seconds: round((performance.now() - started) / 1000, 1),
   };

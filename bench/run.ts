@@ -12,7 +12,6 @@ import { GROWTH_FULL, GROWTH_QUICK, benchGrowth } from './growth.js';
 import { REPO_ROOT } from './lib/child.js';
 import { BENCH_ROOT } from './lib/corpus.js';
 import { renderTable, type Figure, type SectionResult } from './lib/figures.js';
-import type { OfflineRun } from './lib/offlineRuns.js';
 import { round } from './lib/stats.js';
 import { LLM_FULL, LLM_QUICK, benchLlm } from './llm.js';
 import { NIGHTLY_FULL, NIGHTLY_QUICK, benchNightly } from './nightly.js';
@@ -57,21 +56,16 @@ async function section<T>(name: Section, run: () => Promise<T>): Promise<T | nul
   }
 }
 
-let reuse: Map<number, OfflineRun[]> | undefined;
 if (only.has('offline')) {
   const options = quick ? OFFLINE_QUICK : OFFLINE_FULL;
   log(`offline: ${options.files} files, ${options.pairs} parse/pipeline pairs after ${options.warmups} warm-up pair(s)`);
   const result = await section('offline', () => benchOffline({ ...options, log }));
-  if (result) {
-    const { pipelineRuns, ...offline } = result;
-    sections.offline = { ...offline, command: `node --import tsx bench/offline.ts${quick ? ' --quick' : ''}` };
-    reuse = new Map([[options.files, pipelineRuns]]);
-  }
+  if (result) sections.offline = { ...result, command: `node --import tsx bench/offline.ts${quick ? ' --quick' : ''}` };
 }
 if (only.has('growth')) {
   const options = quick ? GROWTH_QUICK : GROWTH_FULL;
-  log(`growth: ${options.sizes.join(', ')} files`);
-  const result = await section('growth', () => benchGrowth({ ...options, ...(reuse ? { reuse } : {}), log }));
+  log(`growth: ${options.sizes.map((s) => s.files).join(', ')} files`);
+  const result = await section('growth', () => benchGrowth({ ...options, log }));
   if (result) sections.growth = { ...result, command: `node --import tsx bench/growth.ts${quick ? ' --quick' : ''}` };
 }
 if (only.has('nightly')) {

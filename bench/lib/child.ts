@@ -14,10 +14,14 @@ export interface ChildOptions {
   watch?: () => string | null;
 }
 
-/** `node --import tsx <script> ...args` from the repository root; resolves with the last stdout line, parsed. */
+/**
+ * `node --import tsx <script> ...args` from the repository root (plain `node` for a `.mjs` script, whose peak RSS
+ * then carries no TypeScript loader); resolves with the last stdout line, parsed.
+ */
 export function runJsonChild<T>(script: string, args: readonly string[], options: ChildOptions): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_ROOT, script), ...args], {
+    const loader = script.endsWith('.mjs') ? [] : ['--import', 'tsx'];
+    const child = spawn(process.execPath, [...loader, path.join(BENCH_ROOT, script), ...args], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

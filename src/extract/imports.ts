@@ -90,23 +90,22 @@ function goImports(source: string): RawImport[] {
 /** The repository's files, with the lookups resolution needs. Built once per run. */
 export class RepoFileSet {
   private readonly files: ReadonlySet<string>;
-  private readonly byBasename = new Map<string, string[]>();
-  private readonly byDirectory = new Map<string, string[]>();
+  /** Built on first use: only some languages' imports look files up by name or by folder. */
+  private byBasenameMap: Map<string, string[]> | null = null;
+  private byDirectoryMap: Map<string, string[]> | null = null;
   /** Go's module path from go.mod, so `module/x/y` imports resolve to `x/y`. */
   goModule: string | null = null;
 
   constructor(paths: Iterable<string>) {
     this.files = new Set(paths);
-    for (const file of this.files) {
-      const base = path.posix.basename(file);
-      const list = this.byBasename.get(base);
-      if (list) list.push(file);
-      else this.byBasename.set(base, [file]);
-      const dir = path.posix.dirname(file);
-      const inDir = this.byDirectory.get(dir);
-      if (inDir) inDir.push(file);
-      else this.byDirectory.set(dir, [file]);
-    }
+  }
+
+  private get byBasename(): Map<string, string[]> {
+    return (this.byBasenameMap ??= groupBy(this.files, (file) => path.posix.basename(file)));
+  }
+
+  private get byDirectory(): Map<string, string[]> {
+    return (this.byDirectoryMap ??= groupBy(this.files, (file) => path.posix.dirname(file)));
   }
 
   has(file: string): boolean {
@@ -115,7 +114,7 @@ export class RepoFileSet {
 
   firstExisting(candidates: string[]): string | null {
     for (const candidate of candidates) {
-      const normal = path.posix.normalize(candidate).replace(/^\.\//, '');
+      const normal = NOT_NORMAL.test(candidate) ? path.posix.normalize(candidate).replace(/^\.\//, '') : candidate;
       if (!normal.startsWith('../') && this.files.has(normal)) return normal;
     }
     return null;
@@ -132,6 +131,20 @@ export class RepoFileSet {
   filesIn(dir: string): string[] {
     return this.byDirectory.get(dir) ?? [];
   }
+}
+
+/** What `path.posix.normalize` would change: `.` or `..` segments, doubled or trailing slashes, an empty path. */
+const NOT_NORMAL = /(^|\/)\.\.?(\/|$)|\/\/|\/$|^$/;
+
+function groupBy(files: Iterable<string>, key: (file: string) => string): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const file of files) {
+    const k = key(file);
+    const group = groups.get(k);
+    if (group) group.push(file);
+    else groups.set(k, [file]);
+  }
+  return groups;
 }
 
 const JS_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts', '.json', '.d.ts'];
@@ -165,9 +178,31 @@ export function resolveImports(importer: string, imports: RawImport[], style: Im
   return { dependencies: [...dependencies], local: [...local] };
 }
 
+/**
+ * Whether resolving `raw` from `importer` may answer otherwise once the files in `changedFolders` (the folders
+ * of every file added or removed) changed: false only when no lookup it makes can land in one of them. Exact for
+ * JavaScript and TypeScript (a bare package name looks nothing up; a relative or rooted one looks in its own
+ * folder and the one it names); every other style answers true, to be resolved again.
+ */
+export function resolutionMayChange(importer: string, raw: RawImport, style: ImportStyle, changedFolders: ReadonlySet<string>): boolean {
+  if (style === 'none' || style === 'csharp') return false;
+  if (style !== 'js') return true;
+  const spec = raw.specifier;
+  const first = spec[0];
+  if (first !== '.' && first !== '/' && !(spec[1] === '/' && (first === '@' || first === '~' || first === '#'))) return false;
+  const bases = spec.startsWith('.') ? [path.posix.join(path.posix.dirname(importer), spec)]
+    : spec.startsWith('/') ? [spec.slice(1)]
+    : /^[@~#]\//.test(spec) ? [`src/${spec.slice(2)}`, spec.slice(2)]
+    : [];
+  // A candidate is the base, the base with an extension for its own, or an index file inside it; only a base
+  // already in normal form says which folders those are.
+  return bases.some((base) => NOT_NORMAL.test(base) || changedFolders.has(path.posix.dirname(base)) || changedFolders.has(base));
+}
+
 function memoised(importer: string, raw: RawImport, style: ImportStyle, repo: RepoFileSet, memo: ResolutionMemo): { local: string[]; external?: string } {
   const from = style === 'rust' ? importer : path.posix.dirname(importer);
-  const key = JSON.stringify([style, from, raw.specifier, raw.relative === true, raw.names ?? []]);
+  // The specifier last: every field before it has a fixed form, so no two imports share a key.
+  const key = `${style}\0${from}\0${raw.relative === true ? 1 : 0}${raw.names?.join(',') ?? ''}\0${raw.specifier}`;
   let resolved = memo.get(key);
   if (!resolved) {
     resolved = resolveOne(importer, raw, style, repo);

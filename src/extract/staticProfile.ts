@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { CodeSymbol, FileRole, FileSummary, SummarySource } from '../index/types.js';
 import { CODE_NOISE, STOPWORDS, words } from '../shared/text.js';
-import { TermLists } from './conceptTerms.js';
+import { DocumentFrequencies } from './conceptTerms.js';
 import { WordCache } from './wordCache.js';
 import { fileVocabulary } from './vocabulary.js';
 import { parseVocabulary } from '../index/vocabulary.js';
@@ -43,6 +43,8 @@ export interface StaticFacts {
   vocabulary: string;
   /** Set when the grammar failed on this file; the facts then come from the text alone. */
   parse_error?: string;
+  /** The candidate concept terms of the static profile these facts make (`candidateTermsOf`). */
+  terms: Array<[string, number]>;
 }
 
 export interface ExtractContext {
@@ -87,11 +89,12 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   const summarySource: SummarySource = doc ? 'doc' : comment ? 'comment' : 'composed';
   // An inline test module is test code (testModules.ts): its words are not the file's own.
   const vocabulary = fileVocabulary(withoutRanges(content, testModules));
-  // A composed summary names the file's strongest terms; they are the ones its stored profile will yield.
-  const strongestTerms = (): string[] =>
-    candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary: '', summary_source: 'composed', profile_source: 'static', file_type }, context.words)
-      .slice(0, 5)
-      .map(([term]) => term);
+  // The profile's candidate terms, worked out here on the extraction thread; a composed summary adds no words, so
+  // they are known before it is written, and it names the strongest of them.
+  const termsWith = (summary: string): Array<[string, number]> =>
+    candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary, summary_source: summarySource, profile_source: 'static', file_type }, context.words);
+  let composedTerms: Array<[string, number]> | null = null;
+  const strongestTerms = (): string[] => (composedTerms ??= termsWith('')).slice(0, 5).map(([term]) => term);
   const facts: StaticFacts = {
     language: info.name,
     grammar: info.grammar,
@@ -118,7 +121,9 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     summary_source: summarySource,
     exports,
     vocabulary,
+    terms: [],
   };
+  facts.terms = composedTerms ?? termsWith(facts.summary);
   if (parseError) facts.parse_error = parseError;
   return facts;
 }
@@ -228,10 +233,9 @@ export function chooseConcepts(
   });
 }
 
-/** Each file's concepts, its candidate terms weighed against every file's (`TermLists.conceptsChooser`). */
+/** Each file's concepts, its candidate terms weighed against every file's (`DocumentFrequencies`). */
 export function finalizeConcepts(termLists: Array<Array<[string, number]>>): string[][] {
-  const lists = new TermLists();
-  const documents = termLists.map((terms) => lists.add(terms));
-  const choose = lists.conceptsChooser(documents);
-  return documents.map(choose);
+  const frequencies = new DocumentFrequencies();
+  for (const terms of termLists) frequencies.add(terms);
+  return termLists.map((terms) => frequencies.concepts(terms));
 }

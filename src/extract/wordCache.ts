@@ -1,21 +1,27 @@
 /**
  * The hot path of concept extraction, made cheap: identifiers are found by a character scan instead of a
  * regex (no match objects), and each distinct identifier is split, and each distinct word stemmed, once per
- * extractor rather than once per file. Identifiers repeat across a repository's files, so most look-ups hit.
+ * extractor rather than once per file while it is in use. Identifiers repeat across a repository's files, so
+ * most look-ups hit.
  */
 import { splitIdentifier, stem } from '../shared/text.js';
 
 export class WordCache {
-  private splits = new Map<string, string[]>();
-  private stems = new Map<string, string>();
+  private readonly splits: Generations<string[]>;
+  private readonly stems: Generations<string>;
 
-  /** Entries kept before the maps start over; bounds memory on any corpus. */
-  constructor(private readonly limit = 200_000) {}
+  /**
+   * Entries kept, at most: past half of them the older half is dropped, and a word looked up again is kept.
+   * Bounds memory on any corpus (an extraction thread holds one cache for its whole run).
+   */
+  constructor(limit = 40_000) {
+    this.splits = new Generations(limit / 2);
+    this.stems = new Generations(limit / 2);
+  }
 
   split(identifier: string): string[] {
     let parts = this.splits.get(identifier);
     if (!parts) {
-      if (this.splits.size >= this.limit) this.splits = new Map();
       parts = splitIdentifier(identifier);
       this.splits.set(identifier, parts);
     }
@@ -25,12 +31,43 @@ export class WordCache {
   stem(word: string): string {
     let stemmed = this.stems.get(word);
     if (stemmed === undefined) {
-      if (this.stems.size >= this.limit) this.stems = new Map();
       stemmed = stem(word);
       this.stems.set(word, stemmed);
     }
     return stemmed;
   }
+}
+
+/** A map kept in two generations: the current one fills; when full, it becomes the older one. */
+class Generations<V> {
+  private current = new Map<string, V>();
+  private older = new Map<string, V>();
+
+  constructor(private readonly size: number) {}
+
+  get(key: string): V | undefined {
+    const hit = this.current.get(key);
+    if (hit !== undefined) return hit;
+    const old = this.older.get(key);
+    if (old !== undefined) this.set(key, old);
+    return old;
+  }
+
+  set(key: string, value: V): void {
+    if (this.current.size >= this.size) {
+      this.older = this.current;
+      this.current = new Map();
+    }
+    this.current.set(detached(key), value);
+  }
+}
+
+/**
+ * The key as a string of its own. A name the parser read is a slice of the file's text, and V8 keeps the whole
+ * text alive for as long as a slice of it lives: a cache keyed by slices would hold hundreds of files.
+ */
+function detached(key: string): string {
+  return key.length < 13 ? key : ` ${key}`.slice(1);
 }
 
 const isIdentifierStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36;

@@ -16,9 +16,11 @@ export type EntryChanges = Partial<Pick<FileSummary, ChangeableField>>;
 /** Depth of a profile in an index: inside the top-level object, inside `file_summaries`. */
 export const ENTRY_DEPTH = 2;
 
-export interface EntryBytes {
-  bytes: Buffer;
-  /** For each CHANGEABLE field, the [start, end) byte offsets of its value within `bytes`; -1, -1 when absent. */
+export interface EntryText {
+  text: string;
+  /** Its length in UTF-8 bytes. */
+  bytes: number;
+  /** For each CHANGEABLE field, the [start, end) byte offsets of its value within the UTF-8 text; -1, -1 when absent. */
   holes: number[];
 }
 
@@ -36,41 +38,35 @@ export function nestedJson(value: unknown, depth: number, style: JsonStyle): str
   return style.ensureAscii ? escapeNonAscii(text) : text;
 }
 
-/** The profile's bytes as an element of `file_summaries`, and the ranges of its changeable fields. */
-export function entryJson(summary: FileSummary, style: JsonStyle): EntryBytes {
+/** The profile's text as an element of `file_summaries`, and the byte ranges of its changeable fields. */
+export function entryJson(summary: FileSummary, style: JsonStyle): EntryText {
   const n = indentOf(style);
+  const text = nestedJson(summary, ENTRY_DEPTH, style);
   const record = summary as unknown as Record<string, unknown>;
-  const keys = Object.keys(record).filter((key) => {
-    const type = typeof record[key];
-    return type !== 'undefined' && type !== 'function' && type !== 'symbol';
-  });
-  if (keys.length === 0) return { bytes: Buffer.from('{}'), holes: [...NO_HOLES] };
-  const newline = n > 0 ? '\n' : '';
-  const inner = ' '.repeat(n * (ENTRY_DEPTH + 1));
-  const colon = n > 0 ? ': ' : ':';
-  const open = `{${newline}${inner}`;
-  const parts: string[] = [open];
-  let length = open.length;
   const holes = [...NO_HOLES];
-  keys.forEach((key, i) => {
-    const head = `${style.ensureAscii ? escapeNonAscii(JSON.stringify(key)) : JSON.stringify(key)}${colon}`;
-    const value = nestedJson(record[key], ENTRY_DEPTH + 1, style);
-    const field = CHANGEABLE.indexOf(key as ChangeableField);
-    if (field >= 0) {
-      holes[2 * field] = length + head.length;
-      holes[2 * field + 1] = length + head.length + value.length;
-    }
-    const tail = i < keys.length - 1 ? `,${newline}${inner}` : `${newline}${' '.repeat(n * ENTRY_DEPTH)}}`;
-    parts.push(head, value, tail);
-    length += head.length + value.length + tail.length;
-  });
-  const text = parts.join('');
-  const bytes = Buffer.from(text, 'utf8');
+  // Indented, a key of the entry itself starts a line one level in (deeper keys start deeper); compact, it follows
+  // `{` or `,`, and no string holds a raw quote. Each range found is checked against the value's own JSON.
+  const lead = n > 0 ? `\n${' '.repeat(n * (ENTRY_DEPTH + 1))}` : '';
+  const colon = n > 0 ? ': ' : ':';
+  for (const [field, name] of CHANGEABLE.entries()) {
+    const value = record[name];
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
+    const key = `${lead}"${name}"${colon}`;
+    let at = text.indexOf(key);
+    while (n === 0 && at > 0 && text[at - 1] !== '{' && text[at - 1] !== ',') at = text.indexOf(key, at + 1);
+    if (at < 0) continue;
+    const start = at + key.length;
+    const json = nestedJson(value, ENTRY_DEPTH + 1, style);
+    if (!text.startsWith(json, start)) continue;
+    holes[2 * field] = start;
+    holes[2 * field + 1] = start + json.length;
+  }
+  const bytes = Buffer.byteLength(text);
   // Offsets so far count UTF-16 units; they are byte offsets only while the text is ASCII.
-  if (bytes.length !== text.length) {
+  if (bytes !== text.length) {
     for (let i = 0; i < holes.length; i++) if ((holes[i] as number) >= 0) holes[i] = Buffer.byteLength(text.slice(0, holes[i]));
   }
-  return { bytes, holes };
+  return { text, bytes, holes };
 }
 
 /**
@@ -118,5 +114,5 @@ export function changeEntry(bytes: Buffer, holes: readonly number[], changes: En
 export function rewriteEntry(bytes: Buffer, changes: EntryChanges, style: JsonStyle): { pieces: Buffer[]; length: number; holes: number[] } {
   const summary = { ...(JSON.parse(bytes.toString('utf8')) as FileSummary), ...changes };
   const entry = entryJson(summary, style);
-  return { pieces: [entry.bytes], length: entry.bytes.length, holes: entry.holes };
+  return { pieces: [Buffer.from(entry.text)], length: entry.bytes, holes: entry.holes };
 }

@@ -41,13 +41,20 @@ export class RangeReader {
   }
 }
 
-/** Entry bytes appended as they are made, read back by range; removed when the run ends, however it ends. */
+/**
+ * Entry text appended as it is made, encoded straight into a megabyte buffer that is written out whenever it
+ * fills (and then reused), read back by range; removed when the run ends, however it ends.
+ */
 export class FragmentFile {
-  private size = 0;
-  private pending: Buffer[] = [];
-  private pendingStart = 0;
-  private pendingLength = 0;
-  private writing: Promise<unknown> = Promise.resolve();
+  private chunk: Buffer = Buffer.allocUnsafe(WINDOW);
+  private used = 0;
+  /** Where `chunk` starts in the file. */
+  private chunkStart = 0;
+  private readonly spare: Buffer[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  /** Writes queued and not yet done. */
+  private queued = 0;
+  private failure: unknown = null;
   private readonly reader: RangeReader;
 
   private constructor(
@@ -61,37 +68,63 @@ export class FragmentFile {
     return new FragmentFile(file, await open(file, 'wx+'));
   }
 
-  /** Appends `pieces` as one range and answers where it is. */
-  async append(pieces: readonly Uint8Array[]): Promise<{ start: number; end: number }> {
-    const start = this.size;
-    for (const piece of pieces) {
-      const buffer = Buffer.isBuffer(piece) ? piece : Buffer.from(piece);
-      this.pending.push(buffer);
-      this.pendingLength += buffer.length;
-      this.size += buffer.length;
+  /** Appends `text` as UTF-8 and answers where its bytes are. */
+  async append(text: string): Promise<{ start: number; end: number }> {
+    if (this.failure !== null) throw this.failure;
+    const length = Buffer.byteLength(text);
+    if (length > WINDOW - this.used) this.flush();
+    const start = this.chunkStart + this.used;
+    if (length > WINDOW) {
+      const bytes = Buffer.from(text);
+      this.chunkStart += length;
+      this.queue(() => writeAll(this.handle, bytes, start));
+    } else {
+      this.chunk.write(text, this.used, 'utf8');
+      this.used += length;
     }
-    const range = { start, end: this.size };
-    if (this.pendingLength >= WINDOW) await this.flush();
-    return range;
+    // Never more than a few megabytes waiting for the disk; below that, no caller waits.
+    if (this.queued > 2) await this.settled();
+    return { start, end: start + length };
   }
 
   async read(start: number, end: number): Promise<Buffer> {
-    if (end > this.pendingStart) void this.flush();
-    await this.writing;
+    if (end > this.chunkStart) this.flush();
+    await this.settled();
     return this.reader.read(start, end);
   }
 
-  /** Writes what is pending, after every earlier write; reads wait for `writing`. */
-  private flush(): Promise<unknown> {
-    if (this.pendingLength > 0) {
-      const buffers = this.pending;
-      const position = this.pendingStart;
-      this.pending = [];
-      this.pendingStart += this.pendingLength;
-      this.pendingLength = 0;
-      this.writing = this.writing.then(() => this.handle.writev(buffers, position));
-    }
-    return this.writing;
+  /** Hands the filled part of the buffer to the writes, in order, and goes on in another buffer. */
+  private flush(): void {
+    if (this.used === 0) return;
+    const filled = this.chunk;
+    const bytes = filled.subarray(0, this.used);
+    const position = this.chunkStart;
+    this.queue(async () => {
+      await writeAll(this.handle, bytes, position);
+      this.spare.push(filled);
+    });
+    this.chunkStart += this.used;
+    this.chunk = this.spare.pop() ?? Buffer.allocUnsafe(WINDOW);
+    this.used = 0;
+  }
+
+  /** Writes after every earlier write. */
+  private queue(write: () => Promise<void>): void {
+    this.queued++;
+    this.writing = this.writing
+      .then(() => (this.failure === null ? write() : undefined))
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => {
+        this.queued--;
+      });
+  }
+
+  /** A write that failed fails the next append or read. */
+  private async settled(): Promise<void> {
+    await this.writing;
+    if (this.failure !== null) throw this.failure;
   }
 
   /** Closes and deletes the file. */
@@ -100,4 +133,9 @@ export class FragmentFile {
     await this.handle.close().catch(() => undefined);
     await rm(this.file, { force: true });
   }
+}
+
+async function writeAll(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written, position + written)).bytesWritten;
 }

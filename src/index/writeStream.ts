@@ -79,6 +79,16 @@ export class AtomicWriter {
     this.position += bytes.length;
   }
 
+  /** Writes `text` as UTF-8, encoded straight into the buffer. */
+  async writeText(text: string): Promise<void> {
+    const length = Buffer.byteLength(text);
+    if (length > CHUNK - this.used) await this.flush();
+    if (length > CHUNK) return this.write(Buffer.from(text));
+    this.chunk.write(text, this.used, 'utf8');
+    this.used += length;
+    this.position += length;
+  }
+
   async commit(): Promise<WrittenFile> {
     try {
       await this.flush();
@@ -111,7 +121,7 @@ export async function writeJsonStreamAtomic(file: string, value: Record<string, 
   try {
     for (const piece of jsonPieces(value, style.indent)) {
       if (typeof piece === 'string') {
-        await out.write(Buffer.from(style.ensureAscii ? escapeNonAscii(piece) : piece, 'utf8'));
+        await out.writeText(style.ensureAscii ? escapeNonAscii(piece) : piece);
         continue;
       }
       const start = out.position;

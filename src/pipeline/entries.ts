@@ -3,6 +3,7 @@
  * (the library's `indexRepository`, which writes nothing); `StreamedEntries` (indexAssembly.ts) writes each to
  * a fragment file as it finishes, keeps only what repository-wide steps need, and assembles the index file.
  */
+import type { TermList } from '../extract/conceptTerms.js';
 import type { RawImport } from '../extract/imports.js';
 import { candidateTermsOf, chooseConcepts } from '../extract/staticProfile.js';
 import { WordCache } from '../extract/wordCache.js';
@@ -10,11 +11,12 @@ import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js
 import { buildRepoIndex, type BuildIndexInput } from './buildIndex.js';
 import type { PreviousIndex } from './previousIndex.js';
 import type { ReusedEntry } from './reuse.js';
+import type { WalkedFile } from './walk.js';
 
 /** What the next run needs to recognise a file without reading it. */
 export interface FreshRecord {
-  mtimeMs: number;
-  size: number;
+  /** The file as walked: its path, mtime and size. */
+  file: WalkedFile;
   blob: string | null;
   /** The import specifiers as written, to resolve again when the repository's files change. */
   imports: RawImport[];
@@ -23,6 +25,8 @@ export interface FreshRecord {
 export interface FreshEntry {
   summary: FileSummary;
   relationships: FileRelationship[];
+  /** The summary's candidate concept terms when extraction worked them out (`candidateTermsOf`). */
+  terms?: TermList | null;
   /** Null for entries the next run makes again without looking (symlinks out of the repository). */
   record: FreshRecord | null;
 }

@@ -14,41 +14,21 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { TermLists } from '../extract/conceptTerms.js';
+import { DocumentFrequencies, termsFromFlat, type TermList } from '../extract/conceptTerms.js';
 import { candidateTermsOf } from '../extract/staticProfile.js';
 import { WordCache } from '../extract/wordCache.js';
-import { changeEntry, entryJson, nestedJson, rewriteEntry, type EntryChanges } from '../index/entryJson.js';
+import { CHANGEABLE, changeEntry, ENTRY_DEPTH, entryJson, nestedJson, rewriteEntry } from '../index/entryJson.js';
 import { FragmentFile } from '../index/fileRanges.js';
 import type { JsonStyle } from '../index/serialize.js';
 import type { FileRelationship, FileSummary } from '../index/types.js';
 import { RawArray, tempPathFor, writeJsonStreamAtomic } from '../index/writeStream.js';
-import { buildMetadata, compare, sortRelationships } from './buildIndex.js';
+import { buildMetadata, sortRelationships } from './buildIndex.js';
+import { EntryTable } from './entryTable.js';
 import { choosesConcepts, type EntrySink, type FreshEntry, type IndexFacts } from './entries.js';
 import type { PreviousIndex } from './previousIndex.js';
-import { isoDate } from './profile.js';
 import type { ReusedEntry } from './reuse.js';
-import { detailBytes, importsDigest, saveReuseState, type EntryFacts, type EntryPlace, type EntryShape, type RepoIdentity, type StateLine, type StoredRecord } from './reuseState.js';
+import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RepoIdentity, type StateLine, type StoredRecord } from './reuseState.js';
 import { EntryTally, type WrittenIndex } from './writeIndex.js';
-
-/** Concepts not chosen for this entry (model profiles, skipped files). */
-const NO_CONCEPTS = -1;
-/** Concepts chosen from terms still in the previous run's state, read only if concepts are chosen again. */
-const STORED_TERMS = -2;
-
-type Range = [start: number, end: number];
-
-interface Entry {
-  path: string;
-  mtimeMs: number;
-  size: number;
-  facts: EntryFacts;
-  /** Where the entry's bytes are, as they are to be copied, and what changes in them. */
-  body: { in: 'fragment' | 'previous'; place: EntryPlace; changes: EntryChanges | null };
-  /** The state record's identity and detail; null for entries the state does not record. */
-  record: { blob: string | null; hash: string; detail: { in: 'fragment'; range: Range } | { in: 'previous'; from: StoredRecord } } | null;
-  /** The entry's candidate terms in `TermLists`, or NO_CONCEPTS / STORED_TERMS. */
-  document: number;
-}
 
 /** What the reuse state records of the run as a whole. */
 export interface RunState {
@@ -56,6 +36,8 @@ export interface RunState {
   shape: EntryShape;
   repo: RepoIdentity;
   goModule: string | null;
+  /** `filesDigest` of every file the walk listed. */
+  walkedDigest: string;
 }
 
 export interface AssembledIndex {
@@ -63,15 +45,17 @@ export interface AssembledIndex {
 }
 
 export class StreamedEntries implements EntrySink {
-  private readonly entries: Entry[] = [];
-  private readonly terms = new TermLists();
-  /** Memoised word splits and stems for deriving candidate terms. */
+  private readonly entries = new EntryTable();
+  /** Memoised word splits and stems, for entries whose candidate terms are derived or weighed here. */
   private readonly words = new WordCache();
+  /** Document frequencies of the candidate terms of the entries made or moved in this run. */
+  private readonly frequencies = new DocumentFrequencies(this.words);
   private readonly relationships: FileRelationship[] = [];
   private previous: PreviousIndex | null = null;
   /** Whether some file's candidate terms came or went since the previous index: then every concept is chosen again. */
   private termsMoved = false;
-  private storedDocuments = 0;
+  /** Records of entries taken from the previous index as they were whose concepts are chosen (their terms are in its state). */
+  private readonly carried = new Set<StoredRecord>();
 
   private constructor(
     readonly indexFile: string,
@@ -91,60 +75,49 @@ export class StreamedEntries implements EntrySink {
     this.previous = previous;
   }
 
-  async addFresh({ summary, relationships, record }: FreshEntry): Promise<void> {
+  async addFresh({ summary, relationships, record, terms: extracted }: FreshEntry): Promise<void> {
     this.relationships.push(...relationships);
-    const terms = choosesConcepts(summary) ? candidateTermsOf(summary, this.words) : null;
-    const document = terms ? this.terms.add(terms) : NO_CONCEPTS;
-    if (terms) this.termsMoved = true;
-    const { bytes, holes } = entryJson(summary, this.style);
-    const { start, end } = await this.fragment.append([bytes]);
-    const entry: Entry = {
-      path: summary.file_path,
-      mtimeMs: record?.mtimeMs ?? 0,
-      size: summary.size_bytes,
-      facts: factsOf(summary),
-      body: { in: 'fragment', place: { start, end, holes }, changes: null },
-      record: null,
-      document,
-    };
-    if (record) {
-      const detail = await this.fragment.append([detailBytes({ imports: record.imports, terms: terms ? terms.flat() : null })]);
-      entry.record = { blob: record.blob, hash: summary.content_hash, detail: { in: 'fragment', range: [detail.start, detail.end] } };
+    const terms = choosesConcepts(summary) ? (extracted ?? candidateTermsOf(summary, this.words)) : null;
+    if (terms) {
+      this.termsMoved = true;
+      this.frequencies.add(terms);
     }
-    this.entries.push(entry);
+    const { text, holes } = entryJson(summary, this.style);
+    const { start, end } = await this.fragment.append(text);
+    const detail = record ? await this.fragment.append(detailText({ imports: record.imports, terms: terms ? terms.flat() : null })) : null;
+    this.entries.add({
+      // The walked file's path: one string for both.
+      path: record?.file.path ?? summary.file_path,
+      mtimeMs: record?.file.mtimeMs ?? 0,
+      size: summary.size_bytes,
+      place: { start, end, holes },
+      choosesConcepts: terms !== null,
+      fresh: {
+        facts: factsOf(summary),
+        record: record && detail ? { blob: record.blob, hash: summary.content_hash, detail: [detail.start, detail.end] } : null,
+      },
+    });
   }
 
   async addReused({ file, from, blob }: ReusedEntry): Promise<void> {
     const previous = this.previous;
     if (!previous) throw new Error('reused entries need the previous index (takeFrom)');
-    const moved = from.path !== file.path;
-    const changes: EntryChanges = {};
-    if (moved) changes.file_path = file.path;
-    if (moved || file.mtimeMs !== from.mtimeMs) changes.last_modified = isoDate(file.mtimeMs);
-    if (moved || file.size !== from.size) changes.size_bytes = file.size;
     if (from.facts.source === 'llm') this.relationships.push(...((await previous.relationships()).get(from.path) ?? []));
-    const entry: Entry = {
-      path: file.path,
-      mtimeMs: file.mtimeMs,
-      size: file.size,
-      facts: from.facts,
-      body: { in: 'previous', place: from.place, changes: Object.keys(changes).length > 0 ? changes : null },
-      record: { blob, hash: from.hash, detail: { in: 'previous', from } },
-      document: from.facts.source === 'static' && from.facts.status !== 'skipped' ? STORED_TERMS : NO_CONCEPTS,
-    };
-    if (moved && entry.document === STORED_TERMS) {
+    const choosesOwn = from.facts.source === 'static' && from.facts.status !== 'skipped';
+    let detail: [number, number] | null = null;
+    if (from.path !== file.path && choosesOwn) {
       // Candidate terms include words of the path: a moved entry's are derived again from its stored profile.
       const stored = JSON.parse((await previous.entries.read(from.place.start, from.place.end)).toString('utf8')) as FileSummary;
       const terms = candidateTermsOf({ ...stored, file_path: file.path }, this.words);
-      entry.document = this.terms.add(terms);
+      this.frequencies.add(terms);
       this.termsMoved = true;
       const imports = await previous.details.imports(from);
-      const detail = await this.fragment.append([detailBytes({ imports, terms: terms.flat() })]);
-      entry.record = { blob, hash: from.hash, detail: { in: 'fragment', range: [detail.start, detail.end] } };
-    } else if (entry.document === STORED_TERMS) {
-      this.storedDocuments++;
+      const appended = await this.fragment.append(detailText({ imports, terms: terms.flat() }));
+      detail = [appended.start, appended.end];
+    } else if (choosesOwn) {
+      this.carried.add(from);
     }
-    this.entries.push(entry);
+    this.entries.add({ path: file.path, mtimeMs: file.mtimeMs, size: file.size, place: from.place, choosesConcepts: choosesOwn, reused: { from, blob, detail } });
   }
 
   /**
@@ -152,17 +125,21 @@ export class StreamedEntries implements EntrySink {
    * `facts` describe the run; `now` stamps the index when its entries are all in.
    */
   async write(facts: IndexFacts, now: () => number, state: RunState, includeMetadata: boolean): Promise<AssembledIndex> {
-    const entries = this.entries.sort((a, b) => compare(a.path, b.path));
-    const conceptsOf = await this.chooseConcepts(entries);
+    const { entries } = this;
+    const order = entries.order();
+    const counts = await this.documentFrequencies(order);
     const relationships = sortRelationships(this.relationships);
-    const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, entries.map((e) => ({ status: e.facts.status, ...(e.facts.reason ? { reason: e.facts.reason } : {}) })));
-    const relationshipsAt: Range = [-1, -1];
+    const statuses = Array.from(order, (i) => {
+      const { status, reason } = entries.facts(i);
+      return reason ? { status, reason } : { status };
+    });
+    const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, statuses);
+    const relationshipsAt: [number, number] = [-1, -1];
     const body: Record<string, unknown> = {
       repo_name: facts.repoName,
-      total_files: entries.length,
-      file_summaries: new RawArray(entries.length, (i) => this.entryBytes(entries[i] as Entry, conceptsOf), (i, start, end) => {
-        const entry = entries[i] as Entry;
-        entry.body.place = { ...entry.body.place, start, end };
+      total_files: order.length,
+      file_summaries: new RawArray(order.length, (n) => this.entryBytes(order[n] as number, counts), (n, start, end) => {
+        entries.setPlace(order[n] as number, { start, end });
       }),
       relationships: new RawArray(relationships.length, (i) => [Buffer.from(nestedJson(relationships[i], 2, this.style))], (i, start, end) => {
         if (i === 0) relationshipsAt[0] = start;
@@ -171,6 +148,7 @@ export class StreamedEntries implements EntrySink {
     };
     if (includeMetadata) body.analysis_metadata = metadata;
     const written = await writeJsonStreamAtomic(this.indexFile, body, this.style);
+    const recorded = Array.from(order).filter((i) => entries.recorded(i));
     await saveReuseState(
       this.indexFile,
       {
@@ -180,17 +158,22 @@ export class StreamedEntries implements EntrySink {
         shape: state.shape,
         repo: state.repo,
         go_module: state.goModule,
+        walked_digest: state.walkedDigest,
         style: this.style,
-        files: entries.filter((e) => e.record).length,
+        files: recorded.length,
         relationships: relationships.length > 0 ? relationshipsAt : null,
       },
-      this.stateLines(entries),
+      this.stateLines(recorded),
+      counts || !this.previous ? (counts ?? this.frequencies).toJson() : await this.previous.frequencies(),
     );
     const tally = new EntryTally();
-    for (const e of entries) tally.add({ file_path: e.path, file_type: e.facts.fileType, status: e.facts.status, reason: e.facts.reason, lines_of_code: e.facts.lines });
+    for (const i of order) {
+      const { fileType, status, reason, lines } = entries.facts(i);
+      tally.add({ file_path: entries.path(i), file_type: fileType, status, reason, lines_of_code: lines });
+    }
     const { file_type_counts, analyzed_files, lines_of_code, failed_files } = tally;
     return {
-      index: { repo_name: facts.repoName, total_files: entries.length, relationships, analysis_metadata: metadata, file_type_counts, analyzed_files, lines_of_code, failed_files },
+      index: { repo_name: facts.repoName, total_files: order.length, relationships, analysis_metadata: metadata, file_type_counts, analyzed_files, lines_of_code, failed_files },
     };
   }
 
@@ -199,43 +182,73 @@ export class StreamedEntries implements EntrySink {
     await Promise.all([this.fragment.remove(), this.previous?.close()]);
   }
 
-  /** Each entry's concepts when they are chosen again, or null when every entry keeps its own. */
-  private async chooseConcepts(entries: Entry[]): Promise<((entry: Entry) => string[] | null) | null> {
-    const previous = this.previous;
-    const previousDocuments = previous ? [...previous.records.values()].filter((r) => r.facts.source === 'static' && r.facts.status !== 'skipped').length : 0;
-    if (!this.termsMoved && this.storedDocuments === previousDocuments) return null;
-    for (const entry of entries) {
-      if (entry.document !== STORED_TERMS) continue;
-      const detail = entry.record?.detail;
-      if (!previous || detail?.in !== 'previous') throw new Error(`no stored terms for ${entry.path}`);
-      entry.document = this.terms.addFlat((await previous.details.terms(detail.from)) ?? []);
+  /**
+   * The document frequencies of every entry whose concepts are chosen, when they are chosen again (some file's
+   * candidate terms came or went since the previous index); null when every entry keeps its concepts. The
+   * previous run's counts are updated: files gone, changed or moved taken out, this run's new ones added.
+   */
+  private async documentFrequencies(order: Int32Array): Promise<DocumentFrequencies | null> {
+    const { previous } = this;
+    if (!previous) return this.termsMoved ? this.frequencies : null;
+    const previousDocuments = [...previous.records.values()].filter((r) => r.facts.source === 'static' && r.facts.status !== 'skipped');
+    if (!this.termsMoved && this.carried.size === previousDocuments.length) return null;
+    let counts: DocumentFrequencies;
+    try {
+      counts = DocumentFrequencies.fromJson((await previous.frequencies()).toString('utf8'), this.words);
+      for (const record of previousDocuments) if (!this.carried.has(record)) counts.remove(termsFromFlat((await previous.details.terms(record)) ?? []));
+    } catch {
+      // Counts that cannot be read are counted again from the terms of the entries carried over.
+      counts = new DocumentFrequencies(this.words);
+      for (const i of order) if (this.entries.choosesConcepts(i) && this.entries.detailRange(i) === null) counts.add(await this.storedTerms(i));
     }
-    const choose = this.terms.conceptsChooser(entries.flatMap((e) => (e.document >= 0 ? [e.document] : [])));
-    return (entry) => (entry.document >= 0 ? choose(entry.document) : null);
+    counts.merge(this.frequencies);
+    return counts;
   }
 
-  private async entryBytes(entry: Entry, conceptsOf: ((entry: Entry) => string[] | null) | null): Promise<Buffer[]> {
-    const { place } = entry.body;
-    const bytes = entry.body.in === 'fragment' ? await this.fragment.read(place.start, place.end) : await (this.previous as PreviousIndex).entries.read(place.start, place.end);
-    const concepts = conceptsOf?.(entry) ?? null;
-    const changes = concepts ? { ...entry.body.changes, key_concepts: concepts } : entry.body.changes;
-    const restyle = entry.body.in === 'previous' && !sameStyle((this.previous as PreviousIndex).style, this.style);
+  /** An entry's candidate terms, from its detail in the fragment or in the previous state. */
+  private async storedTerms(i: number): Promise<TermList> {
+    const range = this.entries.detailRange(i);
+    const from = this.entries.from(i);
+    if (range) return termsFromFlat(parseDetail(await this.fragment.read(range[0], range[1])).terms ?? []);
+    if (!this.previous || !from) throw new Error(`no stored terms for ${this.entries.path(i)}`);
+    return termsFromFlat((await this.previous.details.terms(from)) ?? []);
+  }
+
+  private async entryBytes(i: number, counts: DocumentFrequencies | null): Promise<Buffer[]> {
+    const { entries } = this;
+    // Terms first: a read answers a window of its file that the next read of that file may reuse.
+    const concepts = counts && entries.choosesConcepts(i) ? counts.concepts(await this.storedTerms(i)) : null;
+    const place = entries.place(i);
+    const previous = entries.inPrevious(i) ? (this.previous as PreviousIndex) : null;
+    const bytes = previous ? await previous.entries.read(place.start, place.end) : await this.fragment.read(place.start, place.end);
+    const restyle = previous !== null && !sameStyle(previous.style, this.style);
+    // Concepts chosen again are mostly the ones already written: those bytes stay as they are.
+    const unchanged = concepts && !restyle && holeHolds(bytes, place.holes, CHANGEABLE.indexOf('key_concepts'), nestedJson(concepts, ENTRY_DEPTH + 1, this.style));
+    const changes = concepts && !unchanged ? { ...entries.changes(i), key_concepts: concepts } : entries.changes(i);
     if (!changes && !restyle) return [bytes];
     const changed = restyle ? rewriteEntry(bytes, changes ?? {}, this.style) : changeEntry(bytes, place.holes, changes ?? {}, this.style);
-    entry.body.place = { ...place, holes: changed.holes };
+    entries.setPlace(i, { holes: changed.holes });
     return changed.pieces;
   }
 
-  private async *stateLines(entries: Entry[]): AsyncGenerator<StateLine> {
-    for (const e of entries) {
-      if (!e.record) continue;
-      const { detail } = e.record;
+  private async *stateLines(recorded: number[]): AsyncGenerator<StateLine> {
+    const { entries } = this;
+    for (const i of recorded) {
+      const range = entries.detailRange(i);
+      const from = entries.from(i);
       yield {
-        record: { path: e.path, mtimeMs: e.mtimeMs, size: e.size, blob: e.record.blob, hash: e.record.hash, place: e.body.place, facts: e.facts },
-        detail: detail.in === 'fragment' ? await this.fragment.read(detail.range[0], detail.range[1]) : await (this.previous as PreviousIndex).details.bytes(detail.from),
+        record: entries.record(i),
+        detail: range ? await this.fragment.read(range[0], range[1]) : await (this.previous as PreviousIndex).details.bytes(from as StoredRecord),
       };
     }
   }
+}
+
+/** Whether the value in the entry's range for changeable field `field` is `json`. */
+function holeHolds(bytes: Buffer, holes: readonly number[], field: number, json: string): boolean {
+  const start = holes[2 * field] ?? -1;
+  const end = holes[2 * field + 1] ?? -1;
+  return start >= 0 && end - start === Buffer.byteLength(json) && bytes.toString('utf8', start, end) === json;
 }
 
 function sameStyle(a: JsonStyle, b: JsonStyle): boolean {

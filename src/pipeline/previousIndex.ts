@@ -25,12 +25,16 @@ export interface PreviousIndex {
   /** Reads entries' bytes from the index file. */
   entries: RangeReader;
   goModule: string | null;
+  /** A digest of every file the previous walk listed (`filesDigest`): what its imports resolved against. */
+  walkedDigest: string;
   startedAt: number;
   modelShapeMatches: boolean;
   /** How its entries are written: copied as they are into an index of the same style, else written again. */
   style: JsonStyle;
   /** The previous index's relationships, by the file they relate (read on first use). */
   relationships(): Promise<Map<string, FileRelationship[]>>;
+  /** The document frequencies recorded with the previous index, as JSON (`DocumentFrequencies.toJson`). */
+  frequencies(): Promise<Buffer>;
   /** Closes both files; again is a no-op. */
   close(): Promise<void>;
 }
@@ -69,7 +73,7 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
     const problem = await indexProblem(indexFile);
     return problem ? { ok: false, warning: problem } : { ok: false, note: state.problem };
   }
-  const { header, records, details } = state;
+  const { header, records, details, frequencies } = state;
   const refuse = async (answer: LoadedPrevious): Promise<LoadedPrevious> => {
     await details.close();
     return answer;
@@ -85,10 +89,13 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
     details,
     entries,
     goModule: header.go_module,
+    walkedDigest: header.walked_digest,
     startedAt: header.started_ms,
     modelShapeMatches: header.shape.model === shape.model,
     style: header.style,
     relationships: () => (relationships ??= readRelationships(entries, header.relationships)),
+    // Copied: a read answers a window of the file that the next read reuses.
+    frequencies: async () => Buffer.from(await details.range(frequencies)),
     close: () => (closed ??= Promise.all([details.close(), entries.close()]).then(() => undefined)),
   };
   return { ok: true, previous, repo: header.repo };

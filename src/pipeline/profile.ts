@@ -73,6 +73,8 @@ export interface ProfiledFile {
   relationships: FileRelationship[];
   /** The import specifiers as written, recorded so a later run can re-resolve them without reading the file. */
   rawImports: RawImport[];
+  /** The static profile's candidate concept terms, from the extraction thread; null for a file not extracted. */
+  terms: Array<[string, number]> | null;
   cached: boolean;
 }
 
@@ -89,10 +91,10 @@ export async function profileFile(
   onFatal: (error: ProviderError) => void,
 ): Promise<ProfiledFile | null> {
   const extracted = await extractors.run(file);
-  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], rawImports: [], cached: false };
+  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], rawImports: [], terms: null, cached: false };
   const { facts } = extracted;
   const summary = staticSummary(file, extracted.hash, facts);
-  const asStatic = (): ProfiledFile => ({ summary, relationships: [], rawImports: facts.raw_imports, cached: false });
+  const asStatic = (): ProfiledFile => ({ summary, relationships: [], rawImports: facts.raw_imports, terms: facts.terms, cached: false });
   if (!context || extracted.content === undefined) return asStatic();
   if (chosen && !chosen.has(file.path)) {
     summary.reason = 'not selected by the pre-filter';
@@ -115,5 +117,5 @@ export async function profileFile(
     }
     return asStatic();
   }
-  return { summary, relationships: applyAnswer(summary, result.answer), rawImports: facts.raw_imports, cached: result.cached };
+  return { summary, relationships: applyAnswer(summary, result.answer), rawImports: facts.raw_imports, terms: null, cached: result.cached };
 }

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
-import { importStyleOf, resolveImports, RepoFileSet, type RawImport, type ResolutionMemo } from '../extract/imports.js';
+import { importStyleOf, resolutionMayChange, resolveImports, RepoFileSet, type RawImport, type ResolutionMemo } from '../extract/imports.js';
 import { detectLanguage } from '../extract/languages.js';
 import { candidateTermsOf } from '../extract/staticProfile.js';
 import { detectRole } from '../extract/role.js';
@@ -26,6 +26,7 @@ import { VERSION } from '../shared/version.js';
 import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from '../extract/classify.js';
 import type { EventSink } from './events.js';
 import { acceptPreviousIndex, type LoadedPrevious, type PreviousIndex } from './previousIndex.js';
+import { filesDigest } from './shard.js';
 import { importsDigest, sha256, type EntryShape, type RepoIdentity, type StoredRecord } from './reuseState.js';
 import type { GitRunner, WalkedFile } from './walk.js';
 
@@ -65,7 +66,10 @@ export type ProfileKind = 'static' | 'unselected' | 'llm';
 
 export interface ReuseInput {
   root: string;
+  /** The files this run profiles (a shard's own). */
   files: readonly WalkedFile[];
+  /** Every file the walk listed (in path order): what imports resolve against, in every shard. */
+  repoFiles: readonly string[];
   source: 'git' | 'filesystem';
   /** The index file the previous run wrote, being loaded (`loadPreviousIndex`); null for a run from scratch. */
   previous: { file: string; loaded: Promise<LoadedPrevious> } | null;
@@ -150,22 +154,31 @@ async function takeEntries(
     if (record.blob) byBlob.set(record.blob, record);
     if (record.hash) byHash.set(record.hash, record);
   }
-  const fileSetChanged =
-    previous.goModule !== input.goModule || records.size !== input.files.length || input.files.some((f) => !records.has(f.path));
+  // Imports resolve against every file the walk lists, a shard's or not: when that list changed, every entry's
+  // imports are checked again.
+  const fileSetChanged = previous.goModule !== input.goModule || previous.walkedDigest !== filesDigest(input.repoFiles);
   let fileSet: RepoFileSet | null = null;
   const currentFiles = (): RepoFileSet => {
     if (!fileSet) {
-      fileSet = new RepoFileSet(input.files.map((f) => f.path));
+      fileSet = new RepoFileSet(input.repoFiles);
       fileSet.goModule = input.goModule;
     }
     return fileSet;
   };
+  // Where files came or went, when the records list every file (not a shard's): imports that look nowhere near
+  // those folders resolve as they did.
+  const changedFolders = fileSetChanged && previous.goModule === input.goModule && input.files.length === input.repoFiles.length ? foldersChanged(records, input.files) : null;
 
   const memo: ResolutionMemo = new Map();
   const take = async (file: WalkedFile, from: StoredRecord | undefined, blob: string | null): Promise<ReusedEntry | null> => {
     if (!from || !stillValid(file, from, input, previous.modelShapeMatches)) return null;
     const moved = from.path !== file.path;
-    if ((moved || fileSetChanged) && from.facts.status === 'ok' && !sameImports(file.path, from, await previous.details.imports(from), currentFiles(), memo)) return null;
+    if ((moved || fileSetChanged) && from.facts.status === 'ok') {
+      const imports = await previous.details.imports(from);
+      const style = importStyle(file.path);
+      const unaffected = !moved && changedFolders !== null && !imports.some((raw) => resolutionMayChange(file.path, raw, style, changedFolders));
+      if (!unaffected && !sameImports(file.path, from, imports, currentFiles(), memo)) return null;
+    }
     return { file, from, blob };
   };
 
@@ -253,9 +266,25 @@ function stillValid(file: WalkedFile, from: StoredRecord, input: ReuseInput, mod
 
 /** Whether the file's imports, as written, still resolve to what its entry says against today's files. */
 function sameImports(filePath: string, from: StoredRecord, imports: RawImport[], files: RepoFileSet, memo: ResolutionMemo): boolean {
-  const language = detectLanguage(filePath);
-  const resolved = resolveImports(filePath, imports, importStyleOf(language.grammar ?? language.name), files, memo);
+  const resolved = resolveImports(filePath, imports, importStyle(filePath), files, memo);
   return importsDigest(resolved.dependencies, resolved.local) === from.facts.imports;
+}
+
+function importStyle(filePath: string) {
+  const language = detectLanguage(filePath);
+  return importStyleOf(language.grammar ?? language.name);
+}
+
+/** The folders of the files added or removed since the previous run. */
+function foldersChanged(records: ReadonlyMap<string, StoredRecord>, files: readonly WalkedFile[]): Set<string> {
+  const folders = new Set<string>();
+  const now = new Set<string>();
+  for (const file of files) {
+    now.add(file.path);
+    if (!records.has(file.path)) folders.add(path.posix.dirname(file.path));
+  }
+  for (const recorded of records.keys()) if (!now.has(recorded)) folders.add(path.posix.dirname(recorded));
+  return folders;
 }
 
 /** Blob ids of tracked files, minus those git sees as changed in the work tree (they are hashed instead). */

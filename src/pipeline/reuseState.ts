@@ -12,9 +12,11 @@
  * Written beside the index (`.<index file>.state`, hidden, so index loaders never take it for a repository),
  * after the index, and tied to it by the index's digest and size: a state that does not describe the index
  * next to it is ignored. One header line, then a line per file, in path order: its record, its imports and its
- * terms, each as JSON, separated by tabs (no JSON text holds a raw tab), so each part is parsed only when needed.
+ * terms, each as JSON, separated by tabs (no JSON text holds a raw tab), so each part is parsed only when needed;
+ * last, the document frequencies of the terms of the files whose concepts were chosen (a JSON object), so the
+ * next run can update them instead of counting every file's terms again.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { RawImport } from '../extract/imports.js';
@@ -94,6 +96,8 @@ export interface StateHeader {
   shape: EntryShape;
   repo: RepoIdentity;
   go_module: string | null;
+  /** A digest of every file the walk listed (`filesDigest`), a shard's or not: what imports resolved against. */
+  walked_digest: string;
   files: number;
   /** How the index is written (output.json_indent, output.ensure_ascii): entries are copied only into the same style. */
   style: JsonStyle;
@@ -113,7 +117,7 @@ export function sha256(bytes: Buffer | string): string {
 
 /** The digest of an entry's resolved imports that `EntryFacts.imports` holds. */
 export function importsDigest(dependencies: readonly string[], localImports: readonly string[]): string {
-  return createHash('sha1').update(JSON.stringify([dependencies, localImports])).digest('base64');
+  return hash('sha1', JSON.stringify([dependencies, localImports]), 'base64');
 }
 
 /** One line of the state: a record and its detail (JSON, or bytes of JSON read from an earlier state or a fragment). */
@@ -122,21 +126,31 @@ export interface StateLine {
   detail: RecordDetail | Uint8Array;
 }
 
-/** Writes the state of the index just written at `indexFile`, line by line as `lines` yields them, atomically. */
-export async function saveReuseState(indexFile: string, header: Omit<StateHeader, 'format' | 'version'>, lines: AsyncIterable<StateLine>): Promise<void> {
+/**
+ * Writes the state of the index just written at `indexFile`, line by line as `lines` yields them, then the
+ * document frequencies (`DocumentFrequencies.toJson`, or the bytes an earlier state recorded), atomically.
+ */
+export async function saveReuseState(
+  indexFile: string,
+  header: Omit<StateHeader, 'format' | 'version'>,
+  lines: AsyncIterable<StateLine>,
+  frequencies: string | Uint8Array,
+): Promise<void> {
   const out = await AtomicWriter.open(stateFileFor(indexFile));
   try {
-    await out.write(Buffer.from(`${JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, ...header })}\n`));
+    await out.writeText(`${JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, ...header })}\n`);
     let written = 0;
     for await (const { record: r, detail } of lines) {
       const f = r.facts;
       const line: RecordLine = [r.path, r.mtimeMs, r.size, r.blob, r.hash, [r.place.start, r.place.end, ...r.place.holes], [f.status, f.reason, f.source, f.fileType, f.lines, f.imports]];
-      await out.write(Buffer.from(`${JSON.stringify(line)}\t`));
-      await out.write(detail instanceof Uint8Array ? detail : detailBytes(detail));
-      await out.write(Buffer.from('\n'));
+      await out.writeText(`${JSON.stringify(line)}\t`);
+      await (detail instanceof Uint8Array ? out.write(detail) : out.writeText(detailText(detail)));
+      await out.writeText('\n');
       written++;
     }
     if (written !== header.files) throw new Error(`reuse state: ${written} records written, ${header.files} announced`);
+    await (typeof frequencies === 'string' ? out.writeText(frequencies) : out.write(frequencies));
+    await out.writeText('\n');
   } catch (error) {
     await out.abort();
     throw error;
@@ -144,12 +158,12 @@ export async function saveReuseState(indexFile: string, header: Omit<StateHeader
   await out.commit();
 }
 
-export function detailBytes(detail: RecordDetail): Buffer {
-  return Buffer.from(`${JSON.stringify(detail.imports)}\t${JSON.stringify(detail.terms)}`);
+export function detailText(detail: RecordDetail): string {
+  return `${JSON.stringify(detail.imports)}\t${JSON.stringify(detail.terms)}`;
 }
 
 export type LoadedState =
-  | { ok: true; header: StateHeader; records: Map<string, StoredRecord>; details: StateDetails }
+  | { ok: true; header: StateHeader; records: Map<string, StoredRecord>; details: StateDetails; frequencies: [start: number, end: number] }
   | { ok: false; problem: string };
 
 /** Reads records' details from the state file they were loaded from. */
@@ -160,14 +174,17 @@ export class StateDetails {
     return this.reader.read(record.detail[0], record.detail[1]);
   }
 
+  /** Bytes of the state file: the recorded document frequencies, by their range. */
+  async range([start, end]: [number, number]): Promise<Buffer> {
+    return this.reader.read(start, end);
+  }
+
   async imports(record: StoredRecord): Promise<RawImport[]> {
-    const bytes = await this.bytes(record);
-    return JSON.parse(bytes.toString('utf8', 0, tabIn(bytes))) as RawImport[];
+    return parseDetail(await this.bytes(record), 'imports').imports;
   }
 
   async terms(record: StoredRecord): Promise<RecordDetail['terms']> {
-    const bytes = await this.bytes(record);
-    return JSON.parse(bytes.toString('utf8', tabIn(bytes) + 1)) as RecordDetail['terms'];
+    return parseDetail(await this.bytes(record), 'terms').terms;
   }
 
   close(): Promise<void> {
@@ -190,14 +207,20 @@ export async function loadReuseState(indexFile: string, check: (header: StateHea
   }
   const records = new Map<string, StoredRecord>();
   let header: StateHeader | null = null;
+  let frequencies: [number, number] | null = null;
   try {
     for await (const { line, offset } of linesOf(handle)) {
       if (line.length === 0) continue;
+      if (frequencies) throw new Error('a line after the document frequencies');
       if (!header) {
         header = JSON.parse(line.toString('utf8')) as StateHeader;
         if (header.format !== STATE_FORMAT || header.version !== STATE_VERSION) return await refuse(handle, 'its reuse state has another format');
         const problem = await check(header);
         if (problem) return await refuse(handle, problem);
+        continue;
+      }
+      if (line[0] === 0x7b) {
+        frequencies = [offset, offset + line.length];
         continue;
       }
       const tab = line.indexOf(9);
@@ -220,14 +243,16 @@ export async function loadReuseState(indexFile: string, check: (header: StateHea
     return refuse(handle, `its reuse state is unreadable (${(error as Error).message})`);
   }
   if (!header) return refuse(handle, 'its reuse state is empty');
-  if (records.size !== header.files) return refuse(handle, 'its reuse state is truncated');
-  return { ok: true, header, records, details: new StateDetails(new RangeReader(handle)) };
+  if (records.size !== header.files || !frequencies) return refuse(handle, 'its reuse state is truncated');
+  return { ok: true, header, records, details: new StateDetails(new RangeReader(handle)), frequencies };
 }
 
-function tabIn(bytes: Buffer): number {
+/** A detail's imports and terms, parsing only the part asked for (the other is left empty). */
+export function parseDetail(bytes: Buffer, part: 'imports' | 'terms' = 'terms'): RecordDetail {
   const tab = bytes.indexOf(9);
   if (tab < 0) throw new Error('a record detail has no terms');
-  return tab;
+  if (part === 'imports') return { imports: JSON.parse(bytes.toString('utf8', 0, tab)) as RawImport[], terms: null };
+  return { imports: [], terms: JSON.parse(bytes.toString('utf8', tab + 1)) as RecordDetail['terms'] };
 }
 
 async function refuse(handle: Awaited<ReturnType<typeof open>>, problem: string): Promise<{ ok: false; problem: string }> {

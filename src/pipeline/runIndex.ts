@@ -11,7 +11,6 @@
 import { setMaxListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
 import { preferFastStartup } from '../extract/parser.js';
@@ -27,10 +26,10 @@ import { ignoreEvents, type EventSink } from './events.js';
 import { profileFile, skippedSummary } from './profile.js';
 import { MemoryEntries, type EntrySink, type IndexFacts } from './entries.js';
 import { StreamedEntries, type RunState } from './indexAssembly.js';
-import { inShard, profileSettings, shardInfo, type Shard } from './shard.js';
+import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { loadPreviousIndex } from './previousIndex.js';
 import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReuseStats } from './reuse.js';
-import { runGit, walkRepository, type GitRunner } from './walk.js';
+import { runGit, walkRepository, type GitRunner, type WalkedFile } from './walk.js';
 import { indexPathFor, jsonStyle, writeRunReports, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
@@ -152,9 +151,11 @@ async function profileRepository(
       else emit({ type: 'warning', message: 'pre-filtering needs a target structure (--target-structure); every file is profiled' });
     }
     const wanted = (filePath: string): ProfileKind => (!llm ? 'static' : chosen && !chosen.has(filePath) ? 'unselected' : 'llm');
+    const repoFiles = walked.files.map((f) => f.path);
     const reuse = await reuseStage({
       root,
       files: ownFiles,
+      repoFiles,
       source: walked.source,
       previous,
       shape,
@@ -171,9 +172,8 @@ async function profileRepository(
     previousTaken = true;
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
     if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
-    extractors.setRepository(walked.files.map((f) => f.path), goModule, { classify, keepContent: llm !== null }, reuse.toExtract.length);
+    extractors.setRepository(repoFiles, goModule, { classify, keepContent: llm !== null }, reuse.toExtract.length);
     let fatalError: unknown = null;
-    const limit = pLimit(limiterSize(config, llm, extractors.threads));
 
     for (const file of ownOutside) {
       await entries.addFresh({ summary: skippedSummary(file, 'symlink_outside_repo', 'symbolic link points outside the repository; not followed'), relationships: [], record: null });
@@ -185,26 +185,32 @@ async function profileRepository(
     }
 
     let parsed = 0;
-    await Promise.all(
-      reuse.toExtract.map((file) =>
-        limit(async () => {
-          if (signal.aborted) return;
-          const done = await profileFile(file, extractors, context, chosen, (error) => {
-            fatalError ??= error;
-            fatal.abort(error);
-          });
-          if (!done || signal.aborted) return;
-          const { summary, cached } = done;
-          await entries.addFresh({
-            summary,
-            relationships: done.relationships,
-            record: { mtimeMs: file.mtimeMs, size: file.size, blob: reuse.blobs.get(file.path) ?? null, imports: done.rawImports },
-          });
-          if (summary.status !== 'skipped' && detectLanguage(file.path).grammar) parsed++;
-          emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached, ...(summary.reason ? { reason: summary.reason } : {}) });
-        }),
-      ),
-    );
+    const profileOne = async (file: WalkedFile): Promise<void> => {
+      const done = await profileFile(file, extractors, context, chosen, (error) => {
+        fatalError ??= error;
+        fatal.abort(error);
+      });
+      if (!done || signal.aborted) return;
+      const { summary, cached } = done;
+      await entries.addFresh({
+        summary,
+        relationships: done.relationships,
+        terms: done.terms,
+        record: { file, blob: reuse.blobs.get(file.path) ?? null, imports: done.rawImports },
+      });
+      if (summary.status !== 'skipped' && detectLanguage(file.path).grammar) parsed++;
+      emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached, ...(summary.reason ? { reason: summary.reason } : {}) });
+    };
+    // The run's limiter of files in flight: that many runners taking files from one queue, so files waiting
+    // cost nothing (a task queued per file is a closure and promises per file, for the whole run).
+    const queue = reuse.toExtract.values();
+    const runner = async (): Promise<void> => {
+      for (const file of queue) {
+        if (signal.aborted) return;
+        await profileOne(file);
+      }
+    };
+    await Promise.all(Array.from({ length: limiterSize(config, llm, extractors.threads) }, runner));
     if (fatalError) throw fatalError;
     if (signal.aborted) throw new AbortedError('interrupted: profiles finished so far are cached; run again to resume');
 
@@ -223,7 +229,7 @@ async function profileRepository(
         startedAt: started,
         run,
       },
-      state: { startedAt: started, shape, repo: await identity, goModule },
+      state: { startedAt: started, shape, repo: await identity, goModule, walkedDigest: filesDigest(repoFiles) },
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
     };
   } finally {

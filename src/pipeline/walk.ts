@@ -56,16 +56,15 @@ export const runGit: GitRunner = async (args, cwd) => {
 
 export async function walkRepository(repoPath: string, options: WalkOptions, git: GitRunner = runGit): Promise<WalkResult> {
   const root = await realpath(repoPath);
-  const listed = options.respectGitignore ? await listWithGit(root, git) : null;
+  // Every question for git is asked at once; outside a work tree the answers are failures, and ignored.
+  const asked = options.respectGitignore ? { list: listWithGit(root, git), head: headCommit(root, git), dirty: hasTrackedChanges(root, git) } : null;
+  const listed = asked ? await asked.list : null;
   const candidates = listed ?? (await listWithGlob(root, options));
   const extensions = new Set(options.supportedExtensions.map((e) => e.toLowerCase()));
   const skip = new Set(options.skipDirectories);
   const ownRules = await loadIgnoreFiles(root, candidates, CODERAG_IGNORE);
   const excludedByRule: Record<string, number> = {};
 
-  // Asked of git while the candidates are looked at.
-  const gitCommit = listed ? headCommit(root, git) : Promise.resolve(null);
-  const gitDirty = gitCommit.then((commit) => (commit ? hasTrackedChanges(root, git) : null));
   const files: WalkedFile[] = [];
   const outside: WalkedFile[] = [];
   let looked = 0;
@@ -88,7 +87,9 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
     if (entry.outside) outside.push(file);
     else files.push(file);
   }
-  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit: await gitCommit, gitDirty: await gitDirty, excludedByRule };
+  const gitCommit = listed && asked ? await asked.head : null;
+  const gitDirty = gitCommit && asked ? await asked.dirty : null;
+  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule };
 }
 
 const STATS_PER_TURN = 2000;
@@ -112,9 +113,12 @@ function statCandidate(root: string, absolute: string): { size: number; mtimeMs:
 
 async function listWithGit(root: string, git: GitRunner): Promise<string[] | null> {
   try {
-    const [top, ignored] = await Promise.all([git(['rev-parse', '--show-toplevel'], root), isIgnoredByGit(root, git)]);
+    const [top, ignored, output] = await Promise.all([
+      git(['rev-parse', '--show-toplevel'], root),
+      isIgnoredByGit(root, git),
+      git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root),
+    ]);
     if (!top.trim() || ignored) return null;
-    const output = await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root);
     return output.split('\0').filter(Boolean);
   } catch {
     return null;

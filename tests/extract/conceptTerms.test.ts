@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TermLists, type TermList } from '../../src/extract/conceptTerms.js';
+import { DocumentFrequencies, termsFromFlat, type TermList } from '../../src/extract/conceptTerms.js';
 import { finalizeConcepts } from '../../src/extract/staticProfile.js';
 import { stem } from '../../src/shared/text.js';
 
@@ -29,21 +29,36 @@ function randomLists(seed: number, files: number): TermList[] {
   });
 }
 
-describe('candidate terms held compactly', () => {
-  it.each([1, 2, 3])('choose the concepts that weighing the plain lists chooses (seed %i)', (seed) => {
+describe('concepts weighed by document frequency', () => {
+  it.each([1, 2, 3])('are those that weighing the plain lists chooses (seed %i)', (seed) => {
     const lists = randomLists(seed, 300);
     expect(finalizeConcepts(lists)).toEqual(reference(lists));
   });
 
-  it('weigh only the documents asked for, and give back each list as it was added', () => {
+  it('are the same whatever order the files are counted in, and each file is chosen for alone', () => {
     const lists = randomLists(9, 50);
-    const table = new TermLists();
-    const documents = lists.map((list) => table.add(list));
-    for (const [i, d] of documents.entries()) expect(table.list(d)).toEqual(lists[i]);
-    const firstHalf = documents.slice(0, 25);
-    const choose = table.conceptsChooser(firstHalf);
-    expect(firstHalf.map(choose)).toEqual(reference(lists.slice(0, 25)));
-    expect(table.flat(0)).toEqual((lists[0] as TermList).flat());
-    expect(table.list(table.addFlat((lists[3] as TermList).flat()))).toEqual(lists[3]);
+    const frequencies = new DocumentFrequencies();
+    for (const list of [...lists].reverse()) frequencies.add(list);
+    expect(lists.map((list) => frequencies.concepts(list))).toEqual(reference(lists));
+  });
+
+  it('kept up to date (recorded, files gone taken out, new files added) choose what counting every file chooses', () => {
+    const before = randomLists(5, 200);
+    const recorded = new DocumentFrequencies();
+    for (const list of before) recorded.add(list);
+    const updated = DocumentFrequencies.fromJson(recorded.toJson());
+    const gone = before.slice(0, 30);
+    const added = randomLists(6, 45);
+    for (const list of gone) updated.remove(list);
+    const fresh = new DocumentFrequencies();
+    for (const list of added) fresh.add(list);
+    updated.merge(fresh);
+    const now = [...before.slice(30), ...added];
+    expect(now.map((list) => updated.concepts(list))).toEqual(reference(now));
+  });
+
+  it('read terms back from the flat form the reuse state records', () => {
+    const list = (randomLists(4, 1)[0] as TermList).concat([['ttl', 2.5]]);
+    expect(termsFromFlat(list.flat())).toEqual(list);
   });
 });

@@ -41,26 +41,43 @@ const styles = [
 
 describe('one profile as an element of an index', () => {
   it.each(styles)('is serialised exactly as JSON.stringify places it in a whole index (indent %i, ensure_ascii %s)', (indent, ensureAscii) => {
-    expect(entryJson(profile, { indent, ensureAscii }).bytes.toString('utf8')).toBe(asWrittenWhole(profile, indent, ensureAscii));
+    const entry = entryJson(profile, { indent, ensureAscii });
+    expect(entry.text).toBe(asWrittenWhole(profile, indent, ensureAscii));
+    expect(entry.bytes).toBe(Buffer.byteLength(entry.text));
   });
 
   it.each(styles)('takes a new path, concepts, date and size into the bytes a fresh serialisation writes (indent %i, ensure_ascii %s)', (indent, ensureAscii) => {
     const style = { indent, ensureAscii };
     const stored = entryJson(profile, style);
     const changes = { file_path: 'lib/ñ/moved.ts', key_concepts: ['ttl', 'expiry', 'café'], last_modified: '2027-12-31T23:59:59.999Z', size_bytes: 98765 };
-    const changed = changeEntry(stored.bytes, stored.holes, changes, style);
+    const changed = changeEntry(Buffer.from(stored.text), stored.holes, changes, style);
     const fresh = entryJson({ ...profile, ...changes }, style);
-    expect(Buffer.concat(changed.pieces).toString('utf8')).toBe(fresh.bytes.toString('utf8'));
-    expect(changed.length).toBe(fresh.bytes.length);
+    expect(Buffer.concat(changed.pieces).toString('utf8')).toBe(fresh.text);
+    expect(changed.length).toBe(fresh.bytes);
     expect(changed.holes).toEqual(fresh.holes);
+  });
+
+  it.each(styles)('finds its fields when strings and symbols spell their keys (indent %i, ensure_ascii %s)', (indent, ensureAscii) => {
+    const style = { indent, ensureAscii };
+    const tricky = {
+      ...profile,
+      main_functions: ['"key_concepts": [', ',"size_bytes":1'],
+      summary: 'says {"file_path":"x","last_modified":"y"} and \n      "size_bytes": 3',
+      symbols: [{ kind: 'function', name: 'file_path', ast_path: 'key_concepts', start_line: 1, end_line: 2, doc: '"last_modified": "z"' }],
+    } as FileSummary;
+    const stored = entryJson(tricky, style);
+    const changes = { file_path: 'b.ts', key_concepts: ['k'], last_modified: 'now', size_bytes: 1 };
+    const changed = changeEntry(Buffer.from(stored.text), stored.holes, changes, style);
+    expect(stored.holes.every((hole) => hole >= 0)).toBe(true);
+    expect(Buffer.concat(changed.pieces).toString('utf8')).toBe(entryJson({ ...tricky, ...changes }, style).text);
   });
 
   it('changes one field and leaves the others where a fresh serialisation puts them', () => {
     const style = { indent: 2, ensureAscii: false };
     const stored = entryJson(profile, style);
-    const changed = changeEntry(stored.bytes, stored.holes, { key_concepts: ['one'] }, style);
+    const changed = changeEntry(Buffer.from(stored.text), stored.holes, { key_concepts: ['one'] }, style);
     const fresh = entryJson({ ...profile, key_concepts: ['one'] }, style);
-    expect(Buffer.concat(changed.pieces).equals(fresh.bytes)).toBe(true);
+    expect(Buffer.concat(changed.pieces).toString('utf8')).toBe(fresh.text);
     expect(changed.holes).toEqual(fresh.holes);
   });
 
@@ -68,8 +85,8 @@ describe('one profile as an element of an index', () => {
     const style = { indent: 2, ensureAscii: false };
     const { size_bytes: _size, ...withoutSize } = profile;
     const stored = entryJson(withoutSize as FileSummary, style);
-    const changed = changeEntry(stored.bytes, stored.holes, { size_bytes: 7 }, style);
-    expect(Buffer.concat(changed.pieces).toString('utf8')).toBe(entryJson({ ...withoutSize, size_bytes: 7 } as FileSummary, style).bytes.toString('utf8'));
+    const changed = changeEntry(Buffer.from(stored.text), stored.holes, { size_bytes: 7 }, style);
+    expect(Buffer.concat(changed.pieces).toString('utf8')).toBe(entryJson({ ...withoutSize, size_bytes: 7 } as FileSummary, style).text);
     expect(Object.keys(JSON.parse(Buffer.concat(changed.pieces).toString('utf8'))).at(-1)).toBe('size_bytes');
   });
 });
