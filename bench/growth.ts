@@ -127,7 +127,7 @@ export async function benchGrowth(options: GrowthBenchOptions): Promise<SectionR
   const packPeaks = results.filter((r) => r.packRssMb > r.rssMb * 1.1);
   if (packPeaks.length > 0) {
     findings.push(
-      `The search pack is coderag index's memory peak at ${packPeaks.map((r) => `${r.size} files (${r.packRssMb} MB against indexing's ${r.rssMb} MB)`).join(', ')}: it is built from the whole index, parsed.`,
+      `The search pack is coderag index's memory peak at ${packPeaks.map((r) => `${r.size} files (${r.packRssMb} MB against indexing's ${r.rssMb} MB)`).join(', ')}: tokenising the profiles and building its postings costs more than the indexing did.`,
     );
   }
   return {

@@ -11,7 +11,7 @@
 import { statSync } from 'node:fs';
 import { defaultConfig } from '../../dist/config/schema.js';
 import { runIndex } from '../../dist/pipeline/runIndex.js';
-import { prepareSearchPack } from '../../dist/search/load.js';
+import { prepareSearchPack, writtenLayout } from '../../dist/search/load.js';
 
 const [corpus, out, flag] = process.argv.slice(2);
 if (!corpus || !out) {
@@ -38,7 +38,7 @@ let packMs = null;
 let packMaxRssMb = null;
 if (flag !== '--no-pack') {
   const packStart = performance.now();
-  await prepareSearchPack(written.outputPath);
+  await prepareSearchPack(written.outputPath, writtenLayout(written));
   packMs = performance.now() - packStart;
   packMaxRssMb = peakRssMb();
 }

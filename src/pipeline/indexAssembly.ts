@@ -42,6 +42,8 @@ export interface RunState {
 
 export interface AssembledIndex {
   index: WrittenIndex;
+  /** Where each entry of `file_summaries` landed in the index file: start, end pairs, in order. */
+  summaryRanges: Float64Array;
 }
 
 export class StreamedEntries implements EntrySink {
@@ -135,11 +137,14 @@ export class StreamedEntries implements EntrySink {
     });
     const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, statuses);
     const relationshipsAt: [number, number] = [-1, -1];
+    const summaryRanges = new Float64Array(2 * order.length);
     const body: Record<string, unknown> = {
       repo_name: facts.repoName,
       total_files: order.length,
       file_summaries: new RawArray(order.length, (n) => this.entryBytes(order[n] as number, counts), (n, start, end) => {
         entries.setPlace(order[n] as number, { start, end });
+        summaryRanges[2 * n] = start;
+        summaryRanges[2 * n + 1] = end;
       }),
       relationships: new RawArray(relationships.length, (i) => [Buffer.from(nestedJson(relationships[i], 2, this.style))], (i, start, end) => {
         if (i === 0) relationshipsAt[0] = start;
@@ -174,6 +179,7 @@ export class StreamedEntries implements EntrySink {
     const { file_type_counts, analyzed_files, lines_of_code, failed_files } = tally;
     return {
       index: { repo_name: facts.repoName, total_files: order.length, relationships, analysis_metadata: metadata, file_type_counts, analyzed_files, lines_of_code, failed_files },
+      summaryRanges,
     };
   }
 

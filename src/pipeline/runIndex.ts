@@ -83,12 +83,12 @@ export async function indexRepositoryToFile(
   repoPath: string,
   indexFile: string,
   options: IndexRepoOptions & { previousIndex: string | null },
-): Promise<{ index: WrittenIndex; reuse: ReuseFigures }> {
+): Promise<{ index: WrittenIndex; reuse: ReuseFigures; summaryRanges: Float64Array }> {
   const entries = await StreamedEntries.create(indexFile, jsonStyle(options.config));
   try {
     const { facts, state, reuse } = await profileRepository(repoPath, options, entries, options.previousIndex);
-    const { index } = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
-    return { index, reuse };
+    const { index, summaryRanges } = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
+    return { index, reuse, summaryRanges };
   } finally {
     await entries.dispose();
   }
@@ -303,7 +303,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   try {
     for (const repoPath of repoPaths) {
       const outputPath = indexPathFor(options.outDir, options.config, path.basename(path.resolve(repoPath)), options.shard);
-      const { index, reuse } = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, previousIndex: options.reuse === false ? null : outputPath });
+      const { index, reuse, summaryRanges } = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, previousIndex: options.reuse === false ? null : outputPath });
       if (names.has(index.repo_name)) {
         emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });
       }
@@ -311,7 +311,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
       if (index.analysis_metadata.files_by_status.ok === 0) {
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }
-      written.push({ index, outputPath, reuse });
+      written.push({ index, outputPath, reuse, summaryRanges });
       emit({ type: 'repo_done', repo: index.repo_name, outputPath });
     }
   } finally {

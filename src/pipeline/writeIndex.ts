@@ -84,6 +84,8 @@ export interface WrittenRepo {
   outputPath: string;
   /** The files this run reused, read and parsed, when the pipeline reports them. */
   reuse?: ReuseFigures;
+  /** Where each file summary landed in the index file (start, end pairs), when it was written entry by entry. */
+  summaryRanges?: Float64Array;
 }
 
 export async function writeRunReports(written: WrittenRepo[], outDir: string, config: Config, configFile: string | null): Promise<string[]> {

@@ -162,82 +162,135 @@ export class FieldIndex implements FieldIndexData {
 }
 
 function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
-  const n = docs.length;
-  const tokenizer = new Tokenizer();
-  const lengths = new Float32Array(FIELD_COUNT * n);
-  const avgLength = new Float64Array(FIELD_COUNT);
-  // Term -> flat (doc, packed) list, appended in doc order.
-  const lists = new Map<string, number[]>();
-  const df = new Map<string, number>();
-  const lastDoc = new Map<string, number>();
-  const repoIds = new Map<string, number>();
-  const repoOf = new Int32Array(n);
-  const languageIds = new Map<string, number>();
-  const languageOf = new Int32Array(n);
-  const roles = new Uint8Array(n);
-  const isCode = new Uint8Array(n);
-  const linesOfCode = new Int32Array(n);
-  const paths: string[] = [];
-  for (let d = 0; d < n; d++) {
-    const { repo, file } = docs[d] as IndexedDoc;
-    paths.push(file.file_path);
-    repoOf[d] = intern(repoIds, repo);
+  const builder = new FieldIndexBuilder(docs.length);
+  for (const doc of docs) builder.add(doc);
+  return builder.finish();
+}
+
+/** A term's postings while an index is built: (doc, packed) pairs in a buffer that doubles as it fills. */
+interface GrowingList {
+  values: Int32Array;
+  used: number;
+  df: number;
+  lastDoc: number;
+}
+
+/**
+ * Builds a field index one document at a time, keeping of each only its tokens' counts and the few facts the
+ * ranker and the import graph need: a caller can stream profiles through it (prepareSearchPack reads an index
+ * file entry by entry) without holding them. At most `capacity` documents.
+ */
+export class FieldIndexBuilder {
+  private readonly tokenizer = new Tokenizer();
+  private readonly lists = new Map<string, GrowingList>();
+  /** Field lengths, document by document (`FIELD_COUNT` each); turned field by field when finished. */
+  private readonly docLengths: Float32Array;
+  private readonly avgLength = new Float64Array(FIELD_COUNT);
+  private readonly repoIds = new Map<string, number>();
+  private readonly repoOf: Int32Array;
+  private readonly languageIds = new Map<string, number>();
+  private readonly languageOf: Int32Array;
+  private readonly roles: Uint8Array;
+  private readonly isCode: Uint8Array;
+  private readonly linesOfCode: Int32Array;
+  private readonly paths: string[] = [];
+  private readonly links: LinkedDoc[] = [];
+
+  constructor(private readonly capacity: number) {
+    this.docLengths = new Float32Array(FIELD_COUNT * capacity);
+    this.repoOf = new Int32Array(capacity);
+    this.languageOf = new Int32Array(capacity);
+    this.roles = new Uint8Array(capacity);
+    this.isCode = new Uint8Array(capacity);
+    this.linesOfCode = new Int32Array(capacity);
+  }
+
+  get size(): number {
+    return this.paths.length;
+  }
+
+  add({ repo, file }: IndexedDoc): void {
+    const d = this.paths.length;
+    if (d >= this.capacity) throw new RangeError(`a field index built for ${this.capacity} documents was given more`);
+    this.paths.push(file.file_path);
+    this.links.push({ repo, file: { file_path: file.file_path, role: file.role, local_imports: file.local_imports } });
+    this.repoOf[d] = intern(this.repoIds, repo);
     const info = detectLanguage(file.file_path);
-    languageOf[d] = intern(languageIds, file.language || info.name);
-    isCode[d] = isCodeLanguage(info) ? 1 : 0;
-    roles[d] = Math.max(0, ROLES.indexOf(file.role ?? 'source'));
-    linesOfCode[d] = file.lines_of_code;
-    const fields = fieldTokens(file, tokenizer);
+    this.languageOf[d] = intern(this.languageIds, file.language || info.name);
+    this.isCode[d] = isCodeLanguage(info) ? 1 : 0;
+    this.roles[d] = Math.max(0, ROLES.indexOf(file.role ?? 'source'));
+    this.linesOfCode[d] = file.lines_of_code;
+    const fields = fieldTokens(file, this.tokenizer);
     for (let f = 0; f < FIELD_COUNT; f++) {
       const counts = fields[f] as Map<string, number>;
       let length = 0;
       for (const [t, c] of counts) {
         length += c;
-        let list = lists.get(t);
-        if (!list) lists.set(t, (list = []));
-        list.push(d, (Math.min(c, MAX_COUNT) << FIELD_BITS) | f);
-        if (lastDoc.get(t) !== d) {
-          lastDoc.set(t, d);
-          df.set(t, (df.get(t) ?? 0) + 1);
+        let list = this.lists.get(t);
+        if (!list) this.lists.set(t, (list = { values: new Int32Array(4), used: 0, df: 0, lastDoc: -1 }));
+        if (list.used + 2 > list.values.length) {
+          const grown = new Int32Array(list.values.length * 2);
+          grown.set(list.values);
+          list.values = grown;
+        }
+        list.values[list.used++] = d;
+        list.values[list.used++] = (Math.min(c, MAX_COUNT) << FIELD_BITS) | f;
+        if (list.lastDoc !== d) {
+          list.lastDoc = d;
+          list.df++;
         }
       }
-      lengths[f * n + d] = length;
-      avgLength[f] = (avgLength[f] ?? 0) + length;
+      this.docLengths[d * FIELD_COUNT + f] = length;
+      this.avgLength[f] = (this.avgLength[f] ?? 0) + length;
     }
   }
-  for (let f = 0; f < FIELD_COUNT; f++) avgLength[f] = n ? (avgLength[f] ?? 0) / n : 0;
 
-  const terms = [...lists.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const postingStart = new Int32Array(terms.length + 1);
-  let total = 0;
-  terms.forEach((t, i) => {
-    postingStart[i] = total;
-    total += (lists.get(t) as number[]).length;
-  });
-  postingStart[terms.length] = total;
-  const postings = new Int32Array(total);
-  const dfArray = new Int32Array(terms.length);
-  terms.forEach((t, i) => {
-    postings.set(lists.get(t) as number[], postingStart[i]);
-    dfArray[i] = df.get(t) ?? 0;
-  });
-  return {
-    terms: termTableOf(terms),
-    df: dfArray,
-    postingStart,
-    postings: postingsInMemory(postings),
-    lengths,
-    avgLength,
-    repos: [...repoIds.keys()],
-    repoOf,
-    paths: stringList(paths),
-    roles,
-    languages: [...languageIds.keys()],
-    languageOf,
-    isCode,
-    linesOfCode,
-    ...importGraph(docs),
-  };
+  finish(): FieldIndexData {
+    const n = this.paths.length;
+    const avgLength = Float64Array.from(this.avgLength, (total) => (n ? total / n : 0));
+    const lengths = new Float32Array(FIELD_COUNT * n);
+    for (let d = 0; d < n; d++) for (let f = 0; f < FIELD_COUNT; f++) lengths[f * n + d] = this.docLengths[d * FIELD_COUNT + f] as number;
+    const terms = [...this.lists.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const postingStart = new Int32Array(terms.length + 1);
+    let total = 0;
+    terms.forEach((t, i) => {
+      postingStart[i] = total;
+      total += (this.lists.get(t) as GrowingList).used;
+    });
+    postingStart[terms.length] = total;
+    const postings = new Int32Array(total);
+    const df = new Int32Array(terms.length);
+    terms.forEach((t, i) => {
+      const list = this.lists.get(t) as GrowingList;
+      postings.set(list.values.subarray(0, list.used), postingStart[i]);
+      df[i] = list.df;
+      // Each list goes as soon as it is copied, so the two never all live at once.
+      this.lists.delete(t);
+    });
+    return {
+      terms: termTableOf(terms),
+      df,
+      postingStart,
+      postings: postingsInMemory(postings),
+      lengths,
+      avgLength,
+      repos: [...this.repoIds.keys()],
+      repoOf: this.repoOf.slice(0, n),
+      paths: stringList(this.paths),
+      roles: this.roles.slice(0, n),
+      languages: [...this.languageIds.keys()],
+      languageOf: this.languageOf.slice(0, n),
+      isCode: this.isCode.slice(0, n),
+      linesOfCode: this.linesOfCode.slice(0, n),
+      ...importGraph(this.links),
+    };
+  }
+}
+
+/** What the import graph needs of a document. */
+interface LinkedDoc {
+  repo: string;
+  file: Pick<FileSummary, 'file_path' | 'role' | 'local_imports'>;
 }
 
 function intern(ids: Map<string, number>, value: string): number {
@@ -251,7 +304,7 @@ function intern(ids: Map<string, number>, value: string): number {
  * also "imports" the source file it is named after (`flag_test.go` -> `flag.go`, `test_core.py` -> `core.py`),
  * since Go tests share a package and many tests import a package rather than the file they exercise.
  */
-function importGraph(docs: readonly IndexedDoc[]) {
+function importGraph(docs: readonly LinkedDoc[]) {
   const n = docs.length;
   const byPath = new Map<string, number>();
   const byStem = new Map<string, number[]>();

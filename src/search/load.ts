@@ -14,9 +14,10 @@ import path from 'node:path';
 import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
 import { normalizeRepoIndex, repoIndexProblem, schemaNote, schemaVersionOf } from '../index/serialize.js';
 import { SCHEMA_VERSION } from '../index/types.js';
+import { RangeReader } from '../index/fileRanges.js';
 import { CodeRagError } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
-import { FieldIndex } from './fieldIndex.js';
+import { FieldIndex, FieldIndexBuilder } from './fieldIndex.js';
 import { packPathFor, profileRangesOf, readPack, summaryRanges, writePack, type PackContents, type PackSource } from './pack.js';
 
 export interface LoadedIndex {
@@ -116,21 +117,69 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
   return { indexes, warnings };
 }
 
+/** Where an index just written put what its search pack needs, so the pack is built without parsing the file. */
+export interface WrittenLayout {
+  repoName: string;
+  totalFiles: number;
+  relationships: FileRelationship[];
+  /** Each file summary's bytes in the index file, as start, end pairs, in the file's order. */
+  summaryRanges: Float64Array;
+}
+
+/** The layout of an index a run wrote (runIndex's `written`), when it was written entry by entry. */
+export function writtenLayout(written: {
+  index: Pick<RepoIndex, 'repo_name' | 'total_files' | 'relationships'>;
+  summaryRanges?: Float64Array;
+}): WrittenLayout | undefined {
+  const { index, summaryRanges } = written;
+  return summaryRanges ? { repoName: index.repo_name, totalFiles: index.total_files, relationships: index.relationships, summaryRanges } : undefined;
+}
+
 /**
- * Writes the search pack of an index file right after it is written, so no search pays for it. `index`, when
- * given, is the object just written to `indexFile`, which spares parsing the file again (only its bytes are
- * read, for the profiles' byte ranges). Answers whether a pack was written (not for a file that is not an
- * index, nor in a folder that cannot be written).
+ * Writes the search pack of an index file right after it is written, so no search pays for it. With the
+ * `layout` of the file just written, profiles are read and tokenised one at a time, so memory holds the
+ * postings being built, not the index (a 50,000-file index parses into gigabytes); without it the file is
+ * parsed whole. Answers whether a pack was written (not for a file that is not an index, nor in a folder that
+ * cannot be written).
  */
-export async function prepareSearchPack(indexFile: string, index?: RepoIndex): Promise<boolean> {
+export async function prepareSearchPack(indexFile: string, layout?: WrittenLayout): Promise<boolean> {
+  if (layout) return (await packStreamed(indexFile, layout)) !== null;
   const [info, bytes] = await Promise.all([stat(indexFile), readFile(indexFile)]);
-  let written = index;
-  if (!written) {
-    const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
-    if (repoIndexProblem(parsed)) return false;
-    written = normalizeRepoIndex(parsed as Record<string, unknown>, path.basename(indexFile, '.json'));
-  }
+  const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
+  if (repoIndexProblem(parsed)) return false;
+  const written = normalizeRepoIndex(parsed as Record<string, unknown>, path.basename(indexFile, '.json'));
   return packIndex(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, written, bytes, true) !== null;
+}
+
+/** The pack of an index file read entry by entry through `layout`'s ranges; null when an entry is no profile. */
+async function packStreamed(indexFile: string, layout: WrittenLayout): Promise<PackContents | null> {
+  const info = await stat(indexFile);
+  const key = path.basename(indexFile, '.json');
+  const count = layout.summaryRanges.length / 2;
+  const builder = new FieldIndexBuilder(count);
+  const ranges = new Float64Array(2 * count);
+  const reader = await RangeReader.open(indexFile);
+  try {
+    for (let i = 0; i < count; i++) {
+      const start = layout.summaryRanges[2 * i] as number;
+      const end = layout.summaryRanges[2 * i + 1] as number;
+      const summary = profileFromBytes(await reader.read(start, end), key);
+      if (!summary) return null;
+      if (!isSearchable(summary)) continue;
+      ranges.set([start, end], 2 * builder.size);
+      builder.add({ repo: layout.repoName, file: summary });
+    }
+  } finally {
+    await reader.close();
+  }
+  const contents: PackContents = {
+    repoName: layout.repoName,
+    totalFiles: layout.totalFiles,
+    relationships: layout.relationships,
+    fieldIndex: new FieldIndex(builder.finish()),
+    profileRanges: profileRangesOf(ranges.slice(0, 2 * builder.size)),
+  };
+  return writePack(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, contents) ? contents : null;
 }
 
 /** Builds the field index once, writes it as a pack for the next process, and keeps it for this one. */
@@ -210,13 +259,22 @@ function readProfile(file: string, start: number, end: number, key: string): Fil
     if (end > fstatSync(fd).size) return null;
     const buffer = Buffer.alloc(end - start);
     readSync(fd, buffer, 0, buffer.length, start);
-    const raw = JSON.parse(buffer.toString('utf8')) as unknown;
-    if (typeof raw !== 'object' || raw === null) return null;
-    return normalizeRepoIndex({ file_summaries: [raw] }, key).file_summaries[0] ?? null;
+    return profileFromBytes(buffer, key);
   } catch {
     return null;
   } finally {
     if (fd !== null) closeSync(fd);
+  }
+}
+
+/** A profile from its JSON bytes, normalised as in a whole index; null when they are not one. */
+function profileFromBytes(bytes: Buffer, key: string): FileSummary | null {
+  try {
+    const raw = JSON.parse(bytes.toString('utf8')) as unknown;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+    return normalizeRepoIndex({ file_summaries: [raw] }, key).file_summaries[0] ?? null;
+  } catch {
+    return null;
   }
 }
 

@@ -41,6 +41,8 @@ export class Tokenizer {
         if (whole.length > 3 && !isDigits(whole)) parts.push(searchStem(whole));
       }
       out = parts;
+      // Bounded: building the index of a large repository meets millions of distinct identifiers.
+      if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
       this.memo.set(id, out);
     }
     return out;
@@ -54,6 +56,7 @@ export class Tokenizer {
 }
 
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
+const MEMO_LIMIT = 100_000;
 
 /** `base64` -> `base`; a word that does not end in digits -> ''. */
 function lettersBeforeDigits(w: string): string {

@@ -12,6 +12,9 @@ import { toJson } from '../../src/index/serialize.js';
 import type { RepoIndex } from '../../src/index/types.js';
 import { indexRepository, runIndex } from '../../src/pipeline/runIndex.js';
 import { stateFileFor } from '../../src/pipeline/reuseState.js';
+import type { WrittenRepo } from '../../src/pipeline/writeIndex.js';
+import { prepareSearchPack, writtenLayout } from '../../src/search/load.js';
+import { packPathFor } from '../../src/search/pack.js';
 import { AbortedError } from '../../src/shared/errors.js';
 import { comparable, copyFixture, createRunner } from '../support/reuseRuns.js';
 import { makeTempDir } from '../support/tempRepo.js';
@@ -61,6 +64,25 @@ describe('an index assembled from fragments', () => {
     }
     expect(bytes).toBe(toJson(expected, { indent: config.output.json_indent, ensureAscii: config.output.ensure_ascii }));
     expect(strayFiles(out)).toEqual([]);
+  });
+
+  it.each([
+    ['the default style', 2],
+    ['compact JSON', 0],
+  ])('says where each profile landed, in %s, so its search pack is built entry by entry to the same bytes', async (_label, indent) => {
+    const config = defaultConfig();
+    config.output.json_indent = indent;
+    const { written } = await runIndex([fixture()], { config, outDir: makeTempDir(), extractors });
+    const repo = written[0] as WrittenRepo;
+    const bytes = readFileSync(repo.outputPath);
+    const ranges = repo.summaryRanges as Float64Array;
+    const profiles = Array.from({ length: ranges.length / 2 }, (_, i) => JSON.parse(bytes.toString('utf8', ranges[2 * i], ranges[2 * i + 1])) as unknown);
+    expect(profiles).toEqual((JSON.parse(bytes.toString('utf8')) as RepoIndex).file_summaries);
+
+    expect(await prepareSearchPack(repo.outputPath)).toBe(true);
+    const parsedWhole = readFileSync(packPathFor(repo.outputPath));
+    expect(await prepareSearchPack(repo.outputPath, writtenLayout(repo))).toBe(true);
+    expect(readFileSync(packPathFor(repo.outputPath)).equals(parsedWhole)).toBe(true);
   });
 });
 

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadIndexes, prepareSearchPack } from '../../src/search/load.js';
+import { loadIndexes, prepareSearchPack, writtenLayout, type WrittenLayout } from '../../src/search/load.js';
 import { packPathFor, readPack, summaryRanges } from '../../src/search/pack.js';
+import type { RepoIndex } from '../../src/index/types.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
@@ -105,12 +106,23 @@ describe('preparing a pack at index time', () => {
     const plain = await loadIndexes(dir, { packs: false });
     expect(await prepareSearchPack(file)).toBe(true);
     expect(answer(new SearchCorpus((await loadIndexes(dir)).indexes))).toEqual(answer(new SearchCorpus(plain.indexes)));
-    // Given the object just written, it packs without parsing the file again, to the same answers.
+  });
+
+  it('builds the same pack entry by entry from where a run wrote each profile, without parsing the whole file', async () => {
+    const dir = makeTempDir();
+    const file = writeIndex(dir);
+    expect(await prepareSearchPack(file)).toBe(true);
+    const parsedWhole = readFileSync(packPathFor(file));
     rmSync(packPathFor(file));
-    expect(await prepareSearchPack(file, plain.indexes[0]?.index)).toBe(true);
-    const packed = await loadIndexes(dir);
-    expect(packed.indexes[0]?.packed).toBeDefined();
-    expect(answer(new SearchCorpus(packed.indexes))).toEqual(answer(new SearchCorpus(plain.indexes)));
+    const index = (await loadIndexes(dir, { packs: false })).indexes[0]?.index as RepoIndex;
+    const ranges = summaryRanges(readFileSync(file)) as Float64Array;
+    const layout = writtenLayout({ index, summaryRanges: ranges }) as WrittenLayout;
+    expect(await prepareSearchPack(file, layout)).toBe(true);
+    expect(readFileSync(packPathFor(file)).equals(parsedWhole)).toBe(true);
+    // Ranges that do not hold profiles write no pack.
+    rmSync(packPathFor(file));
+    expect(await prepareSearchPack(file, { ...layout, summaryRanges: ranges.map((at) => at + 1) })).toBe(false);
+    expect(existsSync(packPathFor(file))).toBe(false);
   });
 
 });
