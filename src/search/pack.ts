@@ -14,7 +14,7 @@
  * sits in the JSON. Postings are most of a large pack, so a cold search over a 50,000-file index reads a few
  * megabytes, not tens.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import path from 'node:path';
@@ -118,7 +118,11 @@ export function packPathFor(indexFile: string): string {
   return path.join(path.dirname(indexFile), PACK_DIR, `${path.basename(indexFile, '.json')}.pack`);
 }
 
-export function encodePack(source: PackSource, contents: PackContents): Buffer {
+/**
+ * A pack as the pieces written one after another: the prefix and header, then each section. The sections are
+ * the field index's own arrays, not copies, so writing a 50,000-file pack costs no second copy of its postings.
+ */
+function packPieces(source: PackSource, contents: PackContents): Uint8Array[] {
   const blobs: Array<{ name: string; kind: ArrayKind; data: Uint8Array; count?: number }> = [];
   const data = contents.fieldIndex as unknown as Record<string, unknown>;
   for (const [name, kind] of ARRAYS) {
@@ -141,12 +145,12 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
   blobs.push({ name: POSTINGS, kind: 'i32', data: bytesOf(postings.read(0, postings.length)) });
   const sections: Section[] = [];
   let offset = 0;
+  let bodyCrc32 = 0;
   for (const blob of blobs) {
     sections.push({ name: blob.name, kind: blob.kind, offset, bytes: blob.data.byteLength, ...(blob.count === undefined ? {} : { count: blob.count }) });
+    if (!LAZY.some(([name]) => name === blob.name)) bodyCrc32 = crc32(blob.data, bodyCrc32);
     offset = align(offset + blob.data.byteLength);
   }
-  const body = Buffer.alloc(offset);
-  blobs.forEach((blob, i) => body.set(blob.data, (sections[i] as Section).offset));
   const header: Header = {
     version: PACK_VERSION,
     source: { size: source.size, mtimeMs: source.mtimeMs },
@@ -154,16 +158,20 @@ export function encodePack(source: PackSource, contents: PackContents): Buffer {
     totalFiles: contents.totalFiles,
     relationships: contents.relationships,
     sections,
-    bodyCrc32: checksum(body, sections),
+    bodyCrc32,
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  const bodyStart = align(PREFIX_BYTES + headerBytes.byteLength);
-  const out = Buffer.alloc(bodyStart + offset);
-  out.write(MAGIC, 0, 'latin1');
-  out.writeUInt32LE(headerBytes.byteLength, MAGIC.length);
-  headerBytes.copy(out, PREFIX_BYTES);
-  out.set(body, bodyStart);
-  return out;
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  prefix.write(MAGIC, 0, 'latin1');
+  prefix.writeUInt32LE(headerBytes.byteLength, MAGIC.length);
+  // Each piece is followed by the zeros that align the next: the body starts, and each section sits, at a multiple of 8.
+  const pieces: Uint8Array[] = [prefix, headerBytes, padding(PREFIX_BYTES + headerBytes.byteLength)];
+  for (const blob of blobs) pieces.push(blob.data, padding(blob.data.byteLength));
+  return pieces;
+}
+
+function padding(length: number): Uint8Array {
+  return new Uint8Array(align(length) - length);
 }
 
 /**
@@ -457,7 +465,14 @@ export function writePack(indexFile: string, source: PackSource, contents: PackC
   const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(temp, encodePack(source, contents));
+    const fd = openSync(temp, 'w');
+    try {
+      for (const piece of packPieces(source, contents)) {
+        for (let at = 0; at < piece.byteLength; ) at += writeSync(fd, piece, at);
+      }
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temp, file);
     return true;
   } catch {
