@@ -143,7 +143,7 @@ export function writtenLayout(written: {
  * cannot be written).
  */
 export async function prepareSearchPack(indexFile: string, layout?: WrittenLayout): Promise<boolean> {
-  if (layout) return (await packStreamed(indexFile, layout)) !== null;
+  if (layout) return packStreamed(indexFile, layout);
   const [info, bytes] = await Promise.all([stat(indexFile), readFile(indexFile)]);
   const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
   if (repoIndexProblem(parsed)) return false;
@@ -151,8 +151,8 @@ export async function prepareSearchPack(indexFile: string, layout?: WrittenLayou
   return packIndex(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, written, bytes, true) !== null;
 }
 
-/** The pack of an index file read entry by entry through `layout`'s ranges; null when an entry is no profile. */
-async function packStreamed(indexFile: string, layout: WrittenLayout): Promise<PackContents | null> {
+/** Packs an index file read entry by entry through `layout`'s ranges; false when an entry is no profile. */
+async function packStreamed(indexFile: string, layout: WrittenLayout): Promise<boolean> {
   const info = await stat(indexFile);
   const key = path.basename(indexFile, '.json');
   const count = layout.summaryRanges.length / 2;
@@ -164,7 +164,7 @@ async function packStreamed(indexFile: string, layout: WrittenLayout): Promise<P
       const start = layout.summaryRanges[2 * i] as number;
       const end = layout.summaryRanges[2 * i + 1] as number;
       const summary = profileFromBytes(await reader.read(start, end), key);
-      if (!summary) return null;
+      if (!summary) return false;
       if (!isSearchable(summary)) continue;
       ranges.set([start, end], 2 * builder.size);
       builder.add({ repo: layout.repoName, file: summary });
@@ -179,7 +179,7 @@ async function packStreamed(indexFile: string, layout: WrittenLayout): Promise<P
     fieldIndex: new FieldIndex(builder.finish()),
     profileRanges: profileRangesOf(ranges.slice(0, 2 * builder.size)),
   };
-  return writePack(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, contents) ? contents : null;
+  return writePack(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, contents);
 }
 
 /** Builds the field index once, writes it as a pack for the next process, and keeps it for this one. */
