@@ -96,11 +96,12 @@ const STATS_PER_TURN = 2000;
 
 /** A regular file (or a symlink to one), with its size and mtime; directories and broken links are dropped. */
 function statCandidate(root: string, absolute: string): { size: number; mtimeMs: number; outside: boolean } | null {
-  const info = lstatSync(absolute, { throwIfNoEntry: false });
-  if (!info) return null;
-  if (info.isFile()) return { size: info.size, mtimeMs: info.mtimeMs, outside: false };
-  if (!info.isSymbolicLink()) return null;
   try {
+    // Not only a missing path: a listed `a/b.ts` whose `a` is now a file throws ENOTDIR, a locked folder EACCES.
+    const info = lstatSync(absolute, { throwIfNoEntry: false });
+    if (!info) return null;
+    if (info.isFile()) return { size: info.size, mtimeMs: info.mtimeMs, outside: false };
+    if (!info.isSymbolicLink()) return null;
     const target = realpathSync(absolute);
     const targetInfo = statSync(target);
     if (!targetInfo.isFile()) return null;

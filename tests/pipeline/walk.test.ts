@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { walkRepository, type WalkOptions } from '../../src/pipeline/walk.js';
@@ -156,5 +156,14 @@ describe('walking records whether the work tree was dirty', () => {
     expect((await walkRepository(repo.root, options)).gitDirty).toBe(true);
     const plain = repoWith({ 'a.ts': 'x' });
     expect((await walkRepository(plain.root, options)).gitDirty).toBeNull();
+  });
+});
+
+describe('a file git lists that the work tree no longer has', () => {
+  it('is left out, not a failed run, when a folder on its path became a file (ENOTDIR)', async () => {
+    const repo = repoWith({ 'src/a.ts': 'x', 'lib/util.ts': 'x' }, true);
+    rmSync(path.join(repo.root, 'lib'), { recursive: true });
+    writeFileSync(path.join(repo.root, 'lib'), 'now a file');
+    expect(await walkedPaths(repo.root)).toEqual(['src/a.ts']);
   });
 });
