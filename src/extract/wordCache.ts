@@ -22,8 +22,10 @@ export class WordCache {
   split(identifier: string): string[] {
     let parts = this.splits.get(identifier);
     if (!parts) {
-      parts = splitIdentifier(identifier);
-      this.splits.set(identifier, parts);
+      // Split the copy: parts sliced from the parser's text would keep that text alive as much as the key.
+      const key = detached(identifier);
+      parts = splitIdentifier(key);
+      this.splits.set(key, parts);
     }
     return parts;
   }
@@ -31,8 +33,9 @@ export class WordCache {
   stem(word: string): string {
     let stemmed = this.stems.get(word);
     if (stemmed === undefined) {
-      stemmed = stem(word);
-      this.stems.set(word, stemmed);
+      const key = detached(word);
+      stemmed = stem(key);
+      this.stems.set(key, stemmed);
     }
     return stemmed;
   }
@@ -49,16 +52,17 @@ class Generations<V> {
     const hit = this.current.get(key);
     if (hit !== undefined) return hit;
     const old = this.older.get(key);
-    if (old !== undefined) this.set(key, old);
+    if (old !== undefined) this.set(detached(key), old);
     return old;
   }
 
+  /** `key` must be a string of its own (`detached`), not a slice of a larger text. */
   set(key: string, value: V): void {
     if (this.current.size >= this.size) {
       this.older = this.current;
       this.current = new Map();
     }
-    this.current.set(detached(key), value);
+    this.current.set(key, value);
   }
 }
 
