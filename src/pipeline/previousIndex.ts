@@ -80,7 +80,14 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
   };
   if (header.shape.schemaVersion !== SCHEMA_VERSION) return refuse({ ok: false, warning: `has schema version ${header.shape.schemaVersion}, not ${SCHEMA_VERSION}` });
   if (header.shape.static !== shape.static) return refuse({ ok: false, note: 'extraction changed since the previous index (tool, parser, grammars or options)' });
-  const entries = await RangeReader.open(indexFile);
+  let entries: RangeReader;
+  try {
+    entries = await RangeReader.open(indexFile);
+  } catch (error) {
+    // The index went between its stat and now: the state file opened for it is closed, not left behind.
+    await details.close();
+    throw error;
+  }
   let relationships: Promise<Map<string, FileRelationship[]>> | null = null;
   let closed: Promise<void> | null = null;
   const previous: PreviousIndex = {
