@@ -166,7 +166,8 @@ async function packStreamed(indexFile: string, layout: WrittenLayout): Promise<b
       const summary = profileFromBytes(await reader.read(start, end), key);
       if (!summary) return false;
       if (!isSearchable(summary)) continue;
-      ranges.set([start, end], 2 * builder.size);
+      ranges[2 * builder.size] = start;
+      ranges[2 * builder.size + 1] = end;
       builder.add({ repo: layout.repoName, file: summary });
     }
   } finally {
