@@ -3,7 +3,7 @@
  * index is assembled from those bytes and the previous index's. What it writes must be what a run holding
  * every profile writes, and nothing it leaves behind, however it ends, may change the next run.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type Config } from '../../src/config/schema.js';
@@ -30,6 +30,11 @@ function fixture(): string {
   const root = path.join(makeTempDir(), 'poly');
   copyFixture(root);
   return root;
+}
+
+/** The index's text without what differs between any two runs (the date and the duration). */
+function withoutTimings(file: string): string {
+  return readFileSync(file, 'utf8').replace(/"(analysis_date|duration_ms)": [^,\n]+/g, '');
 }
 
 /** Temp files of any run beside the index: partial indexes and states, fragments. */
@@ -99,8 +104,28 @@ describe('entries taken from the previous index', () => {
     expect(run.reuse).toMatchObject({ reused: 26, extracted: 0 });
     expect(run.reads).toEqual([]);
     const full = await runner.index(repo, makeTempDir(), { reuse: false });
-    const stripDates = (file: string) => readFileSync(file, 'utf8').replace(/"(analysis_date|duration_ms)": [^,\n]+/g, '');
-    expect(stripDates(run.outputPath)).toBe(stripDates(full.outputPath));
+    expect(withoutTimings(run.outputPath)).toBe(withoutTimings(full.outputPath));
+  });
+
+  it('are byte for byte what a full run writes after an edit and a rename, and again on the run after', async () => {
+    const repo = fixture();
+    const out = makeTempDir();
+    await runner.index(repo, out);
+    // Two new files share billing.rb's words: they weigh less now, so the concepts of entries taken as they were
+    // change (billing.rb's, Inventory.cs's), and the new ones are spliced into their stored bytes.
+    writeFileSync(path.join(repo, 'lib/ledger.rb'), '# Invoice accounts, in any currency.\nclass InvoiceAccounts\n  def currency_total(invoice, accounts)\n  end\nend\n');
+    writeFileSync(path.join(repo, 'lib/journal.rb'), '# Invoice accounts, in any currency.\nclass InvoiceLedger\n  def currency_accounts(invoice)\n  end\nend\n');
+    appendFileSync(path.join(repo, 'lib/router.js'), '\n// Routes a refund through the ledger.\nfunction refundLedgerRoute() {}\n');
+    renameSync(path.join(repo, 'lib/tax.rb'), path.join(repo, 'lib/levy.rb'));
+    const edited = await runner.index(repo, out);
+    expect(edited.reuse.extracted).toBeGreaterThan(0);
+    expect(edited.reuse.reused).toBeGreaterThan(0);
+    const full = await runner.index(repo, makeTempDir(), { reuse: false });
+    expect(withoutTimings(edited.outputPath)).toBe(withoutTimings(full.outputPath));
+
+    const again = await runner.index(repo, out);
+    expect(again.reuse.extracted).toBe(0);
+    expect(withoutTimings(again.outputPath)).toBe(withoutTimings(full.outputPath));
   });
 });
 

@@ -39,6 +39,10 @@ describe('an incremental shard run', () => {
     rmSync(path.join(repo, 'lib/tax.rb'));
     const again = await runIndex([repo], { config, outDir: out, extractors, shard: own });
     const full = await runIndex([repo], { config, outDir: makeTempDir(), extractors, shard: own, reuse: false });
+    // The shard's other files are taken from the previous index; billing.rb, whose import is gone, is extracted again.
+    expect(again.written[0]?.reuse).toMatchObject({ reused: 10, extracted: 1 });
+    const after = JSON.parse(readFileSync(again.written[0]?.outputPath as string, 'utf8'));
+    expect(after.file_summaries.find((s: { file_path: string }) => s.file_path === 'lib/billing.rb').local_imports).not.toContain('lib/tax.rb');
     expect(comparable(again.written[0]?.outputPath as string)).toEqual(comparable(full.written[0]?.outputPath as string));
   });
 });
