@@ -1,191 +1,30 @@
 #!/usr/bin/env node
 /**
- * The CLI: commander wiring and the one top-level error handler. The only module that exits the process.
+ * The CLI's entry and its one top-level error handler: the only module that exits the process. A plain
+ * `search` runs without commander (options.ts); every other command line goes through the commander program.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CodeRagError, errorMessage } from '../shared/errors.js';
-import { VERSION } from '../shared/version.js';
+import { searchFlagsWithoutCommander } from './options.js';
 import { cliState } from './state.js';
-import { DEFAULT_SCORER, ELEMENT_TYPES, SCORERS } from '../search/search.js';
-import { SYMBOL_KINDS } from '../search/symbols.js';
+import type { SearchFlags } from './commands/search.js';
 
-// Each command's module is loaded when it runs: `search` should not pay for the model SDKs and tree-sitter.
-
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive whole number');
-  return n;
-}
-
-export function nonNegativeNumber(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number of 0 or more');
-  return n;
-}
-
-export function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number of 0 or more');
-  return n;
-}
-
-function buildProgram(): Command {
-  const program = new Command('coderag')
-    .description('Index code repositories into compact, queryable profiles, and search them with no model call.')
-    .version(VERSION)
-    .option('--verbose', 'print stack traces with errors', false)
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
-
-  program
-    .command('index')
-    .description('Profile repositories and write one RepoIndex JSON per repository (offline by default).')
-    .argument('[repo...]', 'repository folders (default: every folder under paths.code_base_path)')
-    .option('-o, --out <dir>', 'output folder for indexes (paths.output_dir)', undefined)
-    .option('-c, --config <file>', 'configuration file (default: ./indexer_config.yaml if present)')
-    .option('--concurrency <n>', 'files profiled at once (performance.max_concurrent_files)', positiveInt)
-    .option('--max-file-size <bytes>', 'skip files larger than this (file_analysis.max_file_size)', positiveInt)
-    .option('--no-gitignore', 'do not honour .gitignore files')
-    .addOption(new Option('--provider <name>', 'profiler (llm.model_provider); auto picks Anthropic, then OpenAI, then static').choices(['auto', 'openai', 'anthropic', 'static']))
-    .option('--model <name>', 'model name (llm.model)')
-    .option('--target-structure <file>', 'a tree or plan of the project to be written: relate files to it (relationships.target_structure_file)')
-    .option('--focus <text>', 'steer every model profile toward one concern, e.g. "error handling"')
-    .option('--prefilter', 'let the model pick the files worth profiling for the target structure (file_analysis.enable_pre_filtering)')
-    .option('--no-cache', 'ignore and do not write the persistent profile cache (performance.enable_content_caching)')
-    .option('--dry-run', 'list what a model run would send (cache misses only) with its prompt tokens and price; send nothing')
-    .option('--max-cost <usd>', 'stop before the run would spend more than this many US dollars; exit code 4 (budget.max_cost)', nonNegativeNumber)
-    .option('--max-calls <n>', 'stop before the run would make more model requests than this; exit code 4 (budget.max_calls)', nonNegativeInt)
-    .option('--batch', 'submit every cache miss through the provider\'s batch API (half price, answers within 24 hours)')
-    .option('--wait', 'with --batch or --collect: wait for the batch to end, then write the indexes')
-    .option('--collect <manifest>', 'merge the answers of a submitted batch and write the indexes')
-    .option('--full', 'index every file again instead of reusing the unchanged entries of the previous index', false)
-    .option('--json', 'print a JSON run summary on stdout', false)
-    .option('-q, --quiet', 'no progress output', false)
-    .option('--shard <i/n>', 'profile only shard i of n (stable by path) and write a partial index for `coderag merge`')
-    .addOption(new Option('--progress <format>', 'progress on stderr: a bar or plain lines (auto), plain lines, or NDJSON events (json)').choices(['auto', 'plain', 'json']).default('auto'))
-    .addHelpText('after', '\nExit codes: 0 done, 3 indexes written but some files failed (reasons in the index), 4 stopped by --max-cost or --max-calls (index written), 75 batch not finished yet, 1 failure, 2 usage, 130 interrupted.\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n  coderag index ./my-repo --dry-run\n  coderag index ./my-repo --batch            (then: coderag index --collect indexes/batch_<id>.manifest)\n')
-    .action(async (repos: string[], opts) => {
-      const { indexCommand } = await import('./commands/index.js');
-      cliState.exitCode = await indexCommand(repos, opts);
-    });
-
-  program
-    .command('merge')
-    .description('Combine the partial indexes of `coderag index --shard i/n` into the indexes a single run writes.')
-    .argument('<shards...>', 'shard files (*.shard-i-of-n.json), or folders holding them')
-    .option('-o, --out <dir>', 'output folder for the merged indexes (paths.output_dir)', undefined)
-    .option('-c, --config <file>', 'configuration file (for paths.output_dir and the output section)')
-    .option('--json', 'print a JSON run summary on stdout', false)
-    .option('-q, --quiet', 'no closing lines', false)
-    .addHelpText('after', '\nShards of different commits, file lists or settings are refused, naming the difference.\nExample:\n  coderag merge shards/ --out indexes\n')
-    .action(async (shards: string[], opts) => {
-      const { mergeCommand } = await import('./commands/merge.js');
-      cliState.exitCode = await mergeCommand(shards, opts);
-    });
-
-  program
-    .command('plan')
-    .description('Plan the project to be written with a model, one question at a time, and write its target structure.')
-    .option('--query <text>', 'what to build (required unless --resume)')
-    .option('--inputs <dir>', 'a folder of .md and .txt documents to plan from')
-    .option('-i, --indexes <dir>', 'a folder of indexes whose code the plan may draw on')
-    .requiredOption('-o, --out <file>', 'where to write the approved target structure, e.g. target_structure.md')
-    .option('--resume', 'continue the conversation saved beside --out', false)
-    .option('--answers <file>', 'answers, one per line, instead of a terminal (CI, scripts)')
-    .option('--max-turns <n>', 'model turns before the last proposal is written (plan.max_turns)', positiveInt)
-    .option('-c, --config <file>', 'configuration file (default: ./indexer_config.yaml if present)')
-    .addOption(new Option('--provider <name>', 'model provider (llm.model_provider)').choices(['auto', 'openai', 'anthropic']))
-    .option('--model <name>', 'model name (llm.model)')
-    .addHelpText('after', '\nApprove a proposal with approve, done, SOLUTION APPROVED or Ctrl+D. The conversation is saved beside --out\n(<out>.plan.json) after every turn; --resume continues it after Ctrl+C, a crash or kill.\nExample:\n  coderag plan --query "a TTL cache service" --inputs docs/ --indexes indexes --out target_structure.md\n  coderag index ./repo --target-structure target_structure.md\n')
-    .action(async (opts) => {
-      const { planCommand } = await import('./commands/plan.js');
-      await planCommand(opts);
-    });
-
-  program
-    .command('search')
-    .description('Rank indexed files for a target file and keywords, and list the target\'s relationships.')
-    .option('-t, --target <file>', 'the file you are about to write, e.g. src/cache.ts', '')
-    .option('-k, --keywords <list>', 'comma-separated keywords, e.g. ttl,eviction', '')
-    .option('-q, --query <text>', 'free text, tokenised into keywords')
-    .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
-    .option('-n, --max-results <n>', 'how many references to return', positiveInt, 10)
-    .addOption(new Option('--type <kind>', 'narrow the answer to one kind of element').choices([...ELEMENT_TYPES]))
-    .addOption(new Option('--scorer <name>', 'ranking method').choices([...SCORERS]).default(DEFAULT_SCORER))
-    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
-    .option('--snippets <n>', 'show n lines around each matching symbol\'s first line, read from the repository if it is unchanged on disk', positiveInt)
-    .option('--json', 'print DeepCode\'s search_code_references JSON plus structured references', false)
-    .addHelpText('after', '\nExample:\n  coderag search --target cache.ts --keywords ttl,eviction\n')
-    .action(async (opts) => {
-      const { searchCommand } = await import('./commands/search.js');
-      await searchCommand(opts);
-    });
-
-  program
-    .command('overview')
-    .description('What is indexed: repositories, file counts, languages, main concepts, relationships.')
-    .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
-    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
-    .option('--json', 'print DeepCode\'s get_indexes_overview JSON', false)
-    .action(async (opts) => {
-      const { overviewCommand } = await import('./commands/overview.js');
-      await overviewCommand(opts);
-    });
-
-  program
-    .command('outline')
-    .description('The symbols of one indexed file, with their kinds, lines, nesting and docs.')
-    .argument('<repo>', 'repository name (as `coderag overview` lists it) or index name')
-    .argument('<path>', 'file path relative to the repository root, e.g. src/cache.ts')
-    .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
-    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
-    .option('--json', 'print the outline as JSON', false)
-    .action(async (repo: string, filePath: string, opts) => {
-      const { outlineCommand } = await import('./commands/symbols.js');
-      await outlineCommand(repo, filePath, opts);
-    });
-
-  program
-    .command('symbol')
-    .description('Where a function, class or other symbol is defined, across the indexes (exact names first).')
-    .argument('<name>', 'a name, e.g. LruCache, or a qualified one, e.g. LruCache.get')
-    .addOption(new Option('--kind <kind>', 'only symbols of this kind').choices([...SYMBOL_KINDS]))
-    .option('-n, --max-results <n>', 'how many definitions to list', positiveInt, 20)
-    .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
-    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
-    .option('--json', 'print the matches as JSON', false)
-    .action(async (name: string, opts) => {
-      const { symbolCommand } = await import('./commands/symbols.js');
-      await symbolCommand(name, opts);
-    });
-
-  program
-    .command('mcp')
-    .description('Serve the indexes to MCP clients on stdio: search_code_references, get_indexes_overview and search.')
-    .option('-i, --indexes <dir>', 'default folder of RepoIndex files (default: paths.output_dir, "indexes")')
-    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
-    .addHelpText('after', '\nstdout carries the protocol; logs go to stderr.\nExample (an MCP client\'s command):\n  npx coderag mcp --indexes /abs/path/indexes\n')
-    .action(async (opts) => {
-      // Loaded on demand: the MCP SDK is not needed by the other commands.
-      const { mcpCommand } = await import('./commands/mcp.js');
-      await mcpCommand(opts);
-    });
-
-  return program;
+async function run(argv: string[]): Promise<number> {
+  const searchFlags = argv[2] === 'search' ? searchFlagsWithoutCommander(argv.slice(3)) : null;
+  if (searchFlags) {
+    const { searchCommand } = await import('./commands/search.js');
+    // The same object commander would hand the command (options.ts reads the same definitions).
+    await searchCommand(searchFlags as unknown as SearchFlags);
+    return cliState.exitCode;
+  }
+  const { runProgram } = await import('./program.js');
+  return runProgram(argv);
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
   cliState.verbose = argv.includes('--verbose');
   try {
-    await program.parseAsync(argv);
-    return cliState.exitCode;
+    return await run(argv);
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // Help and version exit 0; every parse failure is a usage error.
-      return error.exitCode === 0 ? 0 : 2;
-    }
     if (error instanceof CodeRagError) {
       process.stderr.write(`error: ${error.message}\n`);
       if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
