@@ -3,7 +3,6 @@
  * or a crash, never sees half an index. Reading validates the shape DeepCode's readers depend on, so a corrupt
  * file is named and skipped instead of breaking every query.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SCHEMA_VERSION, type AnalysisMetadata, type CodeSymbol, type FileRelationship, type FileStatus, type FileSummary, type RepoIndex } from './types.js';
@@ -25,7 +24,7 @@ export function escapeNonAscii(json: string): string {
 
 export async function writeFileAtomic(file: string, content: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   try {
     await writeFile(temp, content, 'utf8');
     await rename(temp, file);

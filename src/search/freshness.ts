@@ -3,14 +3,13 @@
  * when to re-index instead of re-indexing blindly or trusting an old answer. The check is cheap and bounded:
  * `git rev-parse HEAD` (milliseconds at any size), then `git status -uno` (tracked files only) under a short
  * time limit, since it grows with the work tree; only when an index was made from a dirty tree, a stat of at
- * most MAX_STATS changed files. At most CONCURRENT_CHECKS repositories are checked at once. A repository that
- * is not on disk (indexes copied from CI) is not checked.
+ * most MAX_STATS changed files. At most CONCURRENT_CHECKS git processes run at once. A repository that is
+ * not on disk (indexes copied from CI) is not checked.
  */
-import { execFile } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import pLimit from 'p-limit';
+import type { LimitFunction } from 'p-limit';
 import type { AnalysisMetadata } from '../index/types.js';
 import type { LoadedIndex } from './load.js';
 
@@ -46,10 +45,23 @@ const STATUS_TIMEOUT_MS = 1000;
 const MAX_STATS = 200;
 const CONCURRENT_CHECKS = 4;
 
-export const queryGit: GitQuery = (args, cwd, timeoutMs = GIT_TIMEOUT_MS) =>
-  new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
-  });
+let gitLimit: Promise<LimitFunction> | undefined;
+
+/**
+ * At most CONCURRENT_CHECKS git processes at once, however many indexes ask. child_process and p-limit are
+ * loaded by the first call: most searches ask git nothing (indexes of folders that are not work trees, or not on
+ * disk), and loading them is a noticeable part of a cold search.
+ */
+export const queryGit: GitQuery = async (args, cwd, timeoutMs = GIT_TIMEOUT_MS) => {
+  gitLimit ??= import('p-limit').then(({ default: pLimit }) => pLimit(CONCURRENT_CHECKS));
+  const [limit, { execFile }] = await Promise.all([gitLimit, import('node:child_process')]);
+  return limit(
+    () =>
+      new Promise<string>((resolve, reject) => {
+        execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+      }),
+  );
+};
 
 const fileMtime = async (file: string): Promise<number | null> => {
   try {
@@ -62,8 +74,7 @@ const fileMtime = async (file: string): Promise<number | null> => {
 export async function checkFreshness(loaded: readonly LoadedIndex[], options: FreshnessOptions = {}): Promise<RepoFreshness[]> {
   const git = options.git ?? queryGit;
   const mtime = options.mtime ?? fileMtime;
-  const limit = pLimit(CONCURRENT_CHECKS);
-  return Promise.all(loaded.map((l) => limit(() => checkOne(l, git, mtime))));
+  return Promise.all(loaded.map((l) => checkOne(l, git, mtime)));
 }
 
 /**
@@ -75,13 +86,12 @@ export function freshnessWithin(ttlMs: number, options: FreshnessOptions & { now
   const mtime = options.mtime ?? fileMtime;
   const now = options.now ?? Date.now;
   const memo = new WeakMap<LoadedIndex, { at: number; answer: Promise<RepoFreshness> }>();
-  const limit = pLimit(CONCURRENT_CHECKS);
   return (loaded) =>
     Promise.all(
       loaded.map((l) => {
         const hit = memo.get(l);
         if (hit && now() - hit.at < ttlMs) return hit.answer;
-        const answer = limit(() => checkOne(l, git, mtime));
+        const answer = checkOne(l, git, mtime);
         memo.set(l, { at: now(), answer });
         return answer;
       }),
@@ -129,7 +139,7 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
     return stale(`${plural(changed.length, 'tracked file')} changed since indexing (${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''})`);
   }
   // Indexed with uncommitted changes and still dirty: a changed file modified after the run began is news.
-  const startedAt = Date.parse(meta.analysis_date) - (meta.duration_ms ?? 0);
+  const startedAt = Date.parse(meta.analysis_date ?? '') - (meta.duration_ms ?? 0);
   for (const file of changed.slice(0, MAX_STATS)) {
     const modified = await mtime(path.join(top, file));
     if (modified === null || modified > startedAt) return stale(`${file} changed since indexing (uncommitted)`);
@@ -168,13 +178,33 @@ export function changedFiles(output: string): string[] {
 const short = (commit: string): string => commit.slice(0, 12);
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
+/** What the check needs of an index's `analysis_metadata`; a search pack keeps it in its header (pack.ts). */
+export interface IndexedState {
+  repo_path?: string;
+  git_commit?: string | null;
+  git_dirty?: boolean | null;
+  analysis_date?: string;
+  duration_ms?: number;
+}
+
 /**
- * An index's metadata. A packed index (see load.ts) is not parsed whole for this: `analysis_metadata` is
- * written last, so it is read from the end of the file.
+ * The fields of metadata the check reads, each kept only when it has its type (metadata may come from a damaged
+ * file); null when there are none.
  */
-export function indexMetadata(loaded: LoadedIndex): AnalysisMetadata | null {
-  if (!loaded.packed) return (loaded.index.analysis_metadata as AnalysisMetadata | undefined) ?? null;
-  return readTrailingMetadata(loaded.file);
+export function indexedStateOf(metadata: unknown): IndexedState | null {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return null;
+  const m = metadata as Record<string, unknown>;
+  const state: IndexedState = {};
+  if (typeof m.repo_path === 'string') state.repo_path = m.repo_path;
+  if (typeof m.git_commit === 'string' || m.git_commit === null) state.git_commit = m.git_commit;
+  if (typeof m.git_dirty === 'boolean' || m.git_dirty === null) state.git_dirty = m.git_dirty;
+  if (typeof m.analysis_date === 'string') state.analysis_date = m.analysis_date;
+  if (typeof m.duration_ms === 'number') state.duration_ms = m.duration_ms;
+  return Object.keys(state).length > 0 ? state : null;
+}
+
+function indexMetadata(loaded: LoadedIndex): IndexedState | null {
+  return loaded.packed ? loaded.packed.indexed : indexedStateOf(loaded.index.analysis_metadata);
 }
 
 /** Metadata is a few kilobytes; a long `.coderagignore` or many skip reasons can make it more. */

@@ -18,6 +18,7 @@ import { RangeReader } from '../index/fileRanges.js';
 import { CodeRagError } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
 import { FieldIndex, FieldIndexBuilder } from './fieldIndex.js';
+import { indexedStateOf, readTrailingMetadata, type IndexedState } from './freshness.js';
 import { packPathFor, profileRangesOf, readPack, summaryRanges, writePack, type PackContents, type PackSource } from './pack.js';
 
 export interface LoadedIndex {
@@ -32,6 +33,8 @@ export interface LoadedIndex {
 
 export interface PackedIndex {
   repoName: string;
+  /** What freshness checks need of the index's metadata, kept in the pack: no search reads the index for it. */
+  indexed: IndexedState | null;
   relationships: FileRelationship[];
   fieldIndex: FieldIndex;
   /** The profile of the field index's document `d`. */
@@ -175,6 +178,7 @@ async function packStreamed(indexFile: string, layout: WrittenLayout): Promise<b
   }
   const contents: PackContents = {
     repoName: layout.repoName,
+    indexed: indexedStateOf(readTrailingMetadata(indexFile)),
     totalFiles: layout.totalFiles,
     relationships: layout.relationships,
     fieldIndex: new FieldIndex(builder.finish()),
@@ -195,15 +199,17 @@ function packIndex(file: string, source: PackSource, index: RepoIndex, bytes: Bu
     profileRanges.push(ranges[2 * i] as number, ranges[2 * i + 1] as number);
   });
   const fieldIndex = FieldIndex.build(profiled.map((f) => ({ repo: index.repo_name, file: f })));
+  const indexed = indexedStateOf(index.analysis_metadata);
   const contents: PackContents = {
     repoName: index.repo_name,
+    indexed,
     totalFiles: index.total_files,
     relationships: index.relationships,
     fieldIndex,
     profileRanges: profileRangesOf(Float64Array.from(profileRanges)),
   };
   if (!writePack(file, source, contents) && mustWrite) return null;
-  return { repoName: index.repo_name, relationships: index.relationships, fieldIndex, profile: (d) => profiled[d] as FileSummary };
+  return { repoName: index.repo_name, indexed, relationships: index.relationships, fieldIndex, profile: (d) => profiled[d] as FileSummary };
 }
 
 /** A LoadedIndex answered by a pack: the whole index and single profiles are read from the JSON on demand. */
@@ -246,7 +252,7 @@ function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex
       return wholeIndex();
     },
     // The pack's header carries the relationships unchecked; normalising drops any a damaged header mangled.
-    packed: { repoName: pack.repoName, relationships: normalizeRepoIndex({ relationships: pack.relationships }, key).relationships, fieldIndex: pack.fieldIndex, profile },
+    packed: { repoName: pack.repoName, indexed: pack.indexed, relationships: normalizeRepoIndex({ relationships: pack.relationships }, key).relationships, fieldIndex: pack.fieldIndex, profile },
   };
   return loaded;
 }

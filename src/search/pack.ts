@@ -16,13 +16,13 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { LRUCache } from 'lru-cache';
 import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
+import { indexedStateOf, type IndexedState } from './freshness.js';
 import { FIELD_COUNT, FieldIndex, type FieldIndexData, type PostingStore, type StringList } from './fieldIndex.js';
 import { termTableFromBytes, validStarts } from './termTable.js';
 
-export const PACK_VERSION = 6;
+export const PACK_VERSION = 7;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
 const PREFIX_BYTES = MAGIC.length + 4;
@@ -40,6 +40,8 @@ export interface PackSource {
 
 export interface PackContents {
   repoName: string;
+  /** What freshness checks read of the index's metadata (null when it records none). */
+  indexed: IndexedState | null;
   totalFiles: number;
   relationships: FileRelationship[];
   fieldIndex: FieldIndex;
@@ -80,6 +82,7 @@ interface Header {
   version: number;
   source: PackSource;
   repoName: string;
+  indexed: IndexedState | null;
   totalFiles: number;
   relationships: FileRelationship[];
   sections: Section[];
@@ -155,6 +158,7 @@ function packPieces(source: PackSource, contents: PackContents): Uint8Array[] {
     version: PACK_VERSION,
     source: { size: source.size, mtimeMs: source.mtimeMs },
     repoName: contents.repoName,
+    indexed: contents.indexed,
     totalFiles: contents.totalFiles,
     relationships: contents.relationships,
     sections,
@@ -276,8 +280,10 @@ const CACHED_POSTINGS_BYTES = 16 * 1024 * 1024;
 /** A pack's postings, read term by term. */
 function postingStore(source: ByteSource, section: Section): PostingStore {
   const length = section.bytes / 4;
-  // Keyed by where a term's postings start; a term without postings starts where the next one does.
-  const cache = new LRUCache<number, Int32Array>({ maxSize: CACHED_POSTINGS_BYTES, sizeCalculation: (values) => values.byteLength + 1 });
+  // Keyed by where a term's postings start; a term without postings starts where the next one does. A plain
+  // map, emptied when full: a query asks for a handful of terms, and lru-cache costs a cold search its load time.
+  const cache = new Map<number, Int32Array>();
+  let cachedBytes = 0;
   return {
     length,
     read(from, to) {
@@ -287,7 +293,14 @@ function postingStore(source: ByteSource, section: Section): PostingStore {
       const bytes = readSafely(source, section.offset + 4 * begin, 4 * Math.max(0, Math.min(to, length) - begin));
       // Whole (doc, field) pairs only: a pack cut short on disk gives fewer.
       const values = new Int32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 8) * 2);
-      if (values.byteLength < CACHED_POSTINGS_BYTES) cache.set(from, values);
+      if (values.byteLength < CACHED_POSTINGS_BYTES) {
+        if (cachedBytes + values.byteLength > CACHED_POSTINGS_BYTES) {
+          cache.clear();
+          cachedBytes = 0;
+        }
+        cache.set(from, values);
+        cachedBytes += values.byteLength;
+      }
       return values;
     },
   };
@@ -401,6 +414,7 @@ function decodeBody(body: Buffer, header: Header, sections: readonly Section[], 
   if (!consistent(fieldData, lazy.profileRanges)) return null;
   return {
     repoName: header.repoName,
+    indexed: indexedStateOf(header.indexed),
     totalFiles: header.totalFiles,
     relationships: header.relationships,
     fieldIndex: new FieldIndex(fieldData),

@@ -99,6 +99,19 @@ describe('freshness of an index against its repository on disk', () => {
     expect(await freshnessOf(out)).toMatchObject({ indexed_commit: null, checked: false, stale: false, reason: 'the repository was not a git work tree when indexed' });
   });
 
+  it('answers from a search pack as from the whole index: the pack keeps what the check reads of the metadata', async () => {
+    const repo = gitRepo();
+    const out = await indexInto(repo);
+    await loadIndexes(out);
+    const { indexes } = await loadIndexes(out);
+    expect(indexes[0]?.packed?.indexed).toMatchObject({ repo_path: repo.root, git_commit: repo.git('rev-parse', 'HEAD').trim(), git_dirty: false });
+    expect(await checkFreshness(indexes)).toEqual([await freshnessOf(out)]);
+    repo.write('src/clock.ts', 'export const now = () => Date.now();\n');
+    const [stale] = await checkFreshness(indexes);
+    expect(stale).toMatchObject({ stale: true });
+    expect(stale).toEqual(await freshnessOf(out));
+  });
+
   it('reads the metadata of a large index from the end of its file, without parsing the rest', async () => {
     const repo = gitRepo();
     const out = await indexInto(repo);
