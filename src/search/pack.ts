@@ -151,7 +151,7 @@ function packPieces(source: PackSource, contents: PackContents): Uint8Array[] {
   let bodyCrc32 = 0;
   for (const blob of blobs) {
     sections.push({ name: blob.name, kind: blob.kind, offset, bytes: blob.data.byteLength, ...(blob.count === undefined ? {} : { count: blob.count }) });
-    if (!LAZY.some(([name]) => name === blob.name)) bodyCrc32 = crc32(blob.data, bodyCrc32);
+    if (!LAZY.some(([name]) => name === blob.name)) bodyCrc32 = sectionCrc32(blob.data, bodyCrc32);
     offset = align(offset + blob.data.byteLength);
   }
   const header: Header = {
@@ -386,9 +386,18 @@ function checksum(body: Uint8Array, sections: readonly Section[]): number {
   let crc = 0;
   for (const section of sections) {
     if (LAZY.some(([name]) => name === section.name)) continue;
-    crc = crc32(body.subarray(section.offset, section.offset + section.bytes), crc);
+    crc = sectionCrc32(body.subarray(section.offset, section.offset + section.bytes), crc);
   }
   return crc;
+}
+
+/**
+ * CRC-32 continued over a section. An empty section leaves it as it is: node's crc32 answers 0, not the value
+ * it was given, for an empty view of an empty ArrayBuffer (an index with no imports has such sections), so the
+ * writer and the reader, whose views of the same empty section differ, would disagree.
+ */
+function sectionCrc32(data: Uint8Array, crc: number): number {
+  return data.byteLength === 0 ? crc : crc32(data, crc);
 }
 
 function corrupt(problem: string): PackRead {

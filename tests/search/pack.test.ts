@@ -99,6 +99,16 @@ describe('search packs', () => {
   });
 });
 
+describe('a pack with empty sections', () => {
+  it('is read back fresh: an index with no imports is not rebuilt on every load', async () => {
+    const dir = makeTempDir();
+    const file = writeIndex(dir, 1);
+    await loadIndexes(dir);
+    expect(readPack(file, { size: statSync(file).size, mtimeMs: statSync(file).mtimeMs }).status).toBe('fresh');
+    expect((await loadIndexes(dir)).warnings).toEqual([]);
+  });
+});
+
 describe('preparing a pack at index time', () => {
   it('writes the pack the next load reads, with the same answers', async () => {
     const dir = makeTempDir();
