@@ -11,7 +11,8 @@
  * first load  loadIndexes with no search pack: read + JSON.parse + normalise, build the field index, write the pack
  *             (once per index file; every later load reads the pack).
  * load        loadIndexes with the pack in place.
- * cold        `node dist/cli/main.js search --indexes <dir> --query <q> --scorer <s> --json` spawned once per query:
+ * cold        `node dist/cli/main.js search --indexes <dir> --query <q> --scorer <s> --json` spawned once per query, from
+ *             a small parent process (lib/coldRuns.mjs), not from this one, which holds a loaded index:
  *             what a shell user or an agent calling the CLI waits for (Node start-up, the CLI's imports, loading,
  *             ranking, printing). `cold library` is the same in a process that imports only dist/search, to show
  *             what the CLI's own start-up adds.
@@ -19,11 +20,12 @@
  * small       cold CLI searches over a folder of ~70 small indexes (node_modules packages, one index each).
  * Prints a table, then the figures as one JSON line (also written to --json when given).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fg from 'fast-glob';
+import { runJsonChild } from './lib/child.js';
 import { BENCH_ROOT, WORK_DIR, buildCorpus } from './lib/corpus.js';
 import { SCHEMA_VERSION } from '../dist/index/types.js';
 import { EXTRACT_VERSION } from '../dist/pipeline/reuse.js';
@@ -168,14 +170,16 @@ const { indexes } = await loadIndexes(dir);
 process.stdout.write(JSON.stringify(search(new SearchCorpus(indexes), { query, scorer, maxResults: 10 })));
 `;
 
-function timeSpawn(args: string[]): number {
-  const t = performance.now();
-  const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const ms = performance.now() - t;
-  if (run.status !== 0) throw new Error(`${args.join(' ')} failed (${run.status}): ${run.stderr}`);
-  const answer = JSON.parse(run.stdout) as { references?: unknown[] };
-  if (!Array.isArray(answer.references)) throw new Error('search answered without references');
-  return ms;
+/** Cold `node <args>` runs timed by lib/coldRuns.mjs: [bare Node start, run] in ms, per run. */
+async function coldRuns(runs: string[][]): Promise<Array<[number, number]>> {
+  const spec = path.join(WORK_DIR, `cold-runs-${process.pid}.json`);
+  writeFileSync(spec, JSON.stringify({ runs }));
+  try {
+    const { pairs } = await runJsonChild<{ pairs: Array<[number, number]> }>('lib/coldRuns.mjs', [spec], { timeoutMs: 30_000 * runs.length });
+    return pairs;
+  } finally {
+    rmSync(spec, { force: true });
+  }
 }
 
 export type SearchBenchResult = Awaited<ReturnType<typeof benchSearch>>;
@@ -210,27 +214,22 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
     warm.push(performance.now() - t);
   }
 
-  // Each cold run is paired with a bare Node start just before it, so a busy machine slows both alike and
-  // `beyond_node` (the run minus its Node start) is the part CodeRAG itself costs.
-  const nodeStart: number[] = [];
-  const timeNodeStart = (): number => {
-    const started = performance.now();
-    spawnSync(process.execPath, ['-e', '0']);
-    const elapsed = performance.now() - started;
-    nodeStart.push(elapsed);
-    return elapsed;
-  };
-  const coldPairs = queries.map((q) => [timeNodeStart(), timeSpawn([CLI, 'search', '--indexes', indexes, '--query', q, '--scorer', o.scorer, '--json'])] as const);
+  // Cold processes are timed from a small parent (lib/coldRuns.mjs), each paired with a bare Node start just
+  // before it, so a busy machine slows both alike and `beyond_node` (the run minus its Node start) is the part
+  // CodeRAG itself costs.
+  const cliRun = (dir: string, q: string) => [CLI, 'search', '--indexes', dir, '--query', q, '--scorer', o.scorer, '--json'];
+  const coldPairs = await coldRuns(queries.map((q) => cliRun(indexes, q)));
   const cold = coldPairs.map(([, run]) => run);
-  const coldLibrary = queries.map((q) => timeSpawn(['--input-type=module', '-e', LIBRARY_SCRIPT, indexes, q, o.scorer]));
+  const coldLibrary = (await coldRuns(queries.map((q) => ['--input-type=module', '-e', LIBRARY_SCRIPT, indexes, q, o.scorer]))).map(([, run]) => run);
 
   const ms = (x: number): number => Math.round(x * 10) / 10;
   // An agent's folder of many small indexes: cold CLI searches across all of them.
   const small = ensureSmallIndexes(options.quick ? 20 : 70);
   const smallLoaded = await loadIndexes(small.indexes);
   const smallFiles = smallLoaded.indexes.reduce((n, l) => n + (l.packed ? l.packed.fieldIndex.size : l.index.file_summaries.length), 0);
-  const smallPairs = queries.map((q) => [timeNodeStart(), timeSpawn([CLI, 'search', '--indexes', small.indexes, '--query', q, '--scorer', o.scorer, '--json'])] as const);
+  const smallPairs = await coldRuns(queries.map((q) => cliRun(small.indexes, q)));
   const smallCold = smallPairs.map(([, run]) => run);
+  const nodeStart = [...coldPairs, ...smallPairs].map(([node]) => node);
   const beyondNode = (pairs: ReadonlyArray<readonly [number, number]>): number => ms(percentile(pairs.map(([node, run]) => run - node), 50));
 
   const indexBytes = dirBytes(indexes, '.json');
