@@ -149,7 +149,8 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
   });
   for (const { index, base } of segments) {
     const n = index.size;
-    const score = liftedScores(index, textScores(index, stats, params), params);
+    const score = textScores(index, stats, params);
+    addLift(index, score, params);
     if (input.targetName.length) addTargetName(index, input.targetName, params.targetName, score);
     if (input.related) {
       for (const [doc, weight] of input.related) {
@@ -267,7 +268,7 @@ export function corpusStats(segments: readonly Segment[], terms: readonly string
     let df = 0;
     for (const { index } of segments) {
       const id = index.termId(term);
-      if (id >= 0) df += index.df[id] as number;
+      if (id >= 0) df += index.docFrequency(id);
     }
     out.push({ term, idf: df ? Math.log(1 + (n - df + 0.5) / (df + 0.5)) : 0, task: TASK_WORDS.has(term) });
   }
@@ -282,12 +283,19 @@ export function corpusStats(segments: readonly Segment[], terms: readonly string
  */
 class Scores {
   readonly value: Float64Array;
-  readonly docs: number[] = [];
+  private readonly order: Int32Array;
+  private count = 0;
   private readonly listed: Uint8Array;
 
   constructor(n: number) {
     this.value = new Float64Array(n);
+    this.order = new Int32Array(n);
     this.listed = new Uint8Array(n);
+  }
+
+  /** The documents listed, in the order they were. */
+  get docs(): Int32Array {
+    return this.order.subarray(0, this.count);
   }
 
   add(d: number, amount: number): void {
@@ -298,7 +306,7 @@ class Scores {
   list(d: number): void {
     if (this.listed[d]) return;
     this.listed[d] = 1;
-    this.docs.push(d);
+    this.order[this.count++] = d;
   }
 }
 
@@ -351,30 +359,34 @@ function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fParams):
 }
 
 /**
- * Text scores plus the import graph's lift: each file gains from the best-matching file it imports and the
- * best-matching test that imports it (or is named after it). Only matching files spread lift, so this visits
- * their edges, not the whole graph.
+ * Adds the import graph's lift to text scores, in place: each file gains from the best-matching file it imports
+ * and the best-matching test that imports it (or is named after it). Only matching files spread lift, so this
+ * visits their edges, not the whole graph; a lift weighed 0 is not spread at all.
  */
-function liftedScores(index: FieldIndex, text: Scores, params: Bm25fParams): Scores {
-  if (params.liftImports <= 0 && params.liftImporters <= 0 && params.liftTests <= 0) return text;
+function addLift(index: FieldIndex, score: Scores, params: Bm25fParams): void {
+  const { liftImports, liftImporters, liftTests } = params;
   const n = index.size;
-  const score = new Scores(n);
-  const imported = new Float64Array(n);
-  const fromCode = new Float64Array(n);
-  const fromTests = new Float64Array(n);
+  const imported = liftImports > 0 ? new Float64Array(n) : null;
+  const fromCode = liftImporters > 0 ? new Float64Array(n) : null;
+  const fromTests = liftTests > 0 ? new Float64Array(n) : null;
+  if (!imported && !fromCode && !fromTests) return;
   const testRole = ROLES.indexOf('test');
-  for (const s of text.docs) {
-    score.list(s);
-    const t = text.value[s] as number;
+  // The files with a text score: a view of the list as it is now; the files they reach are listed after them.
+  const matched = score.docs;
+  for (const s of matched) {
+    const t = score.value[s] as number;
     if (!(t > 0)) continue;
     // s is imported by these files: each of them imports a match.
-    for (let i = index.importerStart[s] as number, end = index.importerStart[s + 1] as number; i < end; i++) {
-      const d = index.importerSources[i] as number;
-      score.list(d);
-      if (t > (imported[d] as number)) imported[d] = t;
+    if (imported) {
+      for (let i = index.importerStart[s] as number, end = index.importerStart[s + 1] as number; i < end; i++) {
+        const d = index.importerSources[i] as number;
+        score.list(d);
+        if (t > (imported[d] as number)) imported[d] = t;
+      }
     }
     // s imports these files: each is imported by a matching test or by matching code.
     const into = index.roles[s] === testRole ? fromTests : fromCode;
+    if (!into) continue;
     for (let i = index.importStart[s] as number, end = index.importStart[s + 1] as number; i < end; i++) {
       const d = index.importTargets[i] as number;
       score.list(d);
@@ -382,9 +394,8 @@ function liftedScores(index: FieldIndex, text: Scores, params: Bm25fParams): Sco
     }
   }
   for (const d of score.docs) {
-    score.value[d] = (text.value[d] as number) + params.liftImports * (imported[d] as number) + params.liftImporters * (fromCode[d] as number) + params.liftTests * (fromTests[d] as number);
+    score.value[d] = (score.value[d] as number) + liftImports * (imported?.[d] ?? 0) + liftImporters * (fromCode?.[d] ?? 0) + liftTests * (fromTests?.[d] ?? 0);
   }
-  return score;
 }
 
 /**

@@ -30,12 +30,11 @@ export interface IndexedDoc {
 
 /** The arrays a FieldIndex is made of: what pack.ts writes and reads. */
 export interface FieldIndexData {
-  /** Distinct tokens, sorted. */
+  /**
+   * Distinct tokens, sorted, each with the documents holding it in any field and where its postings are: the
+   * values `postings[from .. to)` of `terms.postingRange(t)` are (doc, count << FIELD_BITS | field) pairs, by doc.
+   */
   terms: TermTable;
-  /** Documents holding each term in any field. */
-  df: Int32Array;
-  /** `postings[postingStart[t] .. postingStart[t + 1])` are (doc, count << FIELD_BITS | field) pairs, by doc. */
-  postingStart: Int32Array;
   postings: PostingStore;
   /** `lengths[f * n + d]`: tokens of field f in doc d. */
   lengths: Float32Array;
@@ -88,8 +87,6 @@ export function stringList(values: readonly string[]): StringList {
 
 export class FieldIndex implements FieldIndexData {
   readonly terms!: TermTable;
-  readonly df!: Int32Array;
-  readonly postingStart!: Int32Array;
   readonly postings!: PostingStore;
   readonly lengths!: Float32Array;
   readonly avgLength!: Float64Array;
@@ -129,9 +126,15 @@ export class FieldIndex implements FieldIndexData {
     return this.terms.find(term);
   }
 
+  /** Documents holding term `id` in any field. */
+  docFrequency(id: number): number {
+    return this.terms.df(id);
+  }
+
   /** The term's (doc, count << FIELD_BITS | field) pairs, by doc. */
   postingsOf(id: number): Int32Array {
-    return this.postings.read(this.postingStart[id] as number, this.postingStart[id + 1] as number);
+    const [from, to] = this.terms.postingRange(id);
+    return this.postings.read(from, to);
   }
 
   /** Whether document `d` holds the term in any field: a binary search of the term's postings. */
@@ -268,9 +271,7 @@ export class FieldIndexBuilder {
       this.lists.delete(t);
     });
     return {
-      terms: termTableOf(terms),
-      df,
-      postingStart,
+      terms: termTableOf(terms, df, postingStart),
       postings: postingsInMemory(postings),
       lengths,
       avgLength,

@@ -6,13 +6,14 @@
  *
  * A pack names the index file's size and modification time; a pack that does not match is stale and ignored
  * (and rewritten by the next load). Layout: the magic `CRAGPACK`, a u32 header length, a JSON header (which
- * holds a CRC-32 of the sections but the postings), then the typed arrays, each 8-byte aligned, as the header
- * lists them, postings last. Numbers are little-endian.
+ * holds a CRC-32 of the sections read on opening), then the sections, each 8-byte aligned, as the header lists
+ * them, the lazy ones last. Numbers are little-endian.
  *
- * Opening a pack reads the sections every query uses. The rest, at the end of the file, is read from the open
- * file piece by piece as a query asks for it: a term's postings, a result's path, where a result's profile
- * sits in the JSON. Postings are most of a large pack, so a cold search over a 50,000-file index reads a few
- * megabytes, not tens.
+ * Opening a pack reads the header and the per-file arrays every query uses. The rest, at the end of the file, is
+ * read from the open file piece by piece as a query asks for it: the block of the term list that holds a query
+ * word (termTable.ts), a term's postings, a result's path, where a result's profile sits in the JSON. The term
+ * list and the postings are most of a pack, so a cold search reads a few kilobytes of each pack for its terms,
+ * not the whole file: over 70 small indexes that is about a megabyte instead of six.
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
@@ -20,17 +21,23 @@ import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
 import { indexedStateOf, type IndexedState } from './freshness.js';
 import { FIELD_COUNT, FieldIndex, type FieldIndexData, type PostingStore, type StringList } from './fieldIndex.js';
-import { termTableFromBytes, validStarts } from './termTable.js';
+import { TERM_BLOCK, termBlocksOf, termTableFromBlocks, validStarts, type BlockBytes } from './termTable.js';
 
-export const PACK_VERSION = 7;
+export const PACK_VERSION = 8;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
 const PREFIX_BYTES = MAGIC.length + 4;
 /**
  * Read first, in one call: the prefix and header (a few kilobytes unless an index has many relationships), and
- * the whole of a small index's pack, which then needs no other read.
+ * for a small index the sections every query uses too; a pack this small is read whole.
  */
-const FIRST_READ_BYTES = 128 * 1024;
+const FIRST_READ_BYTES = 16 * 1024;
+/**
+ * Packs kept open for their lazy sections at once. Past this (a folder of thousands of indexes), a pack is read
+ * whole instead, so a search never runs out of file handles.
+ */
+const MAX_OPEN_PACKS = 256;
+let openPacks = 0;
 
 export interface PackSource {
   /** The index file's size in bytes and modification time (ms), as `fs.stat` gives them. */
@@ -85,6 +92,8 @@ interface Header {
   indexed: IndexedState | null;
   totalFiles: number;
   relationships: FileRelationship[];
+  /** Terms in the term blocks. */
+  termCount: number;
   sections: Section[];
   /** CRC-32 of the sections read when a pack is opened (see `checksum`): damage there is found at once. */
   bodyCrc32: number;
@@ -93,8 +102,6 @@ interface Header {
 const STRING_SEPARATOR = '\0';
 /** FieldIndexData's arrays and string lists, by name, but the terms, the paths and the postings. */
 const ARRAYS: ReadonlyArray<[Exclude<keyof FieldIndexData, 'terms' | 'postings' | 'paths'>, ArrayKind]> = [
-  ['df', 'i32'],
-  ['postingStart', 'i32'],
   ['lengths', 'f32'],
   ['avgLength', 'f64'],
   ['repos', 'strings'],
@@ -112,6 +119,7 @@ const ARRAYS: ReadonlyArray<[Exclude<keyof FieldIndexData, 'terms' | 'postings' 
 const POSTINGS = 'postings';
 /** Sections read piece by piece as a query asks for them, laid out after all the others, in this order. */
 const LAZY: ReadonlyArray<[string, ArrayKind]> = [
+  ['termBlocks', 'u8'],
   ['pathBytes', 'u8'],
   ['profileRanges', 'f64'],
   [POSTINGS, 'i32'],
@@ -135,13 +143,15 @@ function packPieces(source: PackSource, contents: PackContents): Uint8Array[] {
       blobs.push({ name, kind, data: Buffer.from(list.join(STRING_SEPARATOR), 'utf8'), count: list.length });
     } else blobs.push({ name, kind, data: bytesOf(value as TypedArray) });
   }
-  const terms = contents.fieldIndex.terms.encode();
-  blobs.push({ name: 'termBytes', kind: 'u8', data: terms.bytes });
-  blobs.push({ name: 'termStarts', kind: 'i32', data: bytesOf(terms.starts) });
+  const terms = termBlocksOf(contents.fieldIndex.terms.encode());
+  blobs.push({ name: 'termKeyBytes', kind: 'u8', data: terms.keyBytes });
+  blobs.push({ name: 'termKeyStarts', kind: 'i32', data: bytesOf(terms.keyStarts) });
+  blobs.push({ name: 'termBlockOffsets', kind: 'i32', data: bytesOf(terms.offsets) });
   const paths = contents.fieldIndex.paths.all().map((p) => Buffer.from(p, 'utf8'));
   const pathStarts = new Int32Array(paths.length + 1);
   paths.forEach((p, i) => (pathStarts[i + 1] = (pathStarts[i] as number) + p.byteLength));
   blobs.push({ name: 'pathStarts', kind: 'i32', data: bytesOf(pathStarts) });
+  blobs.push({ name: 'termBlocks', kind: 'u8', data: terms.blocks });
   blobs.push({ name: 'pathBytes', kind: 'u8', data: Buffer.concat(paths) });
   blobs.push({ name: 'profileRanges', kind: 'f64', data: bytesOf(contents.profileRanges.all()) });
   const postings = contents.fieldIndex.postings;
@@ -161,6 +171,7 @@ function packPieces(source: PackSource, contents: PackContents): Uint8Array[] {
     indexed: contents.indexed,
     totalFiles: contents.totalFiles,
     relationships: contents.relationships,
+    termCount: contents.fieldIndex.terms.length,
     sections,
     bodyCrc32,
   };
@@ -201,6 +212,7 @@ export function readPack(indexFile: string, source: PackSource): PackRead {
     const { read, readsPostingsLater } = decodePack(fd, source);
     if (read.status === 'fresh' && readsPostingsLater) {
       closeWhenCollected.register(read.pack.fieldIndex, fd);
+      openPacks++;
       keepOpen = true;
     }
     return read;
@@ -215,7 +227,7 @@ export function readPack(indexFile: string, source: PackSource): PackRead {
 function decodePack(fd: number, source: PackSource): { read: PackRead; readsPostingsLater: boolean } {
   const done = (read: PackRead, readsPostingsLater = false) => ({ read, readsPostingsLater });
   const size = fstatSync(fd).size;
-  const first = readAt(fd, 0, Math.min(size, FIRST_READ_BYTES));
+  let first = readAt(fd, 0, Math.min(size, FIRST_READ_BYTES));
   if (first.byteLength < PREFIX_BYTES || first.toString('latin1', 0, MAGIC.length) !== MAGIC) return done(corrupt('not a search pack'));
   const headerLength = first.readUInt32LE(MAGIC.length);
   if (PREFIX_BYTES + headerLength > size) return done(corrupt('truncated header'));
@@ -239,14 +251,18 @@ function decodePack(fd: number, source: PackSource): { read: PackRead; readsPost
     after = section.offset + section.bytes;
   }
   if (bodyStart + after > size) return done(corrupt('sections outside the file'));
+  if (first.byteLength < size && openPacks >= MAX_OPEN_PACKS) first = readAt(fd, 0, size);
   const whole = first.byteLength === size;
-  const body = whole ? first.subarray(bodyStart, bodyStart + eagerBytes) : readAt(fd, bodyStart, eagerBytes);
+  const body = bodyStart + eagerBytes <= first.byteLength ? first.subarray(bodyStart, bodyStart + eagerBytes) : readAt(fd, bodyStart, eagerBytes);
   if (body.byteLength !== eagerBytes) return done(corrupt('sections outside the file'));
   if (checksum(body, eager) !== header.bodyCrc32) return done(corrupt('checksum mismatch'));
-  // A small pack is all in `first`; a large one reads its lazy sections from the file it keeps open.
-  const bytes: ByteSource = whole ? (at, length) => first.subarray(bodyStart + at, bodyStart + at + length) : (at, length) => readAt(fd, bodyStart + at, length);
-  const [pathBytes, ranges, postings] = lazy as [Section, Section, Section];
+  // A pack read whole answers from memory; any other reads its lazy sections from the file it keeps open.
+  const inMemory = first;
+  const bytes: ByteSource = whole ? (at, length) => inMemory.subarray(bodyStart + at, bodyStart + at + length) : (at, length) => readAt(fd, bodyStart + at, length);
+  const [termBlocks, pathBytes, ranges, postings] = lazy as [Section, Section, Section, Section];
   const pack = decodeBody(body, header, eager, {
+    termBlocks: (from, length) => (from >= 0 && length >= 0 && from + length <= termBlocks.bytes ? readSafely(bytes, termBlocks.offset + from, length) : Buffer.alloc(0)),
+    termBlockBytes: termBlocks.bytes,
     postings: postingStore(bytes, postings),
     pathBytes: (from, to) => (to > from && to <= pathBytes.bytes ? readSafely(bytes, pathBytes.offset + from, to - from) : Buffer.alloc(0)),
     pathByteCount: pathBytes.bytes,
@@ -259,6 +275,8 @@ function decodePack(fd: number, source: PackSource): { read: PackRead; readsPost
 type ByteSource = (offset: number, length: number) => Buffer;
 
 interface LazySections {
+  termBlocks: BlockBytes;
+  termBlockBytes: number;
   postings: PostingStore;
   /** Bytes `[from, to)` of the path section, `pathByteCount` long. */
   pathBytes: (from: number, to: number) => Buffer;
@@ -369,6 +387,7 @@ function readSafely(source: ByteSource, offset: number, length: number): Buffer 
 }
 
 const closeWhenCollected = new FinalizationRegistry<number>((fd) => {
+  openPacks--;
   try {
     closeSync(fd);
   } catch {
@@ -377,8 +396,9 @@ const closeWhenCollected = new FinalizationRegistry<number>((fd) => {
 });
 
 /**
- * CRC-32 of every section but the lazy ones (postings, paths, profile ranges: most of a large pack). A query
- * reads only a few pieces of those, and each piece is checked where it is used: the scorer checks every
+ * CRC-32 of every section but the lazy ones (term blocks, postings, paths, profile ranges: most of a pack). A
+ * query reads only a few pieces of those, and each piece is checked where it is used: a term block must be
+ * well-formed and point inside the postings (else it holds no term), the scorer checks every
  * document number in postings, and a profile read from the JSON must name the path the pack gave, else the
  * pack is dropped and rebuilt. A cold search does not pay to read, let alone checksum, what it never uses.
  */
@@ -405,20 +425,23 @@ function corrupt(problem: string): PackRead {
 }
 
 function decodeBody(body: Buffer, header: Header, sections: readonly Section[], lazy: LazySections): PackContents | null {
-  if (!Array.isArray(header.relationships) || typeof header.repoName !== 'string') return null;
+  if (!Array.isArray(header.relationships) || typeof header.repoName !== 'string' || !Number.isSafeInteger(header.termCount) || header.termCount < 0) return null;
   const values = new Map<string, unknown>();
   for (const section of sections) values.set(section.name, viewOf(body, section));
-  const termBytes = values.get('termBytes');
-  const termStarts = values.get('termStarts');
+  const keyBytes = values.get('termKeyBytes');
+  const keyStarts = values.get('termKeyStarts');
+  const blockOffsets = values.get('termBlockOffsets');
   const pathStarts = values.get('pathStarts');
   if (ARRAYS.some(([name]) => values.get(name) === undefined)) return null;
-  if (!(termBytes instanceof Uint8Array) || !(termStarts instanceof Int32Array) || !validStarts(termStarts, termBytes.byteLength)) return null;
+  if (!(keyBytes instanceof Uint8Array) || !(keyStarts instanceof Int32Array) || !validStarts(keyStarts, keyBytes.byteLength)) return null;
+  if (!(blockOffsets instanceof Int32Array) || !validStarts(blockOffsets, lazy.termBlockBytes) || blockOffsets.length !== keyStarts.length) return null;
+  if (blockOffsets.length - 1 !== Math.ceil(header.termCount / TERM_BLOCK)) return null;
   if (!(pathStarts instanceof Int32Array) || !validStarts(pathStarts, lazy.pathByteCount)) return null;
   const fieldData = {
     ...Object.fromEntries(ARRAYS.map(([name]) => [name, values.get(name)])),
     postings: lazy.postings,
     paths: pathList(pathStarts, lazy.pathBytes),
-    terms: termTableFromBytes(termBytes, termStarts),
+    terms: termTableFromBlocks(header.termCount, { bytes: keyBytes, starts: keyStarts }, blockOffsets, lazy.termBlocks, lazy.postings.length),
   } as unknown as FieldIndexData;
   if (!consistent(fieldData, lazy.profileRanges)) return null;
   return {
@@ -434,7 +457,6 @@ function decodeBody(body: Buffer, header: Header, sections: readonly Section[], 
 /** Array sizes that agree with each other, and offsets that stay inside their arrays. */
 function consistent(data: FieldIndexData, profileRanges: ProfileRanges): boolean {
   const n = data.paths.length;
-  const terms = data.terms.length;
   const ascending = (starts: Int32Array, size: number, last: number): boolean => {
     if (starts.length !== size + 1 || starts[0] !== 0 || starts[size] !== last) return false;
     for (let i = 1; i <= size; i++) if ((starts[i] as number) < (starts[i - 1] as number)) return false;
@@ -444,10 +466,8 @@ function consistent(data: FieldIndexData, profileRanges: ProfileRanges): boolean
     [data.repoOf, data.roles, data.languageOf, data.isCode, data.linesOfCode].every((a) => a.length === n) &&
     data.lengths.length === FIELD_COUNT * n &&
     data.avgLength.length === FIELD_COUNT &&
-    data.df.length === terms &&
     data.postings.length % 2 === 0 &&
     profileRanges.length === n &&
-    ascending(data.postingStart, terms, data.postings.length) &&
     ascending(data.importStart, n, data.importTargets.length) &&
     ascending(data.importerStart, n, data.importerSources.length)
   );
