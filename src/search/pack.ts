@@ -492,12 +492,17 @@ function viewOf(body: Buffer, section: Section): TypedArray | string[] {
   }
 }
 
+/** Node's pool serves allocations below half its size. */
+const POOLED_READ_BYTES = Buffer.poolSize >>> 1;
+
 /**
- * Bytes at a position of a file, in memory of their own (not a slice of Node's buffer pool): typed-array views
- * over them need aligned starts. Not zero-filled first; only what was read is returned.
+ * Bytes at a position of a file. Not zero-filled first; only what was read is returned. A small read (a term
+ * block, a term's postings) takes a slice of Node's buffer pool instead of memory of its own: a cold search makes
+ * hundreds of them, and each allocation of its own costs more than the read. The pool hands out slices at
+ * multiples of 8 bytes, so typed-array views over them are aligned.
  */
 function readAt(fd: number, position: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafeSlow(length);
+  const buffer = length < POOLED_READ_BYTES ? Buffer.allocUnsafe(length) : Buffer.allocUnsafeSlow(length);
   const got = readSync(fd, buffer, 0, length, position);
   return buffer.subarray(0, got);
 }

@@ -232,11 +232,13 @@ export function matchingSymbols(
   tokensOf: { name: (name: string) => readonly string[]; doc: (doc: string) => readonly string[] } = { name: nameWords, doc: tokens },
 ): MatchedSymbol[] {
   const out: MatchedSymbol[] = [];
+  const mayHold = mayHoldAny(wanted);
+  const holds = (text: string, tokens: (text: string) => readonly string[]) => mayHold(text) && tokens(text).some((t) => wanted.has(t));
   for (const symbol of symbols) {
     if (type && type !== 'file' && symbol.kind !== type) continue;
-    const nameHit = tokensOf.name(symbol.name).some((w) => wanted.has(w));
-    const docHit = !nameHit && symbol.doc ? tokensOf.doc(symbol.doc).some((t) => wanted.has(t)) : false;
-    const describedHit = !nameHit && !docHit && symbol.description ? tokensOf.doc(symbol.description).some((t) => wanted.has(t)) : false;
+    const nameHit = holds(symbol.name, tokensOf.name);
+    const docHit = !nameHit && symbol.doc ? holds(symbol.doc, tokensOf.doc) : false;
+    const describedHit = !nameHit && !docHit && symbol.description ? holds(symbol.description, tokensOf.doc) : false;
     if (!nameHit && !docHit && !describedHit) continue;
     out.push({
       kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path, start_line: symbol.start_line, end_line: symbol.end_line,
@@ -245,6 +247,20 @@ export function matchingSymbols(
     if (out.length >= MAX_SYMBOLS_PER_REFERENCE) break;
   }
   return out;
+}
+
+/**
+ * Whether a text can hold one of the tokens, checked without tokenising it (a result's file may have thousands
+ * of symbols): a token is a word of the text, lowercased, with at most its last letters changed by the stemmer
+ * (`entries` -> `entry`), or words run together (`parse_http` -> `parsehttp`). So all of a token but its last
+ * letter is in the text lowercased, once what separates words is taken out.
+ */
+function mayHoldAny(tokens: ReadonlySet<string>): (text: string) => boolean {
+  const needles = [...tokens].map((t) => (t.length > 1 ? t.slice(0, -1) : t));
+  return (text) => {
+    const letters = text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+    return needles.some((needle) => letters.includes(needle));
+  };
 }
 
 function toReference(doc: IndexedDoc, score: number, matched: string[], symbols: MatchedSymbol[]): Reference {
