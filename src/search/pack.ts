@@ -36,7 +36,7 @@ const FIRST_READ_BYTES = 16 * 1024;
  * Packs kept open for their lazy sections at once. Past this (a folder of thousands of indexes), a pack is read
  * whole instead, so a search never runs out of file handles.
  */
-const MAX_OPEN_PACKS = 256;
+export const MAX_OPEN_PACKS = 256;
 let openPacks = 0;
 
 export interface PackSource {
@@ -196,9 +196,10 @@ function padding(length: number): Uint8Array {
 export type PackRead = { status: 'fresh'; pack: PackContents } | { status: 'missing' | 'stale' } | { status: 'corrupt'; problem: string };
 
 /**
- * Reads the pack beside an index file, if there is one for this exact file. A fresh pack too large to read at
- * once keeps its file open for its postings, closed when its field index is garbage-collected: a pack replaced
- * on disk meanwhile, which CodeRAG does by renaming, leaves this one readable and whole.
+ * Reads the pack beside an index file, if there is one for this exact file. A fresh pack larger than its first
+ * read keeps its file open for its term blocks and postings (up to MAX_OPEN_PACKS of them), closed when its
+ * field index is garbage-collected: a pack replaced on disk meanwhile, which CodeRAG does by renaming, leaves
+ * this one readable and whole.
  */
 export function readPack(indexFile: string, source: PackSource): PackRead {
   let fd: number;
@@ -209,8 +210,8 @@ export function readPack(indexFile: string, source: PackSource): PackRead {
   }
   let keepOpen = false;
   try {
-    const { read, readsPostingsLater } = decodePack(fd, source);
-    if (read.status === 'fresh' && readsPostingsLater) {
+    const { read, readsLater } = decodePack(fd, source);
+    if (read.status === 'fresh' && readsLater) {
       closeWhenCollected.register(read.pack.fieldIndex, fd);
       openPacks++;
       keepOpen = true;
@@ -223,9 +224,9 @@ export function readPack(indexFile: string, source: PackSource): PackRead {
   }
 }
 
-/** The pack in an open file; `readsPostingsLater` when the pack returned reads its postings from the file. */
-function decodePack(fd: number, source: PackSource): { read: PackRead; readsPostingsLater: boolean } {
-  const done = (read: PackRead, readsPostingsLater = false) => ({ read, readsPostingsLater });
+/** The pack in an open file; `readsLater` when the pack returned reads its lazy sections from the file. */
+function decodePack(fd: number, source: PackSource): { read: PackRead; readsLater: boolean } {
+  const done = (read: PackRead, readsLater = false) => ({ read, readsLater });
   const size = fstatSync(fd).size;
   let first = readAt(fd, 0, Math.min(size, FIRST_READ_BYTES));
   if (first.byteLength < PREFIX_BYTES || first.toString('latin1', 0, MAGIC.length) !== MAGIC) return done(corrupt('not a search pack'));

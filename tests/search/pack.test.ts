@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadIndexes, prepareSearchPack, writtenLayout, type WrittenLayout } from '../../src/search/load.js';
-import { packPathFor, readPack, summaryRanges } from '../../src/search/pack.js';
+import { MAX_OPEN_PACKS, packPathFor, readPack, summaryRanges } from '../../src/search/pack.js';
 import type { RepoIndex } from '../../src/index/types.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { makeTempDir } from '../support/tempRepo.js';
@@ -27,9 +27,9 @@ const summary = (i: number) => ({
   local_imports: i > 0 ? [`src/mod0/handler0.ts`] : [],
 });
 
-function writeIndex(dir: string, files = 12): string {
-  const file = path.join(dir, 'demo_index.json');
-  const index = { repo_name: 'demo', total_files: files, file_summaries: Array.from({ length: files }, (_, i) => summary(i)), relationships: [] };
+function writeIndex(dir: string, files = 12, name = 'demo'): string {
+  const file = path.join(dir, `${name}_index.json`);
+  const index = { repo_name: name, total_files: files, file_summaries: Array.from({ length: files }, (_, i) => summary(i)), relationships: [] };
   writeFileSync(file, JSON.stringify(index, null, 2));
   return file;
 }
@@ -106,6 +106,23 @@ describe('a pack with empty sections', () => {
     await loadIndexes(dir);
     expect(readPack(file, { size: statSync(file).size, mtimeMs: statSync(file).mtimeMs }).status).toBe('fresh');
     expect((await loadIndexes(dir)).warnings).toEqual([]);
+  });
+});
+
+describe('a folder of more indexes than packs are kept open', () => {
+  it.skipIf(!existsSync('/proc/self/fd'))('reads the packs past the limit whole, and answers from every index', async () => {
+    const dir = makeTempDir();
+    const count = MAX_OPEN_PACKS + 8;
+    const files = Array.from({ length: count }, (_, i) => writeIndex(dir, 60, `repo${i}`));
+    await loadIndexes(dir);
+    // Each pack is larger than its first read, so it would keep its file open.
+    expect(Math.min(...files.map((f) => statSync(packPathFor(f)).size))).toBeGreaterThan(16 * 1024);
+    const openBefore = readdirSync('/proc/self/fd').length;
+    const { indexes, warnings } = await loadIndexes(dir);
+    expect(warnings).toEqual([]);
+    expect(readdirSync('/proc/self/fd').length - openBefore).toBeLessThanOrEqual(MAX_OPEN_PACKS);
+    const answer = search(new SearchCorpus(indexes), { query: 'retry request headers', maxResults: 10 * count });
+    expect(new Set(answer.references.map((r) => r.repo_name)).size).toBe(count);
   });
 });
 
