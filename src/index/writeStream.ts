@@ -10,6 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { nestedJson } from './entryJson.js';
 import { escapeNonAscii, type JsonStyle } from './serialize.js';
 
 /** Pieces are gathered into writes of about this many bytes. */
@@ -145,10 +146,8 @@ function omitted(value: unknown): boolean {
 export function* jsonPieces(value: Record<string, unknown>, indent: number): Generator<string | RawSlot> {
   const n = Math.min(10, Math.max(0, Math.floor(indent)));
   const pad = (depth: number) => ' '.repeat(n * depth);
-  const nested = (v: unknown, depth: number): string => {
-    const text = JSON.stringify(v, null, n);
-    return n > 0 ? text.replaceAll('\n', `\n${pad(depth)}`) : text;
-  };
+  // Escaping, when asked for, is done by the writer on every piece.
+  const nested = (v: unknown, depth: number): string => nestedJson(v, depth, { indent: n, ensureAscii: false });
   const keys = Object.keys(value).filter((k) => !omitted(value[k]));
   if (keys.length === 0) {
     yield '{}';

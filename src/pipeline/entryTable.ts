@@ -5,6 +5,7 @@
  */
 import type { EntryChanges } from '../index/entryJson.js';
 import type { FileStatus, ProfileSource } from '../index/types.js';
+import { compare } from './buildIndex.js';
 import { isoDate } from './profile.js';
 import type { EntryFacts, EntryPlace, StoredRecord } from './reuseState.js';
 
@@ -185,11 +186,7 @@ export class EntryTable {
   /** Row numbers in path order (code points, as the index sorts them). */
   order(): Int32Array {
     const order = Int32Array.from({ length: this.length }, (_, i) => i);
-    return order.sort((a, b) => {
-      const pa = this.paths[a] as string;
-      const pb = this.paths[b] as string;
-      return pa < pb ? -1 : pa > pb ? 1 : 0;
-    });
+    return order.sort((a, b) => compare(this.paths[a] as string, this.paths[b] as string));
   }
 
   private fileTypeId(fileType: string): number {
