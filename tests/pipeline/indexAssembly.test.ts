@@ -129,6 +129,25 @@ describe('entries taken from the previous index', () => {
   });
 });
 
+describe('recorded document frequencies that cannot be read', () => {
+  it('are counted again from the entries carried over, and the run still writes a full run\'s bytes', async () => {
+    const repo = fixture();
+    const out = makeTempDir();
+    const first = await runner.index(repo, out);
+    // The state's last line holds the counts: keep it a line that opens like them, but not JSON.
+    const state = stateFileFor(first.outputPath);
+    const lines = readFileSync(state, 'utf8').trimEnd().split('\n');
+    expect(lines.at(-1)?.startsWith('{')).toBe(true);
+    writeFileSync(state, `${[...lines.slice(0, -1), '{"damaged'].join('\n')}\n`);
+    // A new file that shares billing.rb's words makes the concepts be chosen again, which needs the counts.
+    writeFileSync(path.join(repo, 'lib/ledger.rb'), '# Invoice accounts, in any currency.\nclass InvoiceAccounts\n  def currency_total(invoice, accounts)\n  end\nend\n');
+    const edited = await runner.index(repo, out);
+    expect(edited.reuse.reused).toBeGreaterThan(0);
+    const full = await runner.index(repo, makeTempDir(), { reuse: false });
+    expect(withoutTimings(edited.outputPath)).toBe(withoutTimings(full.outputPath));
+  });
+});
+
 describe('a run that does not finish', () => {
   it('leaves the previous index and its state as they were, and no temp file', async () => {
     const repo = fixture();
