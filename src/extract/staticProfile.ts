@@ -5,7 +5,7 @@
  * (`candidateTermsOf`), so an index alone is enough to choose them again.
  */
 import path from 'node:path';
-import type { CodeSymbol, FileRole, FileSummary, SummarySource } from '../index/types.js';
+import type { CodeSymbol, FileRole, FileStatus, FileSummary, ProfileSource, SummarySource } from '../index/types.js';
 import { CODE_NOISE, STOPWORDS, words } from '../shared/text.js';
 import { DocumentFrequencies } from './conceptTerms.js';
 import { WordCache } from './wordCache.js';
@@ -215,6 +215,11 @@ function mostFrequentForm(forms: Map<string, number>): string {
 
 export { KEY_CONCEPTS_PER_FILE } from './conceptTerms.js';
 
+/** Whether a profile's key concepts are chosen against the repository's: static profiles of files not skipped. */
+export function choosesConcepts(source: ProfileSource, status: FileStatus): boolean {
+  return source === 'static' && status !== 'skipped';
+}
+
 /**
  * Sets `key_concepts` of every statically profiled file of one repository, chosen against all of them. Model
  * profiles keep the model's concepts. Depends only on the profiles, so a full run, an incremental run and a
@@ -226,7 +231,7 @@ export function chooseConcepts(
   /** Where a caller already knows a file's candidate terms (an incremental run, from its last run). */
   termsOf: (file: FileSummary) => Array<[string, number]> = (file) => candidateTermsOf(file, cache),
 ): void {
-  const chosen = files.filter((file) => file.profile_source === 'static' && file.status !== 'skipped');
+  const chosen = files.filter((file) => choosesConcepts(file.profile_source, file.status));
   const concepts = finalizeConcepts(chosen.map(termsOf));
   chosen.forEach((file, i) => {
     file.key_concepts = concepts[i] ?? [];

@@ -41,11 +41,6 @@ export interface EntrySink {
 /** Everything the index needs besides its entries, known once every entry is in. */
 export type IndexFacts = Omit<BuildIndexInput, 'summaries' | 'relationships' | 'finishedAt'>;
 
-/** Whether a profile's key concepts are chosen against the repository's (static profiles of files not skipped). */
-export function choosesConcepts(summary: Pick<FileSummary, 'profile_source' | 'status'>): boolean {
-  return summary.profile_source === 'static' && summary.status !== 'skipped';
-}
-
 /** Entries kept as objects, for an index returned rather than written. Takes no previous entries. */
 export class MemoryEntries implements EntrySink {
   private readonly summaries: FileSummary[] = [];

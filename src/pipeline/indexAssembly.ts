@@ -15,7 +15,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DocumentFrequencies, termsFromFlat, type TermList } from '../extract/conceptTerms.js';
-import { candidateTermsOf } from '../extract/staticProfile.js';
+import { candidateTermsOf, choosesConcepts } from '../extract/staticProfile.js';
 import { WordCache } from '../extract/wordCache.js';
 import { CHANGEABLE, changeEntry, ENTRY_DEPTH, entryJson, nestedJson, rewriteEntry } from '../index/entryJson.js';
 import { FragmentFile } from '../index/fileRanges.js';
@@ -24,7 +24,7 @@ import type { FileRelationship, FileSummary } from '../index/types.js';
 import { RawArray, tempPathFor, writeJsonStreamAtomic } from '../index/writeStream.js';
 import { buildMetadata, sortRelationships } from './buildIndex.js';
 import { EntryTable } from './entryTable.js';
-import { choosesConcepts, type EntrySink, type FreshEntry, type IndexFacts } from './entries.js';
+import type { EntrySink, FreshEntry, IndexFacts } from './entries.js';
 import type { PreviousIndex } from './previousIndex.js';
 import type { ReusedEntry } from './reuse.js';
 import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RepoIdentity, type StateLine, type StoredRecord } from './reuseState.js';
@@ -79,7 +79,7 @@ export class StreamedEntries implements EntrySink {
 
   async addFresh({ summary, relationships, record, terms: extracted }: FreshEntry): Promise<void> {
     this.relationships.push(...relationships);
-    const terms = choosesConcepts(summary) ? (extracted ?? candidateTermsOf(summary, this.words)) : null;
+    const terms = choosesConcepts(summary.profile_source, summary.status) ? (extracted ?? candidateTermsOf(summary, this.words)) : null;
     if (terms) {
       this.termsMoved = true;
       this.frequencies.add(terms);
@@ -105,7 +105,7 @@ export class StreamedEntries implements EntrySink {
     const previous = this.previous;
     if (!previous) throw new Error('reused entries need the previous index (takeFrom)');
     if (from.facts.source === 'llm') this.relationships.push(...((await previous.relationships()).get(from.path) ?? []));
-    const choosesOwn = from.facts.source === 'static' && from.facts.status !== 'skipped';
+    const choosesOwn = choosesConcepts(from.facts.source, from.facts.status);
     let detail: [number, number] | null = null;
     if (from.path !== file.path && choosesOwn) {
       // Candidate terms include words of the path: a moved entry's are derived again from its stored profile.
@@ -196,7 +196,7 @@ export class StreamedEntries implements EntrySink {
   private async documentFrequencies(order: Int32Array): Promise<DocumentFrequencies | null> {
     const { previous } = this;
     if (!previous) return this.termsMoved ? this.frequencies : null;
-    const previousDocuments = [...previous.records.values()].filter((r) => r.facts.source === 'static' && r.facts.status !== 'skipped');
+    const previousDocuments = [...previous.records.values()].filter((r) => choosesConcepts(r.facts.source, r.facts.status));
     if (!this.termsMoved && this.carried.size === previousDocuments.length) return null;
     let counts: DocumentFrequencies;
     try {
