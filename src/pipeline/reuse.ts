@@ -26,7 +26,6 @@ import { VERSION } from '../shared/version.js';
 import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from '../extract/classify.js';
 import type { EventSink } from './events.js';
 import { acceptPreviousIndex, type LoadedPrevious, type PreviousIndex } from './previousIndex.js';
-import { filesDigest } from './shard.js';
 import { importsDigest, sha256, type EntryShape, type RepoIdentity, type StoredRecord } from './reuseState.js';
 import type { GitRunner, WalkedFile } from './walk.js';
 
@@ -70,6 +69,8 @@ export interface ReuseInput {
   files: readonly WalkedFile[];
   /** Every file the walk listed (in path order): what imports resolve against, in every shard. */
   repoFiles: readonly string[];
+  /** `filesDigest(repoFiles)`, which the run also records in its state. */
+  repoFilesDigest: string;
   source: 'git' | 'filesystem';
   /** The index file the previous run wrote, being loaded (`loadPreviousIndex`); null for a run from scratch. */
   previous: { file: string; loaded: Promise<LoadedPrevious> } | null;
@@ -156,7 +157,7 @@ async function takeEntries(
   }
   // Imports resolve against every file the walk lists, a shard's or not: when that list changed, every entry's
   // imports are checked again.
-  const fileSetChanged = previous.goModule !== input.goModule || previous.walkedDigest !== filesDigest(input.repoFiles);
+  const fileSetChanged = previous.goModule !== input.goModule || previous.walkedDigest !== input.repoFilesDigest;
   let fileSet: RepoFileSet | null = null;
   const currentFiles = (): RepoFileSet => {
     if (!fileSet) {

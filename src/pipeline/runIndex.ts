@@ -152,10 +152,12 @@ async function profileRepository(
     }
     const wanted = (filePath: string): ProfileKind => (!llm ? 'static' : chosen && !chosen.has(filePath) ? 'unselected' : 'llm');
     const repoFiles = walked.files.map((f) => f.path);
+    const repoFilesDigest = filesDigest(repoFiles);
     const reuse = await reuseStage({
       root,
       files: ownFiles,
       repoFiles,
+      repoFilesDigest,
       source: walked.source,
       previous,
       shape,
@@ -229,7 +231,7 @@ async function profileRepository(
         startedAt: started,
         run,
       },
-      state: { startedAt: started, shape, repo: await identity, goModule, walkedDigest: filesDigest(repoFiles) },
+      state: { startedAt: started, shape, repo: await identity, goModule, walkedDigest: repoFilesDigest },
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
     };
   } finally {
