@@ -165,9 +165,14 @@ export class EntryTable {
     return (this.flags(i) & CHOOSES_CONCEPTS) !== 0;
   }
 
-  /** Where the entry's state detail is in the fragment file, or null when it is still in the previous state. */
+  /**
+   * Where the entry's state detail is in the fragment file, or null when it is still in the previous state. An
+   * entry with no record has no detail at all: asking for it is a mistake, not an empty range.
+   */
   detailRange(i: number): [number, number] | null {
-    return this.flags(i) & DETAIL_IN_PREVIOUS ? null : [this.get(i, DETAIL_START), this.get(i, DETAIL_END)];
+    const flags = this.flags(i);
+    if (!(flags & RECORDED)) throw new Error(`${this.path(i)} has no state record, so no detail`);
+    return flags & DETAIL_IN_PREVIOUS ? null : [this.get(i, DETAIL_START), this.get(i, DETAIL_END)];
   }
 
   /** The entry's state record as the next run reads it (call once it has its place in the new index). */
