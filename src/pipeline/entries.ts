@@ -44,6 +44,8 @@ export type IndexFacts = Omit<BuildIndexInput, 'summaries' | 'relationships' | '
 /** Entries kept as objects, for an index returned rather than written. Takes no previous entries. */
 export class MemoryEntries implements EntrySink {
   private readonly summaries: FileSummary[] = [];
+  /** Candidate concept terms extraction already worked out, by summary. */
+  private readonly terms = new Map<FileSummary, TermList>();
   private readonly relationships: FileRelationship[] = [];
 
   takeFrom(previous: PreviousIndex | null): void {
@@ -52,6 +54,7 @@ export class MemoryEntries implements EntrySink {
 
   async addFresh(entry: FreshEntry): Promise<void> {
     this.summaries.push(entry.summary);
+    if (entry.terms) this.terms.set(entry.summary, entry.terms);
     this.relationships.push(...entry.relationships);
   }
 
@@ -61,7 +64,7 @@ export class MemoryEntries implements EntrySink {
 
   build(facts: IndexFacts, now: () => number): RepoIndex {
     const words = new WordCache();
-    chooseConcepts(this.summaries, words, (summary) => candidateTermsOf(summary, words));
+    chooseConcepts(this.summaries, words, (summary) => this.terms.get(summary) ?? candidateTermsOf(summary, words));
     return buildRepoIndex({ ...facts, summaries: this.summaries, relationships: this.relationships, finishedAt: now() });
   }
 }
