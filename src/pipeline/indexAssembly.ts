@@ -101,7 +101,7 @@ export class StreamedEntries implements EntrySink {
     });
   }
 
-  async addReused({ file, from, blob }: ReusedEntry): Promise<void> {
+  async addReused({ file, from, blob, movedImports }: ReusedEntry): Promise<void> {
     const previous = this.previous;
     if (!previous) throw new Error('reused entries need the previous index (takeFrom)');
     if (from.facts.source === 'llm') this.relationships.push(...((await previous.relationships()).get(from.path) ?? []));
@@ -113,7 +113,7 @@ export class StreamedEntries implements EntrySink {
       const terms = candidateTermsOf({ ...stored, file_path: file.path }, this.words);
       this.frequencies.add(terms);
       this.termsMoved = true;
-      const imports = await previous.details.imports(from);
+      const imports = movedImports ?? (await previous.details.imports(from));
       const appended = await this.fragment.append(detailText({ imports, terms: terms.flat() }));
       detail = [appended.start, appended.end];
     } else if (choosesOwn) {

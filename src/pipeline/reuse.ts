@@ -93,6 +93,8 @@ export interface ReusedEntry {
   from: StoredRecord;
   /** The file's blob id today, when known; an entry taken by mtime keeps the one it had. */
   blob: string | null;
+  /** A moved entry's stored imports, read to check them here, so its new record need not read them again. */
+  movedImports?: RawImport[];
 }
 
 export interface ReuseStats {
@@ -179,6 +181,8 @@ async function takeEntries(
       const style = importStyle(file.path);
       const unaffected = !moved && changedFolders !== null && !imports.some((raw) => resolutionMayChange(file.path, raw, style, changedFolders));
       if (!unaffected && !sameImports(file.path, from, imports, currentFiles(), memo)) return null;
+      // Only a moved entry's are kept: when the file set changed, every entry is checked, and memory stays flat.
+      if (moved) return { file, from, blob, movedImports: imports };
     }
     return { file, from, blob };
   };
