@@ -64,7 +64,7 @@ interface ParsedFlags {
   key: string;
 }
 
-export function parseFlags(flags: string): ParsedFlags {
+function parseFlags(flags: string): ParsedFlags {
   const match = /^(?:-(\w), )?--([\w-]+)(?: <\w+>)?$/.exec(flags);
   if (!match) throw new Error(`unsupported option flags: ${flags}`);
   const long = match[2] as string;

@@ -233,7 +233,7 @@ export function matchingSymbols(
 ): MatchedSymbol[] {
   const out: MatchedSymbol[] = [];
   const mayHold = mayHoldAny(wanted);
-  const holds = (text: string, tokens: (text: string) => readonly string[]) => mayHold(text) && tokens(text).some((t) => wanted.has(t));
+  const holds = (text: string, tokenise: (text: string) => readonly string[]) => mayHold(text) && tokenise(text).some((t) => wanted.has(t));
   for (const symbol of symbols) {
     if (type && type !== 'file' && symbol.kind !== type) continue;
     const nameHit = holds(symbol.name, tokensOf.name);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RepoIndex } from '../../src/index/types.js';
+import type { CodeSymbol, RepoIndex } from '../../src/index/types.js';
 import type { LoadedIndex } from '../../src/search/load.js';
+import { Tokenizer } from '../../src/search/profileTokens.js';
+import { matchingSymbols } from '../../src/search/search.js';
 import { fileOutline, findSymbol } from '../../src/search/symbols.js';
 
 const sym = (kind: string, name: string, ast_path: string, start_line: number, end_line: number, doc?: string) => ({ kind, name, ast_path, start_line, end_line, ...(doc ? { doc } : {}) });
@@ -98,5 +100,21 @@ describe('finding where a symbol is defined', () => {
   it('rejects an unknown kind and an empty name with a clear message', () => {
     expect(() => findSymbol([CACHE], 'get', { kind: 'lambda' })).toThrow('unknown symbol kind "lambda"');
     expect(() => findSymbol([CACHE], '  ')).toThrow('find_symbol needs a name');
+  });
+});
+
+describe('a result\'s matching symbols', () => {
+  const tokenizer = new Tokenizer();
+  const tokensOf = { name: (name: string) => tokenizer.text(name), doc: (doc: string) => tokenizer.text(doc) };
+  const symbol = (name: string, doc?: string): CodeSymbol => ({ kind: 'function', name, ast_path: name, start_line: 1, end_line: 2, ...(doc ? { doc } : {}) });
+  const matching = (query: string, symbols: CodeSymbol[]) => matchingSymbols(symbols, new Set(tokenizer.text(query)), undefined, tokensOf).map((s) => s.name);
+
+  it('are found where a word is plural, run together, written with digits or only in the doc comment', () => {
+    const symbols = [symbol('getEntries'), symbol('parse_http'), symbol('base64Encode'), symbol('run', 'Retries the request.'), symbol('unrelated')];
+    expect(matching('entry', symbols)).toEqual(['getEntries']);
+    expect(matching('parsehttp', symbols)).toEqual(['parse_http']);
+    expect(matching('base', symbols)).toEqual(['base64Encode']);
+    expect(matching('retries', symbols)).toEqual(['run']);
+    expect(matching('cache', symbols)).toEqual([]);
   });
 });
