@@ -202,7 +202,7 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
   t = performance.now();
   const loaded = await loadIndexes(indexes);
   const loadMs = performance.now() - t;
-  const files = loaded.indexes.reduce((n, l) => n + (l.packed ? l.packed.fieldIndex.size : l.index.file_summaries.length), 0);
+  const files = loaded.indexes.reduce((n, l) => n + (l.packed ? l.packed.size : l.index.file_summaries.length), 0);
   const corpus = new SearchCorpus(loaded.indexes);
   t = performance.now();
   search(corpus, { query: queries[0] as string, maxResults: 10, scorer: o.scorer });
@@ -226,7 +226,7 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
   // An agent's folder of many small indexes: cold CLI searches across all of them.
   const small = ensureSmallIndexes(options.quick ? 20 : 70);
   const smallLoaded = await loadIndexes(small.indexes);
-  const smallFiles = smallLoaded.indexes.reduce((n, l) => n + (l.packed ? l.packed.fieldIndex.size : l.index.file_summaries.length), 0);
+  const smallFiles = smallLoaded.indexes.reduce((n, l) => n + (l.packed ? l.packed.size : l.index.file_summaries.length), 0);
   const smallPairs = await coldRuns(queries.map((q) => cliRun(small.indexes, q)));
   const smallCold = smallPairs.map(([, run]) => run);
   const nodeStart = [...coldPairs, ...smallPairs].map(([node]) => node);

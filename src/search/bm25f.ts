@@ -114,10 +114,29 @@ export interface RankInput {
   related?: ReadonlyMap<number, number>;
 }
 
-/** One repository's field index; its documents are numbered from `base` in the corpus. */
+/**
+ * A field index; its documents are numbered from `base` in the corpus. Most segments are one repository's
+ * index; a folder's combined pack is one segment over several, each a `part`: the statistics a repository's
+ * own index would give (mean field lengths, the structural priors' maxima) are kept per part, so a folder ranks
+ * the same whether it is read index by index or combined.
+ */
 export interface Segment {
   index: FieldIndex;
   base: number;
+  /** The repository indexes the segment joins, in document order; absent for one repository's index. */
+  parts?: readonly SegmentPart[];
+}
+
+/** One repository index within a segment: documents `[start, start + size)`, and their mean field lengths. */
+export interface SegmentPart {
+  start: number;
+  size: number;
+  avgLength: Float64Array;
+}
+
+/** A segment's parts: the whole index when it is one repository's. */
+function partsOf({ index, parts }: Segment): readonly SegmentPart[] {
+  return parts ?? [{ start: 0, size: index.size, avgLength: index.avgLength }];
 }
 
 export interface Ranked {
@@ -144,10 +163,11 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
   const stats = corpusStats(segments, input.terms);
   const asked = askedRoles([...input.terms, ...input.targetName]);
   const best = new Best(limit, (doc) => {
-    const segment = segments[segmentAt(segments, doc)] as Segment;
+    const segment = holderOf(segments, doc, (s) => s.base);
     return segment.index.paths.at(doc - segment.base);
   });
-  for (const { index, base } of segments) {
+  for (const segment of segments) {
+    const { index, base } = segment;
     const n = index.size;
     const score = textScores(index, stats, params);
     addLift(index, score, params);
@@ -158,7 +178,7 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
         if (d >= 0 && d < n) score.add(d, params.relationship * weight);
       }
     }
-    const prior = priorOf(index, input, asked, params);
+    const prior = priorOf(index, partsOf(segment), input, asked, params);
     for (const d of score.docs) {
       const raw = score.value[d] as number;
       // NaN too: a damaged search pack must never put a document in the answer.
@@ -169,16 +189,16 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
   return best.ranked();
 }
 
-/** The segment holding corpus document `doc`: segments are in order of their bases. */
-function segmentAt(segments: readonly Segment[], doc: number): number {
+/** The last of `items`, in order of where they start, that starts at or before `at`: the one holding it. */
+export function holderOf<T>(items: readonly T[], at: number, startOf: (item: T) => number): T {
   let lo = 0;
-  let hi = segments.length - 1;
+  let hi = items.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
-    if ((segments[mid] as Segment).base <= doc) lo = mid;
+    if (startOf(items[mid] as T) <= at) lo = mid;
     else hi = mid - 1;
   }
-  return lo;
+  return items[lo] as T;
 }
 
 /**
@@ -258,9 +278,9 @@ export interface CorpusStats {
 export function corpusStats(segments: readonly Segment[], terms: readonly string[]): CorpusStats {
   let n = 0;
   const avgLength = new Float64Array(FIELDS.length);
-  for (const { index } of segments) {
-    n += index.size;
-    for (let f = 0; f < FIELDS.length; f++) avgLength[f] = (avgLength[f] as number) + (index.avgLength[f] as number) * index.size;
+  for (const part of segments.flatMap(partsOf)) {
+    n += part.size;
+    for (let f = 0; f < FIELDS.length; f++) avgLength[f] = (avgLength[f] as number) + (part.avgLength[f] as number) * part.size;
   }
   for (let f = 0; f < FIELDS.length; f++) avgLength[f] = n ? (avgLength[f] as number) / n : 0;
   const out: CorpusStats['terms'] = [];
@@ -402,8 +422,8 @@ function addLift(index: FieldIndex, score: Scores, params: Bm25fParams): void {
  * The prior of a segment's document: role, prose, centrality, size and language multipliers. Centrality and
  * size do not depend on the query, so they are computed once per field index and weights.
  */
-export function priorOf(index: FieldIndex, input: RankInput, asked: ReadonlySet<FileRole>, params: Bm25fParams): (d: number) => number {
-  const structural = structuralPriors(index, params.centrality, params.size);
+export function priorOf(index: FieldIndex, parts: readonly SegmentPart[], input: RankInput, asked: ReadonlySet<FileRole>, params: Bm25fParams): (d: number) => number {
+  const structural = structuralPriors(index, parts, params.centrality, params.size);
   const proseAsked = asked.has('docs') || asked.has('config');
   const roleFactor = ROLES.map((role) => (asked.has(role) ? 1 : (params.roles[role] ?? 1)));
   const language = input.targetLanguage ? index.languages.indexOf(input.targetLanguage) : -1;
@@ -416,20 +436,24 @@ export function priorOf(index: FieldIndex, input: RankInput, asked: ReadonlySet<
 }
 
 /**
- * (1 + centrality * ln(1 + importers) / ln(1 + most importers)) * (1 + size * ln(1 + lines) / ln(1 + most lines)),
- * worked out for the documents asked about; the maxima, which need the whole segment, once per field index.
+ * (1 + centrality * ln(1 + importers) / ln(1 + most importers in the repository)) * (1 + size * ln(1 + lines) /
+ * ln(1 + most lines in the repository)), worked out for the documents asked about; the maxima, which need the
+ * whole of each part, once per field index.
  */
-function structuralPriors(index: FieldIndex, centrality: number, size: number): (d: number) => number {
-  const { logMaxImporters, logMaxLines } = index.memo('structural-maxima', () => {
-    let maxImporters = 0;
-    let maxLines = 0;
-    for (let d = 0; d < index.size; d++) {
-      maxImporters = Math.max(maxImporters, (index.importerStart[d + 1] as number) - (index.importerStart[d] as number));
-      maxLines = Math.max(maxLines, index.linesOfCode[d] as number);
-    }
-    return { logMaxImporters: Math.log1p(maxImporters) || 1, logMaxLines: Math.log1p(maxLines) || 1 };
-  });
+function structuralPriors(index: FieldIndex, parts: readonly SegmentPart[], centrality: number, size: number): (d: number) => number {
+  const maxima = index.memo('structural-maxima', () =>
+    parts.map(({ start, size: count }) => {
+      let maxImporters = 0;
+      let maxLines = 0;
+      for (let d = start; d < start + count; d++) {
+        maxImporters = Math.max(maxImporters, (index.importerStart[d + 1] as number) - (index.importerStart[d] as number));
+        maxLines = Math.max(maxLines, index.linesOfCode[d] as number);
+      }
+      return { start, logMaxImporters: Math.log1p(maxImporters) || 1, logMaxLines: Math.log1p(maxLines) || 1 };
+    }),
+  );
   return (d) => {
+    const { logMaxImporters, logMaxLines } = holderOf(maxima, d, (m) => m.start);
     const importers = (index.importerStart[d + 1] as number) - (index.importerStart[d] as number);
     return (1 + (centrality * Math.log1p(importers)) / logMaxImporters) * (1 + (size * Math.log1p(Math.max(0, index.linesOfCode[d] as number))) / logMaxLines);
   };

@@ -4,7 +4,7 @@
  * read from the index's search pack when it has one; DeepCode's scorer sees every profile with its token set.
  */
 import type { FileSummary } from '../index/types.js';
-import type { Segment } from './bm25f.js';
+import { holderOf, type Segment, type SegmentPart } from './bm25f.js';
 import { searchableTokens } from './deepcodeScore.js';
 import { FieldIndex, type IndexedDoc } from './fieldIndex.js';
 import type { LoadedIndex } from './load.js';
@@ -24,11 +24,16 @@ export interface SearchDoc {
   searchable: Set<string>;
 }
 
-interface CorpusSegment extends Segment {
+/** One repository index's documents in a segment. */
+interface CorpusPart extends SegmentPart {
   loaded: LoadedIndex;
   repo: string;
   /** Profiles in field-index order, when the index is in memory (not read from a pack). */
   files: readonly FileSummary[] | null;
+}
+
+interface CorpusSegment extends Segment {
+  parts: CorpusPart[];
 }
 
 export class SearchCorpus {
@@ -53,25 +58,35 @@ export class SearchCorpus {
   }
 
   /**
-   * BM25F's statistics, one segment per index: field postings, lengths, document frequencies, the import
-   * graph. Read from the index's search pack when it has one, else built here once. Skipped files are left
-   * out: a skipped file has nothing to recommend it.
+   * BM25F's statistics, one segment per field index: field postings, lengths, document frequencies, the import
+   * graph. Read from the index's search pack when it has one, else built here once; the indexes of a folder's
+   * combined pack share one segment, a part each. Skipped files are left out: a skipped file has nothing to
+   * recommend it.
    */
   get segments(): readonly CorpusSegment[] {
     if (!this.segmentsCache) {
+      const segments: CorpusSegment[] = [];
       let base = 0;
-      this.segmentsCache = this.indexes.map((loaded) => {
-        let segment: CorpusSegment;
-        if (loaded.packed) {
-          segment = { loaded, repo: loaded.packed.repoName, index: loaded.packed.fieldIndex, base, files: null };
+      for (const loaded of this.indexes) {
+        const { packed } = loaded;
+        if (packed) {
+          const part: CorpusPart = { loaded, repo: packed.repoName, start: packed.start, size: packed.size, avgLength: packed.avgLength, files: null };
+          const last = segments[segments.length - 1];
+          if (last?.index === packed.fieldIndex) {
+            last.parts.push(part);
+            continue;
+          }
+          segments.push({ index: packed.fieldIndex, base, parts: [part] });
+          base += packed.fieldIndex.size;
         } else {
           const repo = loaded.index.repo_name;
           const files = loaded.index.file_summaries.filter(isSearchable);
-          segment = { loaded, repo, index: FieldIndex.build(files.map((file) => ({ repo, file }))), base, files };
+          const index = FieldIndex.build(files.map((file) => ({ repo, file })));
+          segments.push({ index, base, parts: [{ loaded, repo, start: 0, size: index.size, avgLength: index.avgLength, files }] });
+          base += index.size;
         }
-        base += segment.index.size;
-        return segment;
-      });
+      }
+      this.segmentsCache = segments;
     }
     return this.segmentsCache;
   }
@@ -85,14 +100,7 @@ export class SearchCorpus {
   /** The segment holding corpus document `d`, and `d`'s number in it. */
   private locate(d: number): { segment: CorpusSegment; local: number } {
     const segments = this.segments;
-    let lo = 0;
-    let hi = segments.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if ((segments[mid] as CorpusSegment).base <= d) lo = mid;
-      else hi = mid - 1;
-    }
-    const segment = segments[lo];
+    const segment = segments.length ? holderOf(segments, d, (s) => s.base) : undefined;
     if (!segment || d < segment.base || d >= segment.base + segment.index.size) throw new RangeError(`no document ${d}`);
     return { segment, local: d - segment.base };
   }
@@ -100,9 +108,10 @@ export class SearchCorpus {
   /** Corpus document `d`'s repository and profile. */
   doc(d: number): IndexedDoc {
     const { segment, local } = this.locate(d);
-    const file = segment.files ? segment.files[local] : segment.loaded.packed?.profile(local);
+    const part = holderOf(segment.parts, local, (p) => p.start);
+    const file = part.files ? part.files[local - part.start] : part.loaded.packed?.profile(local - part.start);
     if (!file) throw new RangeError(`no document ${d}`);
-    return { repo: segment.repo, file };
+    return { repo: part.repo, file };
   }
 
   /** Whether corpus document `d` holds a token in any field, without reading its profile. */
@@ -121,8 +130,11 @@ export class SearchCorpus {
   docNumber(repo: string, filePath: string): number | undefined {
     if (!this.docNumbers) {
       this.docNumbers = new Map();
-      for (const segment of this.segments) {
-        segment.index.paths.all().forEach((p, d) => this.docNumbers?.set(`${segment.repo}\0${p}`, segment.base + d));
+      for (const { index, base, parts } of this.segments) {
+        const paths = index.paths.all();
+        for (const { repo, start, size } of parts) {
+          for (let d = start; d < start + size; d++) this.docNumbers.set(`${repo}\0${paths[d]}`, base + d);
+        }
       }
     }
     return this.docNumbers.get(`${repo}\0${filePath}`);

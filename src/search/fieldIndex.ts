@@ -12,7 +12,7 @@
 import { detectLanguage, isCodeLanguage } from '../extract/languages.js';
 import type { FileRole, FileSummary } from '../index/types.js';
 import { FIELD_COUNT, Tokenizer, fieldTokens, splitPath, testedStems } from './profileTokens.js';
-import { termTableOf, type TermTable } from './termTable.js';
+import { termTableOf, type EncodedTerms, type TermTable } from './termTable.js';
 
 export { FIELDS, FIELD_COUNT, type FieldName } from './profileTokens.js';
 
@@ -286,6 +286,125 @@ export class FieldIndexBuilder {
       ...importGraph(this.links),
     };
   }
+}
+
+/**
+ * One field index over several, their documents one after another (the second's document 0 is the first's
+ * size, and so on): what a folder's combined search pack holds. Every term's postings are its postings in each
+ * part in turn, renumbered, so a term's documents stay in order and each keeps its own counts, lengths and
+ * import edges. The mean field lengths are the combined documents' own; a ranker that must see each part as
+ * its own repository keeps the parts' means beside it (bm25f's `SegmentPart`).
+ */
+export function combineFieldIndexes(parts: readonly FieldIndex[]): FieldIndexData {
+  const bases: number[] = [];
+  let n = 0;
+  for (const part of parts) {
+    bases.push(n);
+    n += part.size;
+  }
+  // Every part's terms, numbered in the combined sorted list: `ids[p][t]` is part p's term t there.
+  const encoded = parts.map((part) => part.terms.encode());
+  const numbers = new Map<string, number>();
+  const partTerms = encoded.map(({ bytes, starts }) => {
+    // Terms are ASCII (termTable.ts): one latin1 string per part, cut term by term.
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    const list: string[] = [];
+    for (let t = 0; t + 1 < starts.length; t++) {
+      const term = text.slice(starts[t], starts[t + 1]);
+      if (!numbers.has(term)) numbers.set(term, numbers.size);
+      list.push(term);
+    }
+    return list;
+  });
+  const terms = [...numbers.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (let i = 0; i < terms.length; i++) numbers.set(terms[i] as string, i);
+  const ids = partTerms.map((list) => Int32Array.from(list, (term) => numbers.get(term) as number));
+  const df = new Int32Array(terms.length);
+  const postingStart = new Int32Array(terms.length + 1);
+  for (let p = 0; p < parts.length; p++) {
+    const part = encoded[p] as EncodedTerms;
+    const partIds = ids[p] as Int32Array;
+    for (let t = 0; t < partIds.length; t++) {
+      const id = partIds[t] as number;
+      df[id] = (df[id] as number) + (part.df[t] as number);
+      postingStart[id + 1] = (postingStart[id + 1] as number) + (part.postingStart[t + 1] as number) - (part.postingStart[t] as number);
+    }
+  }
+  for (let i = 0; i < terms.length; i++) postingStart[i + 1] = (postingStart[i + 1] as number) + (postingStart[i] as number);
+  // Parts in order, so a term's postings are its postings in each part in turn, documents renumbered.
+  const postings = new Int32Array(postingStart[terms.length] as number);
+  const next = postingStart.slice(0, terms.length);
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p] as FieldIndex;
+    const values = part.postings.read(0, part.postings.length);
+    const starts = (encoded[p] as EncodedTerms).postingStart;
+    const partIds = ids[p] as Int32Array;
+    const base = bases[p] as number;
+    for (let t = 0; t < partIds.length; t++) {
+      const id = partIds[t] as number;
+      let at = next[id] as number;
+      for (let j = starts[t] as number, end = starts[t + 1] as number; j + 1 < end; j += 2) {
+        postings[at++] = (values[j] as number) + base;
+        postings[at++] = values[j + 1] as number;
+      }
+      next[id] = at;
+    }
+  }
+  const lengths = new Float32Array(FIELD_COUNT * n);
+  const avgLength = new Float64Array(FIELD_COUNT);
+  parts.forEach((part, p) => {
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      lengths.set(part.lengths.subarray(f * part.size, (f + 1) * part.size), f * n + (bases[p] as number));
+      avgLength[f] = (avgLength[f] as number) + (part.avgLength[f] as number) * part.size;
+    }
+  });
+  for (let f = 0; f < FIELD_COUNT; f++) avgLength[f] = n ? (avgLength[f] as number) / n : 0;
+  const repoIds = new Map<string, number>();
+  const languageIds = new Map<string, number>();
+  const renumbered = (ids: Map<string, number>, names: readonly string[], of: Int32Array) => Int32Array.from(of, (id) => intern(ids, names[id] ?? ''));
+  const concat = <T extends Int32Array | Uint8Array>(make: (length: number) => T, arrays: readonly T[]): T => {
+    const out = make(arrays.reduce((sum, a) => sum + a.length, 0));
+    let at = 0;
+    for (const a of arrays) {
+      out.set(a, at);
+      at += a.length;
+    }
+    return out;
+  };
+  const edges = (starts: (part: FieldIndex) => Int32Array, targets: (part: FieldIndex) => Int32Array) => {
+    const start = new Int32Array(n + 1);
+    const all: Int32Array[] = [];
+    let offset = 0;
+    parts.forEach((part, p) => {
+      const base = bases[p] as number;
+      const own = starts(part);
+      for (let d = 0; d < part.size; d++) start[base + d] = offset + (own[d] as number);
+      all.push(targets(part).map((t) => t + base));
+      offset += targets(part).length;
+    });
+    start[n] = offset;
+    return { start, targets: concat((length) => new Int32Array(length), all) };
+  };
+  const imports = edges((part) => part.importStart, (part) => part.importTargets);
+  const importers = edges((part) => part.importerStart, (part) => part.importerSources);
+  return {
+    terms: termTableOf(terms, df, postingStart),
+    postings: postingsInMemory(postings),
+    lengths,
+    avgLength,
+    repoOf: concat((length) => new Int32Array(length), parts.map((part) => renumbered(repoIds, part.repos, part.repoOf))),
+    repos: [...repoIds.keys()],
+    paths: stringList(parts.flatMap((part) => part.paths.all())),
+    roles: concat((length) => new Uint8Array(length), parts.map((part) => part.roles)),
+    languageOf: concat((length) => new Int32Array(length), parts.map((part) => renumbered(languageIds, part.languages, part.languageOf))),
+    languages: [...languageIds.keys()],
+    isCode: concat((length) => new Uint8Array(length), parts.map((part) => part.isCode)),
+    linesOfCode: concat((length) => new Int32Array(length), parts.map((part) => part.linesOfCode)),
+    importStart: imports.start,
+    importTargets: imports.targets,
+    importerStart: importers.start,
+    importerSources: importers.targets,
+  };
 }
 
 /** What the import graph needs of a document. */

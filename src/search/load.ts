@@ -19,7 +19,8 @@ import { CodeRagError } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
 import { FieldIndex, FieldIndexBuilder } from './fieldIndex.js';
 import { indexedStateOf, readTrailingMetadata, type IndexedState } from './freshness.js';
-import { packPathFor, profileRangesOf, readPack, summaryRanges, writePack, type PackContents, type PackSource } from './pack.js';
+import { folderPackPath, readFolderPack, worthCombining, writeFolderPack, type FolderFile, type FolderMember, type FolderPack } from './folderPack.js';
+import { packPathFor, profileRangesOf, readPack, summaryRanges, writePack, type PackContents, type PackSource, type ProfileRanges } from './pack.js';
 
 export interface LoadedIndex {
   /** The file's name without `.json`: DeepCode's key for an index. */
@@ -36,9 +37,27 @@ export interface PackedIndex {
   /** What freshness checks need of the index's metadata, kept in the pack: no search reads the index for it. */
   indexed: IndexedState | null;
   relationships: FileRelationship[];
+  /**
+   * The field index holding this index's documents, `size` of them from `start` on: the index's own (from 0),
+   * or the one its folder's combined pack shares among all its indexes (folderPack.ts).
+   */
   fieldIndex: FieldIndex;
-  /** The profile of the field index's document `d`. */
+  start: number;
+  size: number;
+  /** This index's own mean field lengths. */
+  avgLength: Float64Array;
+  /** The profile of this index's document `d` (the field index's document `start + d`). */
   profile(d: number): FileSummary;
+  /** Where each of this index's profiles sits in its file, as [start, end) pairs. */
+  profileRanges(): Float64Array;
+}
+
+/** What a LoadedIndex is answered from: a pack's field index and profile ranges, and the index's facts. */
+interface PackView extends Pick<PackedIndex, 'repoName' | 'indexed' | 'relationships' | 'fieldIndex' | 'start' | 'size' | 'avgLength'> {
+  /** Ranges of every document of the field index, this index's from `start` on. */
+  ranges: ProfileRanges;
+  /** The pack file, dropped when it turns out not to match the index. */
+  packFile: string;
 }
 
 export interface LoadResult {
@@ -66,24 +85,30 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     if (error instanceof CodeRagError) throw error;
     throw new CodeRagError(`indexes folder not found: ${dir}`, { cause: error, hint: 'run `coderag index <repo>` first, or pass --indexes <dir>' });
   }
-  const indexes: LoadedIndex[] = [];
+  names = names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
+  const files = usePacks ? folderFiles(dir, names) : null;
   const warnings: string[] = [];
-  for (const name of names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort()) {
+  if (files) {
+    const folder = readFolderPack(dir, files);
+    if (folder.status === 'fresh') return { indexes: folder.pack.members.map((member) => memberIndex(dir, member, folder.pack)), warnings };
+    if (folder.status === 'corrupt') warnings.push(`the combined search file of ${dir} was damaged (${folder.problem}); reading the indexes one by one`);
+  }
+  const warnedBefore = warnings.length;
+  const indexes: LoadedIndex[] = [];
+  for (const [i, name] of names.entries()) {
     const file = path.join(dir, name);
     const key = name.slice(0, -'.json'.length);
-    let source: PackSource | null = null;
-    if (usePacks) {
+    const source = files?.[i] ?? null;
+    if (source) {
       try {
-        const info = statSync(file);
-        source = { size: info.size, mtimeMs: info.mtimeMs };
         const read = readPack(file, source);
         if (read.status === 'fresh') {
-          indexes.push(packedIndex(key, file, read.pack));
+          indexes.push(packedIndex(key, file, { ...read.pack, start: 0, size: read.pack.fieldIndex.size, avgLength: read.pack.fieldIndex.avgLength, ranges: read.pack.profileRanges, packFile: packPathFor(file) }));
           continue;
         }
         if (read.status === 'corrupt') warnings.push(`the search file of ${name} was damaged (${read.problem}); rebuilt it from the index`);
       } catch {
-        source = null;
+        // Read the JSON below.
       }
     }
     let bytes: Buffer;
@@ -117,7 +142,43 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     }
     indexes.push(loaded);
   }
+  // A folder read index by index without a word to say about it is combined for the next search.
+  if (files && warnings.length === warnedBefore) combineFolder(dir, files, indexes);
   return { indexes, warnings };
+}
+
+/** The folder's `.json` files with their sizes and modification times; null when one cannot be read. */
+function folderFiles(dir: string, names: readonly string[]): FolderFile[] | null {
+  try {
+    return names.map((name) => {
+      const info = statSync(path.join(dir, name));
+      return { name, size: info.size, mtimeMs: info.mtimeMs };
+    });
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the folder's combined pack when its indexes are all packed and worth combining. */
+function combineFolder(dir: string, files: readonly FolderFile[], indexes: readonly LoadedIndex[]): void {
+  const packs = indexes.map((loaded) => loaded.packed);
+  if (!packs.every((p): p is PackedIndex => p !== undefined && p.start === 0 && p.size === p.fieldIndex.size)) return;
+  if (!worthCombining(packs.map((p) => p.size))) return;
+  writeFolderPack(
+    dir,
+    files,
+    indexes.map((loaded, i) => {
+      const p = packs[i] as PackedIndex;
+      return { name: path.basename(loaded.file), repoName: p.repoName, indexed: p.indexed, relationships: p.relationships, fieldIndex: p.fieldIndex, profileRanges: p.profileRanges() };
+    }),
+  );
+}
+
+/** A LoadedIndex answered by the folder's combined pack. */
+function memberIndex(dir: string, member: FolderMember, pack: FolderPack): LoadedIndex {
+  const file = path.join(dir, member.name);
+  const key = member.name.slice(0, -'.json'.length);
+  return packedIndex(key, file, { ...member, fieldIndex: pack.fieldIndex, ranges: pack.profileRanges, packFile: folderPackPath(dir) });
 }
 
 /** Where an index just written put what its search pack needs, so the pack is built without parsing the file. */
@@ -152,6 +213,15 @@ export async function prepareSearchPack(indexFile: string, layout?: WrittenLayou
   if (repoIndexProblem(parsed)) return false;
   const written = normalizeRepoIndex(parsed as Record<string, unknown>, path.basename(indexFile, '.json'));
   return packIndex(indexFile, { size: info.size, mtimeMs: info.mtimeMs }, written, bytes, true) !== null;
+}
+
+/**
+ * Readies an indexes folder for the next search after indexes were written into it: loading it writes the
+ * folder's combined pack when its indexes are worth combining (folderPack.ts), and does nothing more when the
+ * pack is current. What a load would warn about is left for the search to say.
+ */
+export async function prepareFolderPack(dir: string): Promise<void> {
+  await loadIndexes(dir);
 }
 
 /** Packs an index file read entry by entry through `layout`'s ranges; false when an entry is no profile. */
@@ -200,20 +270,31 @@ function packIndex(file: string, source: PackSource, index: RepoIndex, bytes: Bu
   });
   const fieldIndex = FieldIndex.build(profiled.map((f) => ({ repo: index.repo_name, file: f })));
   const indexed = indexedStateOf(index.analysis_metadata);
+  const ownRanges = Float64Array.from(profileRanges);
   const contents: PackContents = {
     repoName: index.repo_name,
     indexed,
     totalFiles: index.total_files,
     relationships: index.relationships,
     fieldIndex,
-    profileRanges: profileRangesOf(Float64Array.from(profileRanges)),
+    profileRanges: profileRangesOf(ownRanges),
   };
   if (!writePack(file, source, contents) && mustWrite) return null;
-  return { repoName: index.repo_name, indexed, relationships: index.relationships, fieldIndex, profile: (d) => profiled[d] as FileSummary };
+  return {
+    repoName: index.repo_name,
+    indexed,
+    relationships: index.relationships,
+    fieldIndex,
+    start: 0,
+    size: fieldIndex.size,
+    avgLength: fieldIndex.avgLength,
+    profile: (d) => profiled[d] as FileSummary,
+    profileRanges: () => ownRanges,
+  };
 }
 
 /** A LoadedIndex answered by a pack: the whole index and single profiles are read from the JSON on demand. */
-function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex {
+function packedIndex(key: string, file: string, pack: PackView): LoadedIndex {
   let whole: RepoIndex | null = null;
   const wholeIndex = (): RepoIndex => {
     if (!whole) {
@@ -224,11 +305,11 @@ function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex
     }
     return whole;
   };
-  const paths = pack.fieldIndex.paths;
+  const { fieldIndex, start, size, ranges } = pack;
   const profile = (d: number): FileSummary => {
-    if (!(d >= 0 && d < paths.length)) throw new RangeError(`no document ${d} in ${file}`);
-    const filePath = paths.at(d);
-    const range = pack.profileRanges.at(d);
+    if (!(d >= 0 && d < size)) throw new RangeError(`no document ${d} in ${file}`);
+    const filePath = fieldIndex.paths.at(start + d);
+    const range = ranges.at(start + d);
     const found = range ? readProfile(file, range[0], range[1], key) : null;
     if (found && found.file_path === filePath) return found;
     // The index changed since its pack was read (or the pack's ranges were damaged): look in the whole file.
@@ -237,7 +318,7 @@ function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex
       // The pack names a file the index does not hold (a damaged pack, or a stale one): drop it, so the next
       // load rebuilds it from the JSON.
       try {
-        rmSync(packPathFor(file), { force: true });
+        rmSync(pack.packFile, { force: true });
       } catch {
         // An unwritable folder: the pack stays, and so does this message.
       }
@@ -252,7 +333,17 @@ function packedIndex(key: string, file: string, pack: PackContents): LoadedIndex
       return wholeIndex();
     },
     // The pack's header carries the relationships unchecked; normalising drops any a damaged header mangled.
-    packed: { repoName: pack.repoName, indexed: pack.indexed, relationships: normalizeRepoIndex({ relationships: pack.relationships }, key).relationships, fieldIndex: pack.fieldIndex, profile },
+    packed: {
+      repoName: pack.repoName,
+      indexed: pack.indexed,
+      relationships: normalizeRepoIndex({ relationships: pack.relationships }, key).relationships,
+      fieldIndex,
+      start,
+      size,
+      avgLength: pack.avgLength,
+      profile,
+      profileRanges: () => ranges.all().subarray(2 * start, 2 * (start + size)),
+    },
   };
   return loaded;
 }

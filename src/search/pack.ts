@@ -85,13 +85,9 @@ interface Section {
   count?: number;
 }
 
-interface Header {
+/** A pack's header: its sections, and the facts of what it packs (an index's, or a folder's: see folderPack.ts). */
+interface Header extends Record<string, unknown> {
   version: number;
-  source: PackSource;
-  repoName: string;
-  indexed: IndexedState | null;
-  totalFiles: number;
-  relationships: FileRelationship[];
   /** Terms in the term blocks. */
   termCount: number;
   sections: Section[];
@@ -133,9 +129,9 @@ export function packPathFor(indexFile: string): string {
  * A pack as the pieces written one after another: the prefix and header, then each section. The sections are
  * the field index's own arrays, not copies, so writing a 50,000-file pack costs no second copy of its postings.
  */
-function packPieces(source: PackSource, contents: PackContents): Uint8Array[] {
+function packPieces(facts: Record<string, unknown>, { fieldIndex, profileRanges }: Pick<PackBody, 'fieldIndex' | 'profileRanges'>): Uint8Array[] {
   const blobs: Array<{ name: string; kind: ArrayKind; data: Uint8Array; count?: number }> = [];
-  const data = contents.fieldIndex as unknown as Record<string, unknown>;
+  const data = fieldIndex as unknown as Record<string, unknown>;
   for (const [name, kind] of ARRAYS) {
     const value = data[name];
     if (kind === 'strings') {
@@ -143,18 +139,18 @@ function packPieces(source: PackSource, contents: PackContents): Uint8Array[] {
       blobs.push({ name, kind, data: Buffer.from(list.join(STRING_SEPARATOR), 'utf8'), count: list.length });
     } else blobs.push({ name, kind, data: bytesOf(value as TypedArray) });
   }
-  const terms = termBlocksOf(contents.fieldIndex.terms.encode());
+  const terms = termBlocksOf(fieldIndex.terms.encode());
   blobs.push({ name: 'termKeyBytes', kind: 'u8', data: terms.keyBytes });
   blobs.push({ name: 'termKeyStarts', kind: 'i32', data: bytesOf(terms.keyStarts) });
   blobs.push({ name: 'termBlockOffsets', kind: 'i32', data: bytesOf(terms.offsets) });
-  const paths = contents.fieldIndex.paths.all().map((p) => Buffer.from(p, 'utf8'));
+  const paths = fieldIndex.paths.all().map((p) => Buffer.from(p, 'utf8'));
   const pathStarts = new Int32Array(paths.length + 1);
   paths.forEach((p, i) => (pathStarts[i + 1] = (pathStarts[i] as number) + p.byteLength));
   blobs.push({ name: 'pathStarts', kind: 'i32', data: bytesOf(pathStarts) });
   blobs.push({ name: 'termBlocks', kind: 'u8', data: terms.blocks });
   blobs.push({ name: 'pathBytes', kind: 'u8', data: Buffer.concat(paths) });
-  blobs.push({ name: 'profileRanges', kind: 'f64', data: bytesOf(contents.profileRanges.all()) });
-  const postings = contents.fieldIndex.postings;
+  blobs.push({ name: 'profileRanges', kind: 'f64', data: bytesOf(profileRanges.all()) });
+  const postings = fieldIndex.postings;
   blobs.push({ name: POSTINGS, kind: 'i32', data: bytesOf(postings.read(0, postings.length)) });
   const sections: Section[] = [];
   let offset = 0;
@@ -164,17 +160,7 @@ function packPieces(source: PackSource, contents: PackContents): Uint8Array[] {
     if (!LAZY.some(([name]) => name === blob.name)) bodyCrc32 = sectionCrc32(blob.data, bodyCrc32);
     offset = align(offset + blob.data.byteLength);
   }
-  const header: Header = {
-    version: PACK_VERSION,
-    source: { size: source.size, mtimeMs: source.mtimeMs },
-    repoName: contents.repoName,
-    indexed: contents.indexed,
-    totalFiles: contents.totalFiles,
-    relationships: contents.relationships,
-    termCount: contents.fieldIndex.terms.length,
-    sections,
-    bodyCrc32,
-  };
+  const header: Header = { version: PACK_VERSION, ...facts, termCount: fieldIndex.terms.length, sections, bodyCrc32 };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
   prefix.write(MAGIC, 0, 'latin1');
@@ -190,10 +176,18 @@ function padding(length: number): Uint8Array {
 }
 
 /**
- * What reading a pack found: its contents; `stale` when it belongs to another version of the index file or of
+ * What reading a pack found: its contents; `stale` when it belongs to another version of what it packs or of
  * this format (normal after re-indexing or upgrading, rebuilt quietly); `corrupt` when its bytes make no sense.
  */
-export type PackRead = { status: 'fresh'; pack: PackContents } | { status: 'missing' | 'stale' } | { status: 'corrupt'; problem: string };
+export type Read<T> = { status: 'fresh'; pack: T } | { status: 'missing' | 'stale' } | { status: 'corrupt'; problem: string };
+export type PackRead = Read<PackContents>;
+
+/** A pack as read: its header's facts about what it packs, its field index, where each profile sits. */
+export interface PackBody {
+  facts: Record<string, unknown>;
+  fieldIndex: FieldIndex;
+  profileRanges: ProfileRanges;
+}
 
 /**
  * Reads the pack beside an index file, if there is one for this exact file. A fresh pack larger than its first
@@ -202,21 +196,50 @@ export type PackRead = { status: 'fresh'; pack: PackContents } | { status: 'miss
  * this one readable and whole.
  */
 export function readPack(indexFile: string, source: PackSource): PackRead {
+  const currency = (facts: Record<string, unknown>): Currency => {
+    const recorded = facts.source as Partial<PackSource> | null | undefined;
+    if (typeof recorded !== 'object' || recorded === null) return 'misshapen';
+    return recorded.size === source.size && recorded.mtimeMs === source.mtimeMs ? 'current' : 'stale';
+  };
+  return readPackFile(packPathFor(indexFile), currency, ({ facts, fieldIndex, profileRanges }) => {
+    if (!Array.isArray(facts.relationships) || typeof facts.repoName !== 'string') return null;
+    return {
+      repoName: facts.repoName,
+      indexed: indexedStateOf(facts.indexed),
+      totalFiles: facts.totalFiles as number,
+      relationships: facts.relationships as FileRelationship[],
+      fieldIndex,
+      profileRanges,
+    };
+  });
+}
+
+/** Whether a pack's header says it is of what is on disk now, of something else, or makes no sense. */
+export type Currency = 'current' | 'stale' | 'misshapen';
+
+/**
+ * Reads a pack file of any kind: `currency` tells from the header's facts whether the pack is of what is on
+ * disk now, and `contents` makes what the caller keeps of it (null when the facts are misshapen).
+ */
+export function readPackFile<T>(file: string, currency: (facts: Record<string, unknown>) => Currency, contents: (body: PackBody) => T | null): Read<T> {
   let fd: number;
   try {
-    fd = openSync(packPathFor(indexFile), 'r');
+    fd = openSync(file, 'r');
   } catch {
     return { status: 'missing' };
   }
   let keepOpen = false;
   try {
-    const { read, readsLater } = decodePack(fd, source);
-    if (read.status === 'fresh' && readsLater) {
+    const { read, readsLater } = decodePack(fd, currency);
+    if (read.status !== 'fresh') return read;
+    const pack = contents(read.pack);
+    if (pack === null) return corrupt('misshapen header');
+    if (readsLater) {
       closeWhenCollected.register(read.pack.fieldIndex, fd);
       openPacks++;
       keepOpen = true;
     }
-    return read;
+    return { status: 'fresh', pack };
   } catch (error) {
     return corrupt((error as Error).message);
   } finally {
@@ -225,8 +248,8 @@ export function readPack(indexFile: string, source: PackSource): PackRead {
 }
 
 /** The pack in an open file; `readsLater` when the pack returned reads its lazy sections from the file. */
-function decodePack(fd: number, source: PackSource): { read: PackRead; readsLater: boolean } {
-  const done = (read: PackRead, readsLater = false) => ({ read, readsLater });
+function decodePack(fd: number, currency: (facts: Record<string, unknown>) => Currency): { read: Read<PackBody>; readsLater: boolean } {
+  const done = (read: Read<PackBody>, readsLater = false) => ({ read, readsLater });
   const size = fstatSync(fd).size;
   let first = readAt(fd, 0, Math.min(size, FIRST_READ_BYTES));
   if (first.byteLength < PREFIX_BYTES || first.toString('latin1', 0, MAGIC.length) !== MAGIC) return done(corrupt('not a search pack'));
@@ -239,8 +262,9 @@ function decodePack(fd: number, source: PackSource): { read: PackRead; readsLate
   } catch {
     return done(corrupt('unreadable header'));
   }
-  if (typeof header !== 'object' || header === null || typeof header.source !== 'object' || header.source === null) return done(corrupt('unreadable header'));
-  if (header.version !== PACK_VERSION || header.source.size !== source.size || header.source.mtimeMs !== source.mtimeMs) return done({ status: 'stale' });
+  const current = typeof header === 'object' && header !== null && !Array.isArray(header) ? currency(header) : 'misshapen';
+  if (current === 'misshapen') return done(corrupt('unreadable header'));
+  if (header.version !== PACK_VERSION || current === 'stale') return done({ status: 'stale' });
   const bodyStart = align(PREFIX_BYTES + headerLength);
   if (!Array.isArray(header.sections) || !header.sections.every(wellPlaced)) return done(corrupt('misshapen sections'));
   const lazy = LAZY.map(([name, kind]) => header.sections.find((section) => section.name === name && section.kind === kind));
@@ -421,12 +445,12 @@ function sectionCrc32(data: Uint8Array, crc: number): number {
   return data.byteLength === 0 ? crc : crc32(data, crc);
 }
 
-function corrupt(problem: string): PackRead {
+function corrupt(problem: string): { status: 'corrupt'; problem: string } {
   return { status: 'corrupt', problem };
 }
 
-function decodeBody(body: Buffer, header: Header, sections: readonly Section[], lazy: LazySections): PackContents | null {
-  if (!Array.isArray(header.relationships) || typeof header.repoName !== 'string' || !Number.isSafeInteger(header.termCount) || header.termCount < 0) return null;
+function decodeBody(body: Buffer, header: Header, sections: readonly Section[], lazy: LazySections): PackBody | null {
+  if (!Number.isSafeInteger(header.termCount) || header.termCount < 0) return null;
   const values = new Map<string, unknown>();
   for (const section of sections) values.set(section.name, viewOf(body, section));
   const keyBytes = values.get('termKeyBytes');
@@ -445,14 +469,8 @@ function decodeBody(body: Buffer, header: Header, sections: readonly Section[], 
     terms: termTableFromBlocks(header.termCount, { bytes: keyBytes, starts: keyStarts }, blockOffsets, lazy.termBlocks, lazy.postings.length),
   } as unknown as FieldIndexData;
   if (!consistent(fieldData, lazy.profileRanges)) return null;
-  return {
-    repoName: header.repoName,
-    indexed: indexedStateOf(header.indexed),
-    totalFiles: header.totalFiles,
-    relationships: header.relationships,
-    fieldIndex: new FieldIndex(fieldData),
-    profileRanges: lazy.profileRanges,
-  };
+  const { version: _version, termCount: _terms, sections: _sections, bodyCrc32: _crc, ...facts } = header;
+  return { facts, fieldIndex: new FieldIndex(fieldData), profileRanges: lazy.profileRanges };
 }
 
 /** Array sizes that agree with each other, and offsets that stay inside their arrays. */
@@ -510,13 +528,19 @@ function readAt(fd: number, position: number, length: number): Buffer {
 
 /** Writes the pack atomically; a folder that cannot be written is not an error, the next load just parses. */
 export function writePack(indexFile: string, source: PackSource, contents: PackContents): boolean {
-  const file = packPathFor(indexFile);
+  const { repoName, indexed, totalFiles, relationships } = contents;
+  const facts = { source: { size: source.size, mtimeMs: source.mtimeMs }, repoName, indexed, totalFiles, relationships };
+  return writePackFile(packPathFor(indexFile), facts, contents);
+}
+
+/** Writes a pack of any kind atomically, with `facts` in its header; false when the folder cannot be written. */
+export function writePackFile(file: string, facts: Record<string, unknown>, body: Pick<PackBody, 'fieldIndex' | 'profileRanges'>): boolean {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     const fd = openSync(temp, 'w');
     try {
-      for (const piece of packPieces(source, contents)) {
+      for (const piece of packPieces(facts, body)) {
         for (let at = 0; at < piece.byteLength; ) at += writeSync(fd, piece, at);
       }
     } finally {

@@ -178,21 +178,26 @@ export function termTableFromBlocks(length: number, keys: { bytes: Uint8Array; s
       return found ? [found.at.postingStart[found.i] as number, found.at.postingStart[found.i + 1] as number] : [0, 0];
     },
     encode() {
-      const parts: Buffer[] = [];
+      // Block by block: a block that cannot be read gives its terms as empty, with no documents or postings.
+      const parts: Uint8Array[] = [];
       const starts = new Int32Array(length + 1);
       const df = new Int32Array(length);
       const postingStart = new Int32Array(length + 1);
       let total = 0;
-      for (let id = 0; id < length; id++) {
-        const found = inBlock(id);
-        const bytes = found ? found.at.bytes.subarray(found.at.starts[found.i], found.at.starts[found.i + 1]) : Buffer.alloc(0);
-        parts.push(bytes);
-        starts[id] = total;
-        total += bytes.byteLength;
-        df[id] = this.df(id);
-        const [from, to] = this.postingRange(id);
-        postingStart[id] = from;
-        postingStart[id + 1] = to;
+      for (let b = 0; b < blockCount; b++) {
+        const first = b * TERM_BLOCK;
+        const c = Math.min(TERM_BLOCK, length - first);
+        const at = block(b);
+        for (let i = 0; i < c; i++) {
+          starts[first + i] = total + (at ? (at.starts[i] as number) : 0);
+          postingStart[first + i] = at ? (at.postingStart[i] as number) : 0;
+        }
+        if (at) {
+          df.set(at.df, first);
+          parts.push(at.bytes);
+          total += at.bytes.byteLength;
+        }
+        postingStart[first + c] = at ? (at.postingStart[c] as number) : 0;
       }
       starts[length] = total;
       return { bytes: Buffer.concat(parts), starts, df, postingStart };

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, 
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadIndexes, prepareSearchPack, writtenLayout, type WrittenLayout } from '../../src/search/load.js';
+import { folderPackPath } from '../../src/search/folderPack.js';
 import { MAX_OPEN_PACKS, packPathFor, readPack, summaryRanges } from '../../src/search/pack.js';
 import type { RepoIndex } from '../../src/index/types.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
@@ -117,6 +118,8 @@ describe('a folder of more indexes than packs are kept open', () => {
     await loadIndexes(dir);
     // Each pack is larger than its first read, so it would keep its file open.
     expect(Math.min(...files.map((f) => statSync(packPathFor(f)).size))).toBeGreaterThan(16 * 1024);
+    // Read index by index, not from the folder's combined pack.
+    rmSync(folderPackPath(dir));
     const openBefore = readdirSync('/proc/self/fd').length;
     const { indexes, warnings } = await loadIndexes(dir);
     expect(warnings).toEqual([]);

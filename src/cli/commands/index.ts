@@ -11,7 +11,7 @@ import { createLlmSession } from '../../pipeline/llmSession.js';
 import { runIndex, type RunIndexResult } from '../../pipeline/runIndex.js';
 import { parseShard } from '../../pipeline/shard.js';
 import type { FailedFile, WrittenIndex } from '../../pipeline/writeIndex.js';
-import { prepareSearchPack, writtenLayout } from '../../search/load.js';
+import { prepareFolderPack, prepareSearchPack, writtenLayout } from '../../search/load.js';
 import { AbortedError, BudgetExceededError, UsageError } from '../../shared/errors.js';
 import { RunBudget } from '../../llm/budget.js';
 import { missingPriceHint, missingPriceMessage, priceOf } from '../../llm/pricing.js';
@@ -144,7 +144,10 @@ export function runControls(config: Config, flags: Pick<IndexFlags, 'quiet' | 'p
 export async function reportRun(result: RunIndexResult, progress: Progress, flags: Pick<IndexFlags, 'quiet' | 'json'>, started: number, partial = false): Promise<number> {
   // Every index gets its search pack now, so no search pays for it; partial indexes are never searched. The pack
   // is built from the file, entry by entry: the run kept no profiles in memory.
-  if (!partial) for (const written of result.written) await prepareSearchPack(written.outputPath, writtenLayout(written));
+  if (!partial) {
+    for (const written of result.written) await prepareSearchPack(written.outputPath, writtenLayout(written));
+    for (const dir of new Set(result.written.map((w) => path.dirname(w.outputPath)))) await prepareFolderPack(dir);
+  }
   progress.stop();
   const failures = result.written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
   const exitCode = failures.length ? EXIT_FILES_FAILED : 0;

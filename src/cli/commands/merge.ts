@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import { mergeShards, readShard, type ShardPart } from '../../pipeline/merge.js';
 import { describeIndex, writeRepoIndex, writeRunReports, type WrittenRepo } from '../../pipeline/writeIndex.js';
-import { prepareSearchPack } from '../../search/load.js';
+import { prepareFolderPack, prepareSearchPack } from '../../search/load.js';
 import { UsageError } from '../../shared/errors.js';
 import { closingLine, EXIT_FILES_FAILED, failedFiles } from './index.js';
 
@@ -38,6 +38,7 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise
     written.push({ index: describeIndex(index), outputPath });
   }
   const reports = await writeRunReports(written, outDir, config, file);
+  if (written.length) await prepareFolderPack(outDir);
   if (!flags.quiet) {
     for (const { index } of written) process.stderr.write(`merged ${closingLine(index)}\n`);
   }

@@ -1,0 +1,149 @@
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COMBINE_MAX_FILES, COMBINE_MIN_INDEXES, folderPackPath, worthCombining } from '../../src/search/folderPack.js';
+import { loadIndexes, type LoadedIndex } from '../../src/search/load.js';
+import { SearchCorpus, search, type SearchRequest } from '../../src/search/search.js';
+import { makeTempDir } from '../support/tempRepo.js';
+
+/**
+ * Small repositories that differ where ranking looks at a repository as a whole: how many files import the
+ * most imported one, the longest file, and the mean field lengths (repository `r` has more files, longer
+ * files and more vocabulary than the one before it). Two repositories hold the same paths, so equal scores
+ * are broken by path and then by which index a file is in.
+ */
+function writeRepo(dir: string, r: number, name = `repo${r}`): string {
+  const files = 3 + 2 * r;
+  const summary = (i: number) => ({
+    file_path: i === 0 ? 'src/client.ts' : `src/feature${i}/${i % 2 ? 'retry' : 'headers'}.ts`,
+    file_type: 'TypeScript source',
+    main_functions: [`handle${i}`, i % 2 ? 'retryRequest' : 'parseHeaders'],
+    key_concepts: [i % 3 ? 'header' : 'retry', `topic${r}`],
+    dependencies: i % 2 ? ['undici'] : [],
+    summary: `Feature ${i} of repository ${r}: ${'backoff '.repeat(r)}requests.`,
+    lines_of_code: 20 * (r + 1) + i,
+    last_modified: '',
+    language: 'TypeScript',
+    role: i === files - 1 ? 'test' : 'source',
+    status: 'ok',
+    profile_source: 'static',
+    content_hash: '',
+    size_bytes: 100,
+    symbols: [{ kind: 'function', name: `handle${i}`, ast_path: `handle${i}`, start_line: 1, end_line: 9 }],
+    local_imports: i > 0 && i <= r + 1 ? ['src/client.ts'] : [],
+    vocabulary: `retry:${r + 1} timeout:${i + 1} request`,
+  });
+  const file = path.join(dir, `${name}_index.json`);
+  const index = { repo_name: name, total_files: files, file_summaries: Array.from({ length: files }, (_, i) => summary(i)), relationships: [] };
+  writeFileSync(file, JSON.stringify(index, null, 2));
+  return file;
+}
+
+const REQUESTS: SearchRequest[] = [
+  { query: 'retry request with backoff', maxResults: 50 },
+  { query: 'parse headers', maxResults: 50 },
+  { target: 'src/retry.ts', keywords: ['timeout', 'request'], maxResults: 50 },
+  { query: 'handle request', type: 'function', maxResults: 50 },
+];
+
+const answers = (indexes: readonly LoadedIndex[]) => {
+  const corpus = new SearchCorpus(indexes);
+  return REQUESTS.map((request) => search(corpus, request).references);
+};
+
+/** Whether every index of a load was answered by one shared (combined) field index. */
+const combined = (indexes: readonly LoadedIndex[]) => new Set(indexes.map((l) => l.packed?.fieldIndex)).size === 1 && indexes.every((l) => l.packed);
+
+function folderOf(repos: number): { dir: string; files: string[] } {
+  const dir = makeTempDir();
+  return { dir, files: Array.from({ length: repos }, (_, r) => writeRepo(dir, r)) };
+}
+
+describe('a folder of several small indexes', () => {
+  it('is combined into one search file after its first load, and answers from it exactly as index by index', async () => {
+    const { dir } = folderOf(6);
+    const expected = answers((await loadIndexes(dir, { packs: false })).indexes);
+    expect(expected.every((references) => references.length > 0)).toBe(true);
+    const first = await loadIndexes(dir);
+    expect(combined(first.indexes)).toBe(false);
+    expect(existsSync(folderPackPath(dir))).toBe(true);
+    const second = await loadIndexes(dir);
+    expect(second.warnings).toEqual([]);
+    expect(combined(second.indexes)).toBe(true);
+    expect(answers(first.indexes)).toEqual(expected);
+    expect(answers(second.indexes)).toEqual(expected);
+  });
+
+  it('keeps each index\'s own facts: repository name, file count, profiles and the whole index', async () => {
+    const { dir } = folderOf(5);
+    await loadIndexes(dir);
+    const { indexes } = await loadIndexes(dir);
+    expect(combined(indexes)).toBe(true);
+    expect(indexes.map((l) => [l.key, l.packed?.repoName, l.packed?.size])).toEqual([0, 1, 2, 3, 4].map((r) => [`repo${r}_index`, `repo${r}`, 3 + 2 * r]));
+    const third = indexes[2] as LoadedIndex;
+    expect(third.packed?.profile(0).file_path).toBe('src/client.ts');
+    expect(third.packed?.profile(6).role).toBe('test');
+    expect(third.index.file_summaries).toHaveLength(7);
+  });
+
+  it.each([
+    ['an index changes', (dir: string, files: string[]) => {
+      writeRepo(dir, 7, 'repo2');
+      utimesSync(files[2] as string, new Date(), new Date(Date.now() + 5000));
+    }],
+    ['an index is added', (dir: string) => void writeRepo(dir, 6)],
+    ['an index is removed', (_: string, files: string[]) => rmSync(files[1] as string)],
+    ['a run report is added', (dir: string) => writeFileSync(path.join(dir, 'indexing_summary.json'), JSON.stringify({ report_generation_time: 'now' }))],
+  ])('is not used once %s, and is combined again from what the folder holds', async (_, change) => {
+    const { dir, files } = folderOf(5);
+    await loadIndexes(dir);
+    change(dir, files);
+    const expected = answers((await loadIndexes(dir, { packs: false })).indexes);
+    const after = await loadIndexes(dir);
+    expect(after.warnings).toEqual([]);
+    expect(combined(after.indexes)).toBe(false);
+    expect(answers(after.indexes)).toEqual(expected);
+    const again = await loadIndexes(dir);
+    expect(combined(again.indexes)).toBe(true);
+    expect(answers(again.indexes)).toEqual(expected);
+  });
+
+  it('that is damaged is named in a warning, the indexes are read one by one, and it is written again', async () => {
+    const { dir } = folderOf(5);
+    const expected = answers((await loadIndexes(dir)).indexes);
+    const pack = readFileSync(folderPackPath(dir));
+    pack[12] = 'x'.charCodeAt(0); // the header's opening brace
+    writeFileSync(folderPackPath(dir), pack);
+    const damaged = await loadIndexes(dir);
+    expect(damaged.warnings).toEqual([expect.stringMatching(/^the combined search file of .+ was damaged \(.+\); reading the indexes one by one$/)]);
+    expect(answers(damaged.indexes)).toEqual(expected);
+    const again = await loadIndexes(dir);
+    expect(again.warnings).toEqual([]);
+    expect(combined(again.indexes)).toBe(true);
+  });
+
+  it('is not combined while an index in it cannot be read: the search says why each time', async () => {
+    const { dir } = folderOf(5);
+    writeFileSync(path.join(dir, 'broken_index.json'), '{ "repo_name": ');
+    await loadIndexes(dir);
+    const { warnings } = await loadIndexes(dir);
+    expect(warnings).toEqual(['skipped broken_index.json: not valid JSON']);
+    expect(existsSync(folderPackPath(dir))).toBe(false);
+  });
+});
+
+describe('which folders are combined', () => {
+  it(`takes at least ${COMBINE_MIN_INDEXES} indexes, none of more than ${COMBINE_MAX_FILES} files`, () => {
+    expect(worthCombining([10, 10, 10])).toBe(false);
+    expect(worthCombining([10, 10, 10, 10])).toBe(true);
+    expect(worthCombining([10, 10, 10, COMBINE_MAX_FILES])).toBe(true);
+    expect(worthCombining([10, 10, 10, COMBINE_MAX_FILES + 1])).toBe(false);
+  });
+
+  it('leaves a folder of too few indexes with its packs alone', async () => {
+    const { dir } = folderOf(COMBINE_MIN_INDEXES - 1);
+    await loadIndexes(dir);
+    await loadIndexes(dir);
+    expect(existsSync(folderPackPath(dir))).toBe(false);
+  });
+});
