@@ -87,9 +87,10 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
   }
   names = names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
   const files = usePacks ? folderFiles(dir, names) : null;
+  const whole = files?.every((file): file is FolderFile => file !== null) ? (files as FolderFile[]) : null;
   const warnings: string[] = [];
-  if (files) {
-    const folder = readFolderPack(dir, files);
+  if (whole) {
+    const folder = readFolderPack(dir, whole);
     if (folder.status === 'fresh') return { indexes: folder.pack.members.map((member) => memberIndex(dir, member, folder.pack)), warnings };
     if (folder.status === 'corrupt') warnings.push(`the combined search file of ${dir} was damaged (${folder.problem}); reading the indexes one by one`);
   }
@@ -143,20 +144,20 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     indexes.push(loaded);
   }
   // A folder read index by index without a word to say about it is combined for the next search.
-  if (files && warnings.length === warnedBefore) combineFolder(dir, files, indexes);
+  if (whole && warnings.length === warnedBefore) combineFolder(dir, whole, indexes);
   return { indexes, warnings };
 }
 
-/** The folder's `.json` files with their sizes and modification times; null when one cannot be read. */
-function folderFiles(dir: string, names: readonly string[]): FolderFile[] | null {
-  try {
-    return names.map((name) => {
+/** The folder's `.json` files with their sizes and modification times; null for one that cannot be read. */
+function folderFiles(dir: string, names: readonly string[]): Array<FolderFile | null> {
+  return names.map((name) => {
+    try {
       const info = statSync(path.join(dir, name));
       return { name, size: info.size, mtimeMs: info.mtimeMs };
-    });
-  } catch {
-    return null;
-  }
+    } catch {
+      return null;
+    }
+  });
 }
 
 /** Writes the folder's combined pack when its indexes are all packed and worth combining. */
