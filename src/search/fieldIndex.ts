@@ -253,7 +253,7 @@ export class FieldIndexBuilder {
     const avgLength = Float64Array.from(this.avgLength, (total) => (n ? total / n : 0));
     const lengths = new Float32Array(FIELD_COUNT * n);
     for (let d = 0; d < n; d++) for (let f = 0; f < FIELD_COUNT; f++) lengths[f * n + d] = this.docLengths[d * FIELD_COUNT + f] as number;
-    const terms = [...this.lists.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const terms = [...this.lists.keys()].sort(compareTerms);
     const postingStart = new Int32Array(terms.length + 1);
     let total = 0;
     terms.forEach((t, i) => {
@@ -304,21 +304,25 @@ export function combineFieldIndexes(parts: readonly FieldIndex[]): FieldIndexDat
   }
   // Every part's terms, numbered in the combined sorted list: `ids[p][t]` is part p's term t there.
   const encoded = parts.map((part) => part.terms.encode());
-  const numbers = new Map<string, number>();
-  const partTerms = encoded.map(({ bytes, starts }) => {
-    // Terms are ASCII (termTable.ts): one latin1 string per part, cut term by term.
+  // Terms are ASCII (termTable.ts): one latin1 string per part, cut term by term, numbered as first seen.
+  const seen = new Map<string, number>();
+  const firstSeen = encoded.map(({ bytes, starts }) => {
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-    const list: string[] = [];
-    for (let t = 0; t + 1 < starts.length; t++) {
+    const numbers = new Int32Array(starts.length - 1);
+    for (let t = 0; t < numbers.length; t++) {
       const term = text.slice(starts[t], starts[t + 1]);
-      if (!numbers.has(term)) numbers.set(term, numbers.size);
-      list.push(term);
+      let number = seen.get(term);
+      if (number === undefined) seen.set(term, (number = seen.size));
+      numbers[t] = number;
     }
-    return list;
+    return numbers;
   });
-  const terms = [...numbers.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (let i = 0; i < terms.length; i++) numbers.set(terms[i] as string, i);
-  const ids = partTerms.map((list) => Int32Array.from(list, (term) => numbers.get(term) as number));
+  const unsorted = [...seen.keys()];
+  const order = unsorted.map((_, i) => i).sort((a, b) => compareTerms(unsorted[a] as string, unsorted[b] as string));
+  const terms = order.map((i) => unsorted[i] as string);
+  const place = new Int32Array(order.length);
+  order.forEach((i, at) => (place[i] = at));
+  const ids = firstSeen.map((numbers) => numbers.map((number) => place[number] as number));
   const df = new Int32Array(terms.length);
   const postingStart = new Int32Array(terms.length + 1);
   for (let p = 0; p < parts.length; p++) {
@@ -405,6 +409,11 @@ export function combineFieldIndexes(parts: readonly FieldIndex[]): FieldIndexDat
     importerStart: importers.start,
     importerSources: importers.targets,
   };
+}
+
+/** Terms in the order of their bytes (they are ASCII), the order term tables search. */
+function compareTerms(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** What the import graph needs of a document. */
