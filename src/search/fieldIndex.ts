@@ -66,10 +66,46 @@ export interface PostingStore {
   readonly length: number;
   /** Values `[start, end)`. A store that cannot give them all (a pack cut short on disk) gives fewer. */
   read(start: number, end: number): Int32Array;
+  /** All values in order, in the pieces the store keeps them in (a store built in memory), to write them uncopied. */
+  pieces?(): readonly Int32Array[];
 }
 
 export function postingsInMemory(values: Int32Array): PostingStore {
   return { length: values.length, read: (start, end) => values.subarray(start, end) };
+}
+
+/**
+ * Postings kept as a term's list each, `lists[t]` being values `[starts[t], starts[t + 1])`: what a builder has,
+ * without the copy joining them would take. A term's range is a view of its list; any other range is copied.
+ */
+function postingsInLists(lists: readonly Int32Array[], starts: Int32Array): PostingStore {
+  const length = starts[lists.length] ?? 0;
+  return {
+    length,
+    read(start, end) {
+      start = Math.max(0, start);
+      end = Math.min(end, length);
+      if (end <= start) return new Int32Array(0);
+      // The last list starting at or before `start`.
+      let lo = 0;
+      let hi = lists.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if ((starts[mid] as number) <= start) lo = mid;
+        else hi = mid - 1;
+      }
+      if (end <= (starts[lo + 1] as number)) return (lists[lo] as Int32Array).subarray(start - (starts[lo] as number), end - (starts[lo] as number));
+      const out = new Int32Array(end - start);
+      for (let t = lo, at = 0; at < out.length; t++) {
+        const from = Math.max(start, starts[t] as number) - (starts[t] as number);
+        const to = Math.min(end, starts[t + 1] as number) - (starts[t] as number);
+        out.set((lists[t] as Int32Array).subarray(from, to), at);
+        at += to - from;
+      }
+      return out;
+    },
+    pieces: () => lists,
+  };
 }
 
 /** A list of strings that a search pack decodes one by one, as they are asked for. */
@@ -255,24 +291,18 @@ export class FieldIndexBuilder {
     for (let d = 0; d < n; d++) for (let f = 0; f < FIELD_COUNT; f++) lengths[f * n + d] = this.docLengths[d * FIELD_COUNT + f] as number;
     const terms = [...this.lists.keys()].sort(compareTerms);
     const postingStart = new Int32Array(terms.length + 1);
-    let total = 0;
-    terms.forEach((t, i) => {
-      postingStart[i] = total;
-      total += (this.lists.get(t) as GrowingList).used;
-    });
-    postingStart[terms.length] = total;
-    const postings = new Int32Array(total);
     const df = new Int32Array(terms.length);
-    terms.forEach((t, i) => {
+    // Each term's list stays where it is, viewed up to its end: joining them would copy most of the index.
+    const lists = terms.map((t, i) => {
       const list = this.lists.get(t) as GrowingList;
-      postings.set(list.values.subarray(0, list.used), postingStart[i]);
+      postingStart[i + 1] = (postingStart[i] as number) + list.used;
       df[i] = list.df;
-      // Each list goes as soon as it is copied, so the two never all live at once.
-      this.lists.delete(t);
+      return list.values.subarray(0, list.used);
     });
+    this.lists.clear();
     return {
       terms: termTableOf(terms, df, postingStart),
-      postings: postingsInMemory(postings),
+      postings: postingsInLists(lists, postingStart),
       lengths,
       avgLength,
       repos: [...this.repoIds.keys()],

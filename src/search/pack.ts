@@ -150,8 +150,6 @@ function packPieces(facts: Record<string, unknown>, { fieldIndex, profileRanges 
   blobs.push({ name: 'termBlocks', kind: 'u8', data: terms.blocks });
   blobs.push({ name: 'pathBytes', kind: 'u8', data: Buffer.concat(paths) });
   blobs.push({ name: 'profileRanges', kind: 'f64', data: bytesOf(profileRanges.all()) });
-  const postings = fieldIndex.postings;
-  blobs.push({ name: POSTINGS, kind: 'i32', data: bytesOf(postings.read(0, postings.length)) });
   const sections: Section[] = [];
   let offset = 0;
   let bodyCrc32 = 0;
@@ -160,6 +158,11 @@ function packPieces(facts: Record<string, unknown>, { fieldIndex, profileRanges 
     if (!LAZY.some(([name]) => name === blob.name)) bodyCrc32 = sectionCrc32(blob.data, bodyCrc32);
     offset = align(offset + blob.data.byteLength);
   }
+  // The postings, last, as the store holds them: a field index just built keeps them term by term, and joining
+  // them first would hold a second copy of most of a large pack.
+  const postings = fieldIndex.postings;
+  const postingPieces = (postings.pieces?.() ?? [postings.read(0, postings.length)]).map(bytesOf);
+  sections.push({ name: POSTINGS, kind: 'i32', offset, bytes: 4 * postings.length });
   const header: Header = { version: PACK_VERSION, ...facts, termCount: fieldIndex.terms.length, sections, bodyCrc32 };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
@@ -168,6 +171,7 @@ function packPieces(facts: Record<string, unknown>, { fieldIndex, profileRanges 
   // Each piece is followed by the zeros that align the next: the body starts, and each section sits, at a multiple of 8.
   const pieces: Uint8Array[] = [prefix, headerBytes, padding(PREFIX_BYTES + headerBytes.byteLength)];
   for (const blob of blobs) pieces.push(blob.data, padding(blob.data.byteLength));
+  pieces.push(...postingPieces, padding(4 * postings.length));
   return pieces;
 }
 
