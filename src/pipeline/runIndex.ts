@@ -26,6 +26,7 @@ import { ignoreEvents, type EventSink } from './events.js';
 import { profileFile, skippedSummary } from './profile.js';
 import { MemoryEntries, type EntrySink, type IndexFacts } from './entries.js';
 import { StreamedEntries, type RunState } from './indexAssembly.js';
+import { preferCompactHeap } from './heap.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { loadPreviousIndex } from './previousIndex.js';
 import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReuseStats } from './reuse.js';
@@ -295,9 +296,10 @@ export interface RunIndexResult {
 
 /**
  * Indexes each repository in turn and writes its index as soon as it is done, so an interrupted run keeps
- * every finished repository; the run reports are written last.
+ * every finished repository; the run reports are written last. Sets the process's heap policy (heap.ts).
  */
 export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
+  preferCompactHeap();
   const extractors = options.extractors ?? createExtractors(options.config, options.readFile);
   const emit = options.onEvent ?? ignoreEvents;
   const written: WrittenRepo[] = [];
