@@ -66,10 +66,11 @@ export class SearchCorpus {
   get segments(): readonly CorpusSegment[] {
     if (!this.segmentsCache) {
       const segments: CorpusSegment[] = [];
+      const whole = coveredWhole(this.indexes);
       let base = 0;
       for (const loaded of this.indexes) {
         const { packed } = loaded;
-        if (packed) {
+        if (packed && whole.has(packed.fieldIndex)) {
           const part: CorpusPart = { loaded, repo: packed.repoName, start: packed.start, size: packed.size, avgLength: packed.avgLength, files: null };
           const last = segments[segments.length - 1];
           if (last?.index === packed.fieldIndex) {
@@ -145,4 +146,28 @@ export class SearchCorpus {
     this.tokenizerCache ??= new Tokenizer();
     return this.tokenizerCache;
   }
+}
+
+/**
+ * The field indexes that `indexes` cover exactly, member after member from the first document to the last: only
+ * these can be ranked as one segment. A caller that keeps some of a combined pack's members and not others gets
+ * the kept ones built from their JSON, since the shared field index would rank, and count in its statistics,
+ * documents of indexes the caller left out.
+ */
+function coveredWhole(indexes: readonly LoadedIndex[]): Set<FieldIndex> {
+  const end = new Map<FieldIndex, number>();
+  const broken = new Set<FieldIndex>();
+  let previous: FieldIndex | null = null;
+  for (const { packed } of indexes) {
+    if (!packed) {
+      previous = null;
+      continue;
+    }
+    const index = packed.fieldIndex;
+    const at = end.get(index);
+    if ((at === undefined && packed.start !== 0) || (at !== undefined && (previous !== index || packed.start !== at))) broken.add(index);
+    end.set(index, packed.start + packed.size);
+    previous = index;
+  }
+  return new Set([...end].filter(([index, at]) => at === index.size && !broken.has(index)).map(([index]) => index));
 }
