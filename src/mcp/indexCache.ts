@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { loadIndexes, type LoadedIndex, type LoadResult } from '../search/load.js';
+import { isIndexFileName, loadIndexes, type LoadedIndex, type LoadResult } from '../search/load.js';
 import { SearchCorpus } from '../search/search.js';
 import { errorMessage } from '../shared/errors.js';
 
@@ -109,7 +109,7 @@ export async function folderSignature(dir: string): Promise<string> {
     throw error;
   }
   const parts = names
-    .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
+    .filter(isIndexFileName)
     .sort()
     .map((name) => {
       try {

@@ -12,7 +12,7 @@
 import { detectLanguage, isCodeLanguage } from '../extract/languages.js';
 import type { FileRole, FileSummary } from '../index/types.js';
 import { FIELD_COUNT, Tokenizer, fieldTokens, splitPath, testedStems } from './profileTokens.js';
-import { termTableOf, type EncodedTerms, type TermTable } from './termTable.js';
+import { DamagedTermsError, termTableOf, type EncodedTerms, type TermTable } from './termTable.js';
 
 export { FIELDS, FIELD_COUNT, type FieldName } from './profileTokens.js';
 
@@ -203,7 +203,10 @@ export class FieldIndex implements FieldIndexData {
 function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
   const builder = new FieldIndexBuilder(docs.length);
   for (const doc of docs) builder.add(doc);
-  return builder.finish();
+  const data = builder.finish();
+  // Searched from memory for as long as it lives: its postings joined, without the room the lists grew into.
+  const all = data.postings.read(0, data.postings.length);
+  return { ...data, postings: postingsInMemory(all.byteLength === all.buffer.byteLength ? all : all.slice()) };
 }
 
 /** A term's postings while an index is built: (doc, packed) pairs in a buffer that doubles as it fills. */
@@ -318,6 +321,18 @@ export class FieldIndexBuilder {
   }
 }
 
+/** A field index `combineFieldIndexes` could not copy whole, its pack being damaged: `part` is its place in the list. */
+export class DamagedPartError extends Error {
+  override name = 'DamagedPartError';
+
+  constructor(
+    readonly part: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * One field index over several, their documents one after another (the second's document 0 is the first's
  * size, and so on): what a folder's combined search pack holds. Every term's postings are its postings in each
@@ -333,7 +348,13 @@ export function combineFieldIndexes(parts: readonly FieldIndex[]): FieldIndexDat
     n += part.size;
   }
   // Every part's terms, numbered in the combined sorted list: `ids[p][t]` is part p's term t there.
-  const encoded = parts.map((part) => part.terms.encode());
+  const encoded = parts.map((part, p) => {
+    try {
+      return part.terms.encode();
+    } catch (error) {
+      throw error instanceof DamagedTermsError ? new DamagedPartError(p, error.message) : error;
+    }
+  });
   // Terms are ASCII (termTable.ts): one latin1 string per part, cut term by term, numbered as first seen.
   const seen = new Map<string, number>();
   const firstSeen = encoded.map(({ bytes, starts }) => {
@@ -371,6 +392,7 @@ export function combineFieldIndexes(parts: readonly FieldIndex[]): FieldIndexDat
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p] as FieldIndex;
     const values = part.postings.read(0, part.postings.length);
+    if (values.length !== part.postings.length) throw new DamagedPartError(p, 'its postings are cut short');
     const starts = (encoded[p] as EncodedTerms).postingStart;
     const partIds = ids[p] as Int32Array;
     const base = bases[p] as number;

@@ -69,7 +69,7 @@ export function worthCombining(sizes: readonly number[]): boolean {
 export function readFolderPack(dir: string, files: readonly FolderFile[]): Read<FolderPack> {
   const currency = (facts: Record<string, unknown>): Currency => (!Array.isArray(facts.files) ? 'misshapen' : sameFiles(facts.files, files) ? 'current' : 'stale');
   return readPackFile(folderPackPath(dir), currency, ({ facts, fieldIndex, profileRanges }) => {
-    const members = membersOf(facts.members, fieldIndex.size);
+    const members = membersOf(facts.members, fieldIndex.size, new Set(files.map((file) => file.name)));
     return members && profileRanges.length === fieldIndex.size ? { members, fieldIndex, profileRanges } : null;
   });
 }
@@ -101,16 +101,21 @@ function sameFiles(recorded: readonly unknown[], files: readonly FolderFile[]): 
   });
 }
 
-/** The members a header lists, or null unless they are well-formed and tile the field index's documents in order. */
-function membersOf(value: unknown, documents: number): FolderMember[] | null {
+/**
+ * The members a header lists, or null unless they are well-formed, tile the field index's documents in order, and
+ * name each a different one of the folder's files.
+ */
+function membersOf(value: unknown, documents: number, names: ReadonlySet<string>): FolderMember[] | null {
   if (!Array.isArray(value)) return null;
   const members: FolderMember[] = [];
+  const named = new Set<string>();
   let next = 0;
   for (const raw of value as unknown[]) {
     if (typeof raw !== 'object' || raw === null) return null;
     const m = raw as Record<string, unknown>;
     const { name, repoName, relationships, start, size, avgLength } = m;
-    if (typeof name !== 'string' || !name.endsWith('.json') || typeof repoName !== 'string' || !Array.isArray(relationships)) return null;
+    if (typeof name !== 'string' || !names.has(name) || named.has(name) || typeof repoName !== 'string' || !Array.isArray(relationships)) return null;
+    named.add(name);
     if (start !== next || !Number.isSafeInteger(size) || (size as number) < 0) return null;
     if (!Array.isArray(avgLength) || avgLength.length !== FIELD_COUNT || !avgLength.every((x) => typeof x === 'number')) return null;
     members.push({

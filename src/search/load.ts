@@ -17,9 +17,9 @@ import { SCHEMA_VERSION } from '../index/types.js';
 import { RangeReader } from '../index/fileRanges.js';
 import { CodeRagError } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
-import { FieldIndex, FieldIndexBuilder } from './fieldIndex.js';
+import { DamagedPartError, FieldIndex, FieldIndexBuilder } from './fieldIndex.js';
 import { indexedStateOf, readTrailingMetadata, type IndexedState } from './freshness.js';
-import { folderPackPath, readFolderPack, worthCombining, writeFolderPack, type FolderFile, type FolderMember, type FolderPack } from './folderPack.js';
+import { COMBINE_MIN_INDEXES, folderPackPath, readFolderPack, worthCombining, writeFolderPack, type FolderFile, type FolderMember, type FolderPack } from './folderPack.js';
 import { packPathFor, profileRangesOf, readPack, summaryRanges, writePack, type PackContents, type PackSource, type ProfileRanges } from './pack.js';
 
 export interface LoadedIndex {
@@ -70,6 +70,11 @@ export interface LoadOptions {
   packs?: boolean;
 }
 
+/** Whether a folder entry may be an index (or a run report): a `.json` file, not hidden. */
+export function isIndexFileName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.');
+}
+
 const REPORT_KEYS = ['indexing_completion_time', 'report_generation_time'];
 
 export async function loadIndexes(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
@@ -85,7 +90,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     if (error instanceof CodeRagError) throw error;
     throw new CodeRagError(`indexes folder not found: ${dir}`, { cause: error, hint: 'run `coderag index <repo>` first, or pass --indexes <dir>' });
   }
-  names = names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
+  names = names.filter(isIndexFileName).sort();
   const files = usePacks ? folderFiles(dir, names) : null;
   const whole = files?.every((file): file is FolderFile => file !== null) ? (files as FolderFile[]) : null;
   const warnings: string[] = [];
@@ -144,7 +149,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     indexes.push(loaded);
   }
   // A folder read index by index without a word to say about it is combined for the next search.
-  if (whole && warnings.length === warnedBefore) combineFolder(dir, whole, indexes);
+  if (whole && warnings.length === warnedBefore) combineFolder(dir, whole, indexes, warnings);
   return { indexes, warnings };
 }
 
@@ -160,19 +165,33 @@ function folderFiles(dir: string, names: readonly string[]): Array<FolderFile | 
   });
 }
 
-/** Writes the folder's combined pack when its indexes are all packed and worth combining. */
-function combineFolder(dir: string, files: readonly FolderFile[], indexes: readonly LoadedIndex[]): void {
+/**
+ * Writes the folder's combined pack when its indexes are all packed and worth combining. It is a cache: when it
+ * cannot be made, the search goes on with the indexes read one by one, and says why. An index whose own pack
+ * turns out damaged where a search had not looked loses that pack, which the next search rebuilds from the JSON.
+ */
+function combineFolder(dir: string, files: readonly FolderFile[], indexes: readonly LoadedIndex[], warnings: string[]): void {
   const packs = indexes.map((loaded) => loaded.packed);
   if (!packs.every((p): p is PackedIndex => p !== undefined && p.start === 0 && p.size === p.fieldIndex.size)) return;
   if (!worthCombining(packs.map((p) => p.size))) return;
-  writeFolderPack(
-    dir,
-    files,
-    indexes.map((loaded, i) => {
-      const p = packs[i] as PackedIndex;
-      return { name: path.basename(loaded.file), repoName: p.repoName, indexed: p.indexed, relationships: p.relationships, fieldIndex: p.fieldIndex, profileRanges: p.profileRanges() };
-    }),
-  );
+  try {
+    writeFolderPack(
+      dir,
+      files,
+      indexes.map((loaded, i) => {
+        const p = packs[i] as PackedIndex;
+        return { name: path.basename(loaded.file), repoName: p.repoName, indexed: p.indexed, relationships: p.relationships, fieldIndex: p.fieldIndex, profileRanges: p.profileRanges() };
+      }),
+    );
+  } catch (error) {
+    const damaged = error instanceof DamagedPartError ? indexes[error.part] : undefined;
+    if (damaged) {
+      rmSync(packPathFor(damaged.file), { force: true });
+      warnings.push(`the search file of ${path.basename(damaged.file)} was damaged (${error instanceof Error ? error.message : String(error)}); the next search rebuilds it from the index`);
+    } else {
+      warnings.push(`could not combine the indexes of ${dir} into one search file (${error instanceof Error ? error.message : String(error)}); they are read one by one`);
+    }
+  }
 }
 
 /** A LoadedIndex answered by the folder's combined pack. */
@@ -222,7 +241,9 @@ export async function prepareSearchPack(indexFile: string, layout?: WrittenLayou
  * pack is current. What a load would warn about is left for the search to say.
  */
 export async function prepareFolderPack(dir: string): Promise<void> {
-  await loadIndexes(dir);
+  // Too few indexes are never combined: not worth a load, which parses any index whose pack is missing.
+  const names = readdirSync(dir).filter(isIndexFileName);
+  if (names.length >= COMBINE_MIN_INDEXES) await loadIndexes(dir);
 }
 
 /** Packs an index file read entry by entry through `layout`'s ranges; false when an entry is no profile. */

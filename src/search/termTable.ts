@@ -16,8 +16,13 @@ export interface TermTable {
   df(id: number): number;
   /** Term `id`'s postings are values [from, to) of the field index's postings; [0, 0] when it cannot read them. */
   postingRange(id: number): readonly [number, number];
-  /** Every term in order, for writing a pack. */
+  /** Every term in order, for writing a pack; a pack's table with a damaged block throws DamagedTermsError. */
   encode(): EncodedTerms;
+}
+
+/** A pack's term table that cannot be copied whole: some block is damaged. */
+export class DamagedTermsError extends Error {
+  override name = 'DamagedTermsError';
 }
 
 export interface EncodedTerms {
@@ -178,7 +183,8 @@ export function termTableFromBlocks(length: number, keys: { bytes: Uint8Array; s
       return found ? [found.at.postingStart[found.i] as number, found.at.postingStart[found.i + 1] as number] : [0, 0];
     },
     encode() {
-      // Block by block: a block that cannot be read gives its terms as empty, with no documents or postings.
+      // Block by block. Every block must read and take up the postings where the one before left them: a lookup
+      // can do with a damaged block (its terms are not found), a copy of the whole table cannot.
       const parts: Uint8Array[] = [];
       const starts = new Int32Array(length + 1);
       const df = new Int32Array(length);
@@ -188,17 +194,15 @@ export function termTableFromBlocks(length: number, keys: { bytes: Uint8Array; s
         const first = b * TERM_BLOCK;
         const c = Math.min(TERM_BLOCK, length - first);
         const at = block(b);
-        for (let i = 0; i < c; i++) {
-          starts[first + i] = total + (at ? (at.starts[i] as number) : 0);
-          postingStart[first + i] = at ? (at.postingStart[i] as number) : 0;
-        }
-        if (at) {
-          df.set(at.df, first);
-          parts.push(at.bytes);
-          total += at.bytes.byteLength;
-        }
-        postingStart[first + c] = at ? (at.postingStart[c] as number) : 0;
+        if (!at) throw new DamagedTermsError(`term block ${b} cannot be read`);
+        if (at.postingStart[0] !== postingStart[first]) throw new DamagedTermsError(`term block ${b} does not follow the one before`);
+        for (let i = 0; i < c; i++) starts[first + i] = total + (at.starts[i] as number);
+        postingStart.set(at.postingStart, first);
+        df.set(at.df, first);
+        parts.push(at.bytes);
+        total += at.bytes.byteLength;
       }
+      if (postingStart[length] !== postingCount) throw new DamagedTermsError('the term blocks do not end with the postings');
       starts[length] = total;
       return { bytes: Buffer.concat(parts), starts, df, postingStart };
     },

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMBINE_MAX_FILES, COMBINE_MIN_INDEXES, folderPackPath, worthCombining } from '../../src/search/folderPack.js';
 import { loadIndexes, type LoadedIndex } from '../../src/search/load.js';
+import { packPathFor } from '../../src/search/pack.js';
 import { SearchCorpus, search, type SearchRequest } from '../../src/search/search.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
@@ -122,6 +123,20 @@ describe('a folder of several small indexes', () => {
     expect(combined(again.indexes)).toBe(true);
   });
 
+  it('that names one index for another is damaged: the search reads the indexes one by one', async () => {
+    const { dir } = folderOf(5);
+    const expected = answers((await loadIndexes(dir)).indexes);
+    const pack = readFileSync(folderPackPath(dir));
+    const header = pack.toString('latin1', 12, 12 + pack.readUInt32LE(8));
+    const members = header.indexOf('"members"');
+    // The second member named as the first: the header keeps its length, and no checksum covers it.
+    pack.write(header.slice(members).replace('"repo1_index.json"', '"repo0_index.json"'), 12 + members, 'latin1');
+    writeFileSync(folderPackPath(dir), pack);
+    const damaged = await loadIndexes(dir);
+    expect(damaged.warnings).toEqual([expect.stringMatching(/^the combined search file of .+ was damaged/)]);
+    expect(answers(damaged.indexes)).toEqual(expected);
+  });
+
   it('is not combined while an index in it cannot be read: the search says why each time', async () => {
     const { dir } = folderOf(5);
     writeFileSync(path.join(dir, 'broken_index.json'), '{ "repo_name": ');
@@ -129,6 +144,71 @@ describe('a folder of several small indexes', () => {
     const { warnings } = await loadIndexes(dir);
     expect(warnings).toEqual(['skipped broken_index.json: not valid JSON']);
     expect(existsSync(folderPackPath(dir))).toBe(false);
+  });
+});
+
+/** Gives every file of an index 150 more words, so its pack holds several term blocks. */
+function addWords(file: string): void {
+  const index = JSON.parse(readFileSync(file, 'utf8'));
+  for (const summary of index.file_summaries) summary.vocabulary += ` ${Array.from({ length: 150 }, (_, k) => `word${k}`).join(' ')}`;
+  writeFileSync(file, JSON.stringify(index, null, 2));
+}
+
+/** Rewrites one 32-bit word of term block `block` in the search pack of `indexFile`. */
+function damageTermBlock(indexFile: string, block: number, word: number, value: number): void {
+  const pack = readFileSync(packPathFor(indexFile));
+  const headerLength = pack.readUInt32LE(8);
+  const header = JSON.parse(pack.toString('utf8', 12, 12 + headerLength));
+  const body = Math.ceil((12 + headerLength) / 8) * 8;
+  const section = (name: string) => header.sections.find((s: { name: string }) => s.name === name) as { offset: number };
+  const offset = pack.readInt32LE(body + section('termBlockOffsets').offset + 4 * block);
+  pack.writeInt32LE(value, body + section('termBlocks').offset + offset + 4 * word);
+  writeFileSync(packPathFor(indexFile), pack);
+}
+
+describe('a folder whose indexes have packs damaged where a search does not look', () => {
+  it('is not combined: the damaged pack is named and dropped, the next search rebuilds it, and answers stay those of the JSON', async () => {
+    const { dir, files } = folderOf(5);
+    files.forEach(addWords);
+    const fromJson = answers((await loadIndexes(dir, { packs: false })).indexes);
+    await loadIndexes(dir);
+    rmSync(folderPackPath(dir));
+    damageTermBlock(files[0] as string, 1, 0, 999); // the second block's term count
+    const damaged = await loadIndexes(dir);
+    expect(damaged.warnings).toEqual([expect.stringMatching(/^the search file of repo0_index.json was damaged \(term block 1 cannot be read\); the next search rebuilds it from the index$/)]);
+    expect(existsSync(folderPackPath(dir))).toBe(false);
+    expect(existsSync(packPathFor(files[0] as string))).toBe(false);
+    const rebuilt = await loadIndexes(dir);
+    expect(rebuilt.warnings).toEqual([]);
+    const again = await loadIndexes(dir);
+    expect(combined(again.indexes)).toBe(true);
+    expect(answers(again.indexes)).toEqual(fromJson);
+  });
+
+  it('is not combined when a block does not follow the one before, and the search goes on', async () => {
+    const { dir, files } = folderOf(4);
+    files.forEach(addWords);
+    await loadIndexes(dir);
+    rmSync(folderPackPath(dir));
+    damageTermBlock(files[2] as string, 1, 2 * 64 + 2, 0); // the second block's first posting start, back to 0
+    const { indexes, warnings } = await loadIndexes(dir);
+    expect(indexes).toHaveLength(4);
+    expect(warnings).toEqual([expect.stringMatching(/^the search file of repo2_index.json was damaged \(term block 1 does not follow the one before\)/)]);
+    expect(existsSync(folderPackPath(dir))).toBe(false);
+  });
+});
+
+describe('some of a combined folder\'s indexes, searched without the others', () => {
+  it('answer as the same indexes read one by one, whichever are left out', async () => {
+    const { dir } = folderOf(5);
+    await loadIndexes(dir);
+    const { indexes } = await loadIndexes(dir);
+    expect(combined(indexes)).toBe(true);
+    const oneByOne = (await loadIndexes(dir, { packs: false })).indexes;
+    for (const left of ['repo0_index', 'repo2_index', 'repo4_index']) {
+      const without = (list: readonly LoadedIndex[]) => list.filter((l) => l.key !== left);
+      expect(answers(without(indexes))).toEqual(answers(without(oneByOne)));
+    }
   });
 });
 

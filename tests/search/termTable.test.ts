@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TERM_BLOCK, termBlocksOf, termTableFromBlocks, termTableOf, type TermTable } from '../../src/search/termTable.js';
+import { DamagedTermsError, TERM_BLOCK, termBlocksOf, termTableFromBlocks, termTableOf, type TermTable } from '../../src/search/termTable.js';
 
 /** A table of sorted distinct terms, term i held by i + 1 documents with two postings values each. */
 function builtTable(terms: readonly string[]): TermTable {
@@ -60,5 +60,18 @@ describe('a term list stored in blocks', () => {
     expect(table.postingRange(TERM_BLOCK + 1)).toEqual([0, 0]);
     expect(table.find('w001')).toBe(1);
     expect(table.find(`w${String(2 * TERM_BLOCK).padStart(3, '0')}`)).toBe(2 * TERM_BLOCK);
+  });
+
+  it('cannot be copied whole when a block is damaged, or does not take up the postings where the one before left them', () => {
+    const built = builtTable(Array.from({ length: 3 * TERM_BLOCK }, (_, i) => `w${String(i).padStart(3, '0')}`));
+    const blocks = termBlocksOf(built.encode());
+    const at = (block: number, word: number) => (blocks.offsets[block] as number) + 4 * word;
+    const unreadable = packedTable(built, (bytes) => new DataView(bytes.buffer, bytes.byteOffset).setInt32(at(1, 0), 7, true)).table;
+    expect(() => unreadable.encode()).toThrow(DamagedTermsError);
+    // The second block's first posting start, moved back yet still in order within its block.
+    const firstPostingStart = 2 * TERM_BLOCK + 2;
+    const overlapping = packedTable(built, (bytes) => new DataView(bytes.buffer, bytes.byteOffset).setInt32(at(1, firstPostingStart), 0, true)).table;
+    expect(overlapping.postingRange(TERM_BLOCK)).toEqual([0, 2 * TERM_BLOCK + 2]);
+    expect(() => overlapping.encode()).toThrow(DamagedTermsError);
   });
 });

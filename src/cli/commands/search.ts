@@ -4,7 +4,7 @@
 import { readdir } from 'node:fs/promises';
 import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
 import { checkFreshness } from '../../search/freshness.js';
-import { loadIndexes } from '../../search/load.js';
+import { isIndexFileName, loadIndexes } from '../../search/load.js';
 import { SearchCorpus, search, type ElementType, type ScorerName } from '../../search/search.js';
 import { CodeRagError, UsageError } from '../../shared/errors.js';
 
@@ -35,7 +35,7 @@ export async function indexesDir(flagDir: string | undefined, configPath: string
  */
 export async function noIndexesError(dir: string, warnings: readonly string[]): Promise<CodeRagError> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  const json = names.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+  const json = names.filter(isIndexFileName);
   const why =
     names.length === 0
       ? 'the folder is empty'
