@@ -1,8 +1,8 @@
 /**
  * Property-based fuzzing of everything that reads an indexes folder: the RepoIndex shape check and its
- * normalisation, `loadIndexes` (with and without search packs) and `readPack`. Whatever the bytes on disk,
- * loading never throws or hangs, each file either loads or is named in a warning, and what loads can be
- * searched, overviewed and outlined. Runs are bounded (a fixed count and seed per property).
+ * normalisation, `loadIndexes` (with and without search packs), `readPack` and a folder's combined pack.
+ * Whatever the bytes on disk, loading never throws or hangs, each file either loads or is named in a warning,
+ * and what loads can be searched, overviewed and outlined. Runs are bounded (a fixed count and seed per property).
  */
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizeRepoIndex, repoIndexProblem } from '../../src/index/serialize.js';
 import { overviewJson } from '../../src/search/format.js';
+import { folderPackPath } from '../../src/search/folderPack.js';
 import { loadIndexes } from '../../src/search/load.js';
 import { PACK_VERSION, packPathFor, readPack } from '../../src/search/pack.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
@@ -262,6 +263,69 @@ describe('the index loaders, fuzzed', () => {
         runs(300),
       );
     });
+  });
+});
+
+describe('a folder\'s combined search pack, fuzzed', () => {
+  // Four indexes, so the folder is combined; each with enough words for several blocks in its term list.
+  const dir = makeTempDir();
+  const keys = ['a_index', 'b_index', 'c_index', 'd_index'];
+  keys.forEach((key, i) => {
+    const index = structuredClone(wellFormedIndex) as typeof wellFormedIndex & { file_summaries: Array<{ vocabulary?: string }> };
+    index.repo_name = key.slice(0, 1);
+    for (const summary of index.file_summaries) summary.vocabulary = Array.from({ length: 90 }, (_, k) => `word${k + 10 * i}`).join(' ');
+    writeFileSync(path.join(dir, `${key}.json`), JSON.stringify(index, null, 2));
+  });
+  const written = loadIndexes(dir).then(() => ({ folder: readFileSync(folderPackPath(dir)), member: readFileSync(packPathFor(path.join(dir, 'b_index.json'))) }));
+
+  /** Loads the folder; every index loads and can be searched, or the one search that finds a pack out says so. */
+  async function loadsWhole(): Promise<void> {
+    const loaded = await loadIndexes(dir);
+    expect(loaded.indexes.map((l) => l.key)).toEqual(keys);
+    try {
+      exercise(dir, loaded);
+    } catch (error) {
+      if (!(error instanceof CodeRagError)) throw error;
+      expect(error.hint).toBe('its search file did not match the index and was removed; search again');
+      exercise(dir, await loadIndexes(dir));
+    }
+  }
+
+  const edits = (length: number) => fc.array(fc.tuple(fc.nat({ max: length - 1 }), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 });
+  const edited = (good: Buffer, changes: ReadonlyArray<[number, number]>) => {
+    const copy = Buffer.from(good);
+    for (const [at, value] of changes) copy[at] = value;
+    return copy;
+  };
+
+  it('that is random, cut short or has any of its bytes changed never breaks a load or a search', async () => {
+    const { folder } = await written;
+    const damaged = fc.oneof(
+      fc.uint8Array({ maxLength: 512 }).map((b) => Buffer.from(b)),
+      fc.nat({ max: folder.length - 1 }).map((n) => folder.subarray(0, n)),
+      edits(folder.length).map((changes) => edited(folder, changes)),
+    );
+    await fc.assert(
+      fc.asyncProperty(damaged, async (bytes) => {
+        writeFileSync(folderPackPath(dir), bytes);
+        await loadsWhole();
+        await loadsWhole();
+      }),
+      runs(120),
+    );
+  });
+
+  it('is never made from, or broken by, a member pack with any of its bytes changed', async () => {
+    const { member } = await written;
+    await fc.assert(
+      fc.asyncProperty(edits(member.length), async (changes) => {
+        rmSync(folderPackPath(dir), { force: true });
+        writeFileSync(packPathFor(path.join(dir, 'b_index.json')), edited(member, changes));
+        await loadsWhole();
+        await loadsWhole();
+      }),
+      runs(120),
+    );
   });
 });
 
