@@ -15,7 +15,7 @@ import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js
 import { normalizeRepoIndex, repoIndexProblem, schemaNote, schemaVersionOf } from '../index/serialize.js';
 import { SCHEMA_VERSION } from '../index/types.js';
 import { RangeReader } from '../index/fileRanges.js';
-import { CodeRagError } from '../shared/errors.js';
+import { CodeRagError, errorMessage } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
 import { DamagedPartError, FieldIndex, FieldIndexBuilder } from './fieldIndex.js';
 import { indexedStateOf, readTrailingMetadata, type IndexedState } from './freshness.js';
@@ -56,8 +56,6 @@ export interface PackedIndex {
 interface PackView extends Pick<PackedIndex, 'repoName' | 'indexed' | 'relationships' | 'fieldIndex' | 'start' | 'size' | 'avgLength'> {
   /** Ranges of every document of the field index, this index's from `start` on. */
   ranges: ProfileRanges;
-  /** The pack file, dropped when it turns out not to match the index. */
-  packFile: string;
 }
 
 export interface LoadResult {
@@ -109,7 +107,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
       try {
         const read = readPack(file, source);
         if (read.status === 'fresh') {
-          indexes.push(packedIndex(key, file, { ...read.pack, start: 0, size: read.pack.fieldIndex.size, avgLength: read.pack.fieldIndex.avgLength, ranges: read.pack.profileRanges, packFile: packPathFor(file) }));
+          indexes.push(packedIndex(key, file, { ...read.pack, start: 0, size: read.pack.fieldIndex.size, avgLength: read.pack.fieldIndex.avgLength, ranges: read.pack.profileRanges }));
           continue;
         }
         if (read.status === 'corrupt') warnings.push(`the search file of ${name} was damaged (${read.problem}); rebuilt it from the index`);
@@ -187,9 +185,9 @@ function combineFolder(dir: string, files: readonly FolderFile[], indexes: reado
     const damaged = error instanceof DamagedPartError ? indexes[error.part] : undefined;
     if (damaged) {
       rmSync(packPathFor(damaged.file), { force: true });
-      warnings.push(`the search file of ${path.basename(damaged.file)} was damaged (${error instanceof Error ? error.message : String(error)}); the next search rebuilds it from the index`);
+      warnings.push(`the search file of ${path.basename(damaged.file)} was damaged (${errorMessage(error)}); the next search rebuilds it from the index`);
     } else {
-      warnings.push(`could not combine the indexes of ${dir} into one search file (${error instanceof Error ? error.message : String(error)}); they are read one by one`);
+      warnings.push(`could not combine the indexes of ${dir} into one search file (${errorMessage(error)}); they are read one by one`);
     }
   }
 }
@@ -198,7 +196,7 @@ function combineFolder(dir: string, files: readonly FolderFile[], indexes: reado
 function memberIndex(dir: string, member: FolderMember, pack: FolderPack): LoadedIndex {
   const file = path.join(dir, member.name);
   const key = member.name.slice(0, -'.json'.length);
-  return packedIndex(key, file, { ...member, fieldIndex: pack.fieldIndex, ranges: pack.profileRanges, packFile: folderPackPath(dir) });
+  return packedIndex(key, file, { ...member, fieldIndex: pack.fieldIndex, ranges: pack.profileRanges });
 }
 
 /** Where an index just written put what its search pack needs, so the pack is built without parsing the file. */
@@ -338,9 +336,11 @@ function packedIndex(key: string, file: string, pack: PackView): LoadedIndex {
     const byPath = wholeIndex().file_summaries.find((f) => f.file_path === filePath);
     if (!byPath) {
       // The pack names a file the index does not hold (a damaged pack, or a stale one): drop it, so the next
-      // load rebuilds it from the JSON.
+      // load rebuilds it from the JSON. The index's own pack and the folder's combined pack hold the same
+      // copy of its paths, whichever of them answered, so both go.
       try {
-        rmSync(pack.packFile, { force: true });
+        rmSync(packPathFor(file), { force: true });
+        rmSync(folderPackPath(path.dirname(file)), { force: true });
       } catch {
         // An unwritable folder: the pack stays, and so does this message.
       }

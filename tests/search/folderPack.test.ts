@@ -5,6 +5,7 @@ import { COMBINE_MAX_FILES, COMBINE_MIN_INDEXES, folderPackPath, worthCombining 
 import { loadIndexes, type LoadedIndex } from '../../src/search/load.js';
 import { packPathFor } from '../../src/search/pack.js';
 import { SearchCorpus, search, type SearchRequest } from '../../src/search/search.js';
+import { CodeRagError } from '../../src/shared/errors.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 /**
@@ -154,15 +155,20 @@ function addWords(file: string): void {
   writeFileSync(file, JSON.stringify(index, null, 2));
 }
 
-/** Rewrites one 32-bit word of term block `block` in the search pack of `indexFile`. */
-function damageTermBlock(indexFile: string, block: number, word: number, value: number): void {
+/** The search pack of `indexFile`, and where its section `name` starts in it. */
+function packSection(indexFile: string, name: string): { pack: Buffer; at: number } {
   const pack = readFileSync(packPathFor(indexFile));
   const headerLength = pack.readUInt32LE(8);
   const header = JSON.parse(pack.toString('utf8', 12, 12 + headerLength));
   const body = Math.ceil((12 + headerLength) / 8) * 8;
-  const section = (name: string) => header.sections.find((s: { name: string }) => s.name === name) as { offset: number };
-  const offset = pack.readInt32LE(body + section('termBlockOffsets').offset + 4 * block);
-  pack.writeInt32LE(value, body + section('termBlocks').offset + offset + 4 * word);
+  return { pack, at: body + (header.sections.find((s: { name: string }) => s.name === name) as { offset: number }).offset };
+}
+
+/** Rewrites one 32-bit word of term block `block` in the search pack of `indexFile`. */
+function damageTermBlock(indexFile: string, block: number, word: number, value: number): void {
+  const offsets = packSection(indexFile, 'termBlockOffsets');
+  const { pack, at } = packSection(indexFile, 'termBlocks');
+  pack.writeInt32LE(value, at + offsets.pack.readInt32LE(offsets.at + 4 * block) + 4 * word);
   writeFileSync(packPathFor(indexFile), pack);
 }
 
@@ -195,6 +201,26 @@ describe('a folder whose indexes have packs damaged where a search does not look
     expect(indexes).toHaveLength(4);
     expect(warnings).toEqual([expect.stringMatching(/^the search file of repo2_index.json was damaged \(term block 1 does not follow the one before\)/)]);
     expect(existsSync(folderPackPath(dir))).toBe(false);
+  });
+
+  it('that names a file its index does not hold is found out by the search that reads it, and leaves no pack made from it', async () => {
+    const { dir, files } = folderOf(5);
+    await loadIndexes(dir);
+    rmSync(folderPackPath(dir));
+    // The first path of repo3's pack, 'src/client.ts', made 'src/clienT.ts': outside every checksum.
+    const { pack, at } = packSection(files[3] as string, 'pathBytes');
+    pack[pack.indexOf('src/client.ts', at) + 'src/clien'.length] = 'T'.charCodeAt(0);
+    writeFileSync(packPathFor(files[3] as string), pack);
+    const damaged = await loadIndexes(dir);
+    expect(existsSync(folderPackPath(dir))).toBe(true);
+    expect(() => answers(damaged.indexes)).toThrow(CodeRagError);
+    expect(existsSync(packPathFor(files[3] as string))).toBe(false);
+    expect(existsSync(folderPackPath(dir))).toBe(false);
+    const fromJson = answers((await loadIndexes(dir, { packs: false })).indexes);
+    expect(answers((await loadIndexes(dir)).indexes)).toEqual(fromJson);
+    const again = await loadIndexes(dir);
+    expect(combined(again.indexes)).toBe(true);
+    expect(answers(again.indexes)).toEqual(fromJson);
   });
 });
 
