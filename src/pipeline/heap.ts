@@ -11,11 +11,7 @@ import v8 from 'node:v8';
 
 const HEAP_GROWING_PERCENT = 50;
 
-let applied = false;
-
-/** Process-wide and applied once, like the wasm compiler choice (parser.ts): threads started later inherit it. */
+/** Process-wide, like the wasm compiler choice (parser.ts): threads started later inherit it. Setting it again is harmless. */
 export function preferCompactHeap(): void {
-  if (applied) return;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  applied = true;
 }
