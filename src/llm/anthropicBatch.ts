@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { BatchApi, BatchItem, BatchOutcome, BatchStatus } from './provider.js';
-import { fromMessage } from './anthropic.js';
+import { fromMessage } from './anthropicMessage.js';
 
 export class AnthropicBatch implements BatchApi {
   constructor(private readonly client: Anthropic) {}

@@ -7,8 +7,9 @@
  */
 import OpenAI from 'openai';
 import type { BatchApi, LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
-import { parseJsonLoose, userText } from './provider.js';
+import { userText } from './provider.js';
 import { OpenAiBatch } from './openaiBatch.js';
+import { fromChatCompletion } from './openaiCompletion.js';
 import { readRateLimits } from './rateControl.js';
 
 export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
@@ -71,19 +72,6 @@ export class OpenAiProvider implements LlmProvider {
       .withResponse();
     return { ...fromChatCompletion(completion), rateLimits: readRateLimits(response.headers) };
   }
-}
-
-/** A chat completion, live or from a batch's output file, as a structured response. */
-export function fromChatCompletion(completion: OpenAI.ChatCompletion): StructuredResponse {
-  const choice = completion.choices?.[0];
-  const text = choice?.message.content ?? '';
-  const cached = completion.usage?.prompt_tokens_details?.cached_tokens ?? 0;
-  return {
-    text,
-    value: parseJsonLoose(text),
-    finishReason: choice?.finish_reason === 'length' ? 'length' : choice?.finish_reason === 'stop' ? 'stop' : 'other',
-    usage: { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0, cached_prompt_tokens: cached },
-  };
 }
 
 /** A 400 that names response_format or json_schema: the server does not do structured output. */

@@ -6,7 +6,7 @@
  */
 import OpenAI, { toFile } from 'openai';
 import type { BatchApi, BatchItem, BatchOutcome, BatchStatus } from './provider.js';
-import { fromChatCompletion } from './openai.js';
+import { fromChatCompletion } from './openaiCompletion.js';
 
 const ENDPOINT = '/v1/chat/completions';
 /** Statuses after which the batch answers nothing more. */
