@@ -22,6 +22,7 @@ async function run(argv: string[]): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   cliState.verbose = argv.includes('--verbose');
+  cliState.quit = (code) => process.exit(code);
   try {
     return await run(argv);
   } catch (error) {

@@ -13,8 +13,18 @@ import { createLlmSession, type LlmSession } from '../../pipeline/llmSession.js'
 import { costOfPlan, planRun, type PlanCost, type RepoPlan } from '../../pipeline/planRun.js';
 import { runIndex } from '../../pipeline/runIndex.js';
 import { AbortedError, BatchPendingError, UsageError } from '../../shared/errors.js';
-import type { Progress } from '../progress.js';
-import { budgetFor, reportRun, runControls, throwIfStopped, type IndexFlags } from './index.js';
+import type { Progress, ProgressFormat } from '../progress.js';
+import { reportRun } from '../report.js';
+import { budgetFor, runControls, throwIfStopped } from '../runControls.js';
+
+/** The flags of `coderag index` that its model-run modes read. */
+export interface ModeFlags {
+  json: boolean;
+  quiet: boolean;
+  progress?: ProgressFormat | undefined;
+  /** With --batch or --collect: wait for the batch to end, then write the index. */
+  wait?: boolean | undefined;
+}
 
 export interface ModeSetup {
   config: Config;
@@ -29,7 +39,7 @@ export interface ModeSetup {
 
 const NOT_RETRIED_LIVE = 'not asked again live (batch.retry_failed_live: false)';
 
-export async function dryRunCommand(setup: ModeSetup, flags: IndexFlags): Promise<void> {
+export async function dryRunCommand(setup: ModeSetup, flags: ModeFlags): Promise<void> {
   const { config, llm, progress } = setup;
   const { name, model } = llm.provider;
   const counter = await promptTokenCounter(name, model);
@@ -45,7 +55,7 @@ export async function dryRunCommand(setup: ModeSetup, flags: IndexFlags): Promis
   process.stdout.write(dryRunText(plans, cost, name, model));
 }
 
-export async function batchCommand(setup: ModeSetup, flags: IndexFlags): Promise<void> {
+export async function batchCommand(setup: ModeSetup, flags: ModeFlags): Promise<void> {
   const { config, llm, progress, signal } = setup;
   const counter = await promptTokenCounter(llm.provider.name, llm.provider.model);
   const plans = await planRun(setup.repos, { config, llm, counter, onEvent: progress.sink });
@@ -72,7 +82,7 @@ export async function batchCommand(setup: ModeSetup, flags: IndexFlags): Promise
   await finishBatch(setup, manifest, file, flags);
 }
 
-export async function collectCommand(manifestFile: string, flags: IndexFlags): Promise<void> {
+export async function collectCommand(manifestFile: string, flags: ModeFlags): Promise<void> {
   const manifest = await readManifest(manifestFile);
   const { config, file } = await loadConfig({ configPath: manifest.config_file ?? undefined, overrides: manifest.overrides });
   const choice = selectProvider(config);
@@ -100,7 +110,7 @@ export async function collectCommand(manifestFile: string, flags: IndexFlags): P
 }
 
 /** Waits (--wait) or checks once, stores the batch's answers in the cache, then writes the indexes. */
-async function finishBatch(setup: ModeSetup, manifest: BatchManifest, file: string, flags: IndexFlags): Promise<void> {
+async function finishBatch(setup: ModeSetup, manifest: BatchManifest, file: string, flags: ModeFlags): Promise<void> {
   const { config, llm, progress, signal } = setup;
   const status = flags.wait
     ? await waitForBatch(llm, manifest, { pollIntervalMs: config.batch.poll_interval * 1000, maxWaitMs: config.batch.max_wait * 1000, signal, onEvent: progress.sink })

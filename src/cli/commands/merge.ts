@@ -9,8 +9,7 @@ import { mergeShards, readShard, type ShardPart } from '../../pipeline/merge.js'
 import { describeIndex, writeRepoIndex, writeRunReports, type WrittenRepo } from '../../pipeline/writeIndex.js';
 import { prepareFolderPack, prepareSearchPack } from '../../search/load.js';
 import { UsageError } from '../../shared/errors.js';
-import { closingLine, EXIT_FILES_FAILED, failedFiles } from './index.js';
-
+import { closingLine, EXIT_FILES_FAILED, failedFiles } from '../report.js';
 
 export interface MergeFlags {
   out?: string;

@@ -9,6 +9,7 @@ import { answerLines, listAnswers, terminalAnswers, type AnswerSource } from '..
 import { plan, type PlanEvent } from '../../plan/plan.js';
 import type { ModelTurn } from '../../plan/turn.js';
 import { UsageError } from '../../shared/errors.js';
+import { interruptHandler } from '../runControls.js';
 
 export interface PlanFlags {
   query?: string;
@@ -38,10 +39,7 @@ export async function planCommand(flags: PlanFlags): Promise<void> {
     throw new UsageError('no terminal to answer at and no --answers file', { hint: 'run it in a terminal, or pass --answers FILE with one answer per line' });
   }
   const controller = new AbortController();
-  const interrupt = () => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort();
-  };
+  const interrupt = interruptHandler(controller);
   const answers: AnswerSource = flags.answers
     ? listAnswers(answerLines(await readAnswers(flags.answers)))
     : terminalAnswers({ input: stdin, output: process.stderr, onInterrupt: interrupt });

@@ -1,0 +1,93 @@
+/**
+ * What an indexing command prints when its run is done: warnings, failed files and closing lines on stderr (or
+ * one NDJSON summary), index paths (or the JSON summary) on stdout, and the exit code.
+ */
+import path from 'node:path';
+import type { RepoIndex } from '../index/types.js';
+import type { RunIndexResult } from '../pipeline/runIndex.js';
+import type { FailedFile, WrittenIndex } from '../pipeline/writeIndex.js';
+import { prepareFolderPack, prepareSearchPack, writtenLayout } from '../search/load.js';
+import type { Progress } from './progress.js';
+
+/** Exit code of a run that wrote its indexes although some files failed (their reasons are in the index). */
+export const EXIT_FILES_FAILED = 3;
+
+/**
+ * Prints what a run wrote: warnings, failed files and closing lines on stderr (or one NDJSON summary), index
+ * paths (or the JSON summary) on stdout. Answers the exit code: 0, or EXIT_FILES_FAILED when some files failed.
+ */
+export async function reportRun(result: RunIndexResult, progress: Progress, flags: { quiet: boolean; json: boolean }, started: number, partial = false): Promise<number> {
+  // Every index gets its search pack now, so no search pays for it; partial indexes are never searched. The pack
+  // is built from the file, entry by entry: the run kept no profiles in memory.
+  if (!partial) {
+    for (const written of result.written) await prepareSearchPack(written.outputPath, writtenLayout(written));
+    for (const dir of new Set(result.written.map((w) => path.dirname(w.outputPath)))) await prepareFolderPack(dir);
+  }
+  progress.stop();
+  const failures = result.written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
+  const exitCode = failures.length ? EXIT_FILES_FAILED : 0;
+  if (progress.json) {
+    progress.record({ type: 'summary', exit_code: exitCode, ...runSummary(result.written, result.reports, Date.now() - started), failed_files: failures });
+  } else {
+    for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
+    for (const f of failures.slice(0, MAX_FAILURES_LISTED)) process.stderr.write(`warning: ${f.repo}: ${f.path} failed: ${f.reason}\n`);
+    if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failed files (status "failed" in the index, with reasons)\n`);
+    if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
+  }
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify({ ...runSummary(result.written, result.reports, Date.now() - started), exit_code: exitCode, failed_files: failures }, null, 2)}\n`);
+  } else {
+    for (const { outputPath } of result.written) process.stdout.write(`${outputPath}\n`);
+  }
+  return exitCode;
+}
+
+const MAX_FAILURES_LISTED = 20;
+
+/** Files whose profile could not be made as asked: a model answer that never came, or a file that could not be read. */
+export function failedFiles(index: Pick<WrittenIndex, 'failed_files'>): FailedFile[] {
+  return index.failed_files;
+}
+
+export function closingLine(index: Omit<RepoIndex, 'file_summaries'>): string {
+  const meta = index.analysis_metadata;
+  const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
+  const { ok, skipped, failed } = meta.files_by_status;
+  const name = meta.shard ? `${index.repo_name} (shard ${meta.shard.index}/${meta.shard.count})` : index.repo_name;
+  const parts = [`${name}: ${ok} files indexed`, `${skipped} skipped`];
+  if (failed) parts.push(`${failed} failed`);
+  const excluded = Object.entries(meta.excluded_by_rule ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const excludedTotal = excluded.reduce((n, [, count]) => n + count, 0);
+  const excludedPart = excludedTotal ? `, ${excludedTotal} excluded by .coderagignore (${excluded.map(([rule, n]) => `${rule} ${n}`).join(', ')})` : '';
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
+  if (meta.provider === 'static') return head;
+  const tokens = meta.token_usage;
+  return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens, ${index.relationships.length} relationships${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
+}
+
+function runSummary(written: Array<{ index: WrittenIndex; outputPath: string }>, reports: string[], durationMs: number) {
+  return {
+    status: 'success',
+    duration_ms: durationMs,
+    reports,
+    repositories: written.map(({ index, outputPath }) => ({
+      repo_name: index.repo_name,
+      output_path: outputPath,
+      total_files: index.total_files,
+      files_by_status: index.analysis_metadata.files_by_status,
+      skipped_by_reason: index.analysis_metadata.skipped_by_reason,
+      excluded_by_rule: index.analysis_metadata.excluded_by_rule ?? {},
+      git_commit: index.analysis_metadata.git_commit,
+      git_dirty: index.analysis_metadata.git_dirty ?? null,
+      ...(index.analysis_metadata.shard ? { shard: `${index.analysis_metadata.shard.index}/${index.analysis_metadata.shard.count}` } : {}),
+      provider: index.analysis_metadata.provider,
+      model: index.analysis_metadata.model,
+      llm_calls: index.analysis_metadata.llm_calls,
+      retries: index.analysis_metadata.retries,
+      cache_hits: index.analysis_metadata.cache_hits,
+      token_usage: index.analysis_metadata.token_usage,
+      total_relationships: index.relationships.length,
+      duration_ms: index.analysis_metadata.duration_ms,
+    })),
+  };
+}
