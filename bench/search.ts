@@ -32,7 +32,8 @@ import { EXTRACT_VERSION } from '../dist/pipeline/reuse.js';
 // The compiled build, as users run it.
 import { loadIndexes } from '../dist/search/load.js';
 import { PACK_DIR } from '../dist/search/pack.js';
-import { SearchCorpus, search, type ScorerName } from '../dist/search/search.js';
+import { SearchCorpus, search } from '../dist/search/search.js';
+import type { ScorerName } from '../dist/search/types.js';
 
 const ROOT = path.resolve(BENCH_ROOT, '..');
 const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');

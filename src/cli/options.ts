@@ -6,7 +6,7 @@
  * error, an unusual form) is left to commander.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_SCORER, ELEMENT_TYPES, SCORERS } from '../search/search.js';
+import { DEFAULT_SCORER, ELEMENT_TYPES, SCORERS } from '../search/types.js';
 
 /** A value an option does not accept; commander reports it as a usage error. */
 export class InvalidValue extends Error {}

@@ -5,7 +5,8 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { isIndexFileName, loadIndexes, type LoadedIndex, type LoadResult } from '../search/load.js';
+import { isIndexFileName, loadIndexes, type LoadResult } from '../search/load.js';
+import type { LoadedIndex } from '../search/types.js';
 import { SearchCorpus } from '../search/search.js';
 import { errorMessage } from '../shared/errors.js';
 

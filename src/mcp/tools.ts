@@ -5,9 +5,9 @@
  */
 import { overviewJson, searchResultJson } from '../search/format.js';
 import { checkFreshness, type RepoFreshness } from '../search/freshness.js';
-import type { LoadedIndex } from '../search/load.js';
-import { DEFAULT_MAX_RESULTS, search, type MatchedSymbol } from '../search/search.js';
-import { addSnippets, type Snippet } from '../search/snippets.js';
+import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
+import { addSnippets } from '../search/snippets.js';
+import type { LoadedIndex, MatchedSymbol, Snippet } from '../search/types.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
 import { CodeRagError } from '../shared/errors.js';
 import type { IndexCache, IndexSnapshot } from './indexCache.js';

@@ -7,7 +7,7 @@ import type { FileSummary } from '../index/types.js';
 import { holderOf, type Segment, type SegmentPart } from './bm25f.js';
 import { searchableTokens } from './deepcodeScore.js';
 import { FieldIndex, type IndexedDoc } from './fieldIndex.js';
-import type { LoadedIndex } from './load.js';
+import type { LoadedIndex } from './types.js';
 import { Tokenizer } from './profileTokens.js';
 
 /**

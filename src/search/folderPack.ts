@@ -17,7 +17,8 @@ import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
 import { combineFieldIndexes, FieldIndex } from './fieldIndex.js';
 import { FIELD_COUNT } from './profileTokens.js';
-import { indexedStateOf, type IndexedState } from './freshness.js';
+import { indexedStateOf } from './freshness.js';
+import type { IndexedState } from './types.js';
 import { PACK_DIR, profileRangesOf, readPackFile, writePackFile, type Currency, type PackSource, type ProfileRanges, type Read } from './pack.js';
 
 /** Folders of fewer indexes gain too little to keep a second copy of their packs. */

@@ -4,8 +4,7 @@
  * and `get_indexes_overview`, with our fields beside theirs.
  */
 import type { RepoFreshness } from './freshness.js';
-import type { LoadedIndex } from './load.js';
-import type { SearchResponse } from './search.js';
+import type { LoadedIndex, SearchResponse } from './types.js';
 import type { FileOutline, SymbolSearch } from './symbols.js';
 
 const RULE = '='.repeat(80);

@@ -11,7 +11,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { LimitFunction } from 'p-limit';
 import type { AnalysisMetadata } from '../index/types.js';
-import type { LoadedIndex } from './load.js';
+import type { IndexedState, LoadedIndex } from './types.js';
 
 export interface RepoFreshness {
   repo_name: string;
@@ -177,15 +177,6 @@ export function changedFiles(output: string): string[] {
 
 const short = (commit: string): string => commit.slice(0, 12);
 const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
-
-/** What the check needs of an index's `analysis_metadata`; a search pack keeps it in its header (pack.ts). */
-export interface IndexedState {
-  repo_path?: string;
-  git_commit?: string | null;
-  git_dirty?: boolean | null;
-  analysis_date?: string;
-  duration_ms?: number;
-}
 
 /**
  * The fields of metadata the check reads, each kept only when it has its type (metadata may come from a damaged

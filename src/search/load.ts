@@ -18,39 +18,10 @@ import { RangeReader } from '../index/fileRanges.js';
 import { CodeRagError, errorMessage } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
 import { DamagedPartError, FieldIndex, FieldIndexBuilder } from './fieldIndex.js';
-import { indexedStateOf, readTrailingMetadata, type IndexedState } from './freshness.js';
+import { indexedStateOf, readTrailingMetadata } from './freshness.js';
 import { COMBINE_MIN_INDEXES, folderPackPath, readFolderPack, worthCombining, writeFolderPack, type FolderFile, type FolderMember, type FolderPack } from './folderPack.js';
+import type { LoadedIndex, PackedIndex } from './types.js';
 import { packPathFor, profileRangesOf, readPack, summaryRanges, writePack, type PackContents, type PackSource, type ProfileRanges } from './pack.js';
-
-export interface LoadedIndex {
-  /** The file's name without `.json`: DeepCode's key for an index. */
-  key: string;
-  file: string;
-  /** The whole index. When a search pack answered for it, it is read and parsed on first use. */
-  index: RepoIndex;
-  /** Ranking statistics and profile access, when the index is large enough to have a search pack. */
-  packed?: PackedIndex;
-}
-
-export interface PackedIndex {
-  repoName: string;
-  /** What freshness checks need of the index's metadata, kept in the pack: no search reads the index for it. */
-  indexed: IndexedState | null;
-  relationships: FileRelationship[];
-  /**
-   * The field index holding this index's documents, `size` of them from `start` on: the index's own (from 0),
-   * or the one its folder's combined pack shares among all its indexes (folderPack.ts).
-   */
-  fieldIndex: FieldIndex;
-  start: number;
-  size: number;
-  /** This index's own mean field lengths. */
-  avgLength: Float64Array;
-  /** The profile of this index's document `d` (the field index's document `start + d`). */
-  profile(d: number): FileSummary;
-  /** Where each of this index's profiles sits in its file, as [start, end) pairs. */
-  profileRanges(): Float64Array;
-}
 
 /** What a LoadedIndex is answered from: a pack's field index and profile ranges, and the index's facts. */
 interface PackView extends Pick<PackedIndex, 'repoName' | 'indexed' | 'relationships' | 'fieldIndex' | 'start' | 'size' | 'avgLength'> {

@@ -19,8 +19,9 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync
 import { crc32 } from 'node:zlib';
 import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
-import { indexedStateOf, type IndexedState } from './freshness.js';
+import { indexedStateOf } from './freshness.js';
 import { FIELD_COUNT, FieldIndex, type FieldIndexData, type PostingStore, type StringList } from './fieldIndex.js';
+import type { IndexedState } from './types.js';
 import { TERM_BLOCK, termBlocksOf, termTableFromBlocks, validStarts, type BlockBytes } from './termTable.js';
 
 export const PACK_VERSION = 8;

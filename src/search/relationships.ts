@@ -3,8 +3,7 @@
  * of `src/`, `core/`, `lib/`, `main/`, `./`; equal or contained either way), except that an empty path no
  * longer matches every target.
  */
-import type { FileRelationship } from '../index/types.js';
-import type { LoadedIndex } from './load.js';
+import type { LoadedIndex, MatchedRelationship } from './types.js';
 
 const COMMON_PREFIXES = ['src/', 'core/', 'lib/', 'main/', './'];
 
@@ -19,10 +18,6 @@ export function targetPathsMatch(target: string, relationshipTarget: string): bo
   const a = normalizeTargetPath(target);
   const b = normalizeTargetPath(relationshipTarget);
   return a === b || a.includes(b) || b.includes(a) || target.includes(relationshipTarget) || relationshipTarget.includes(target);
-}
-
-export interface MatchedRelationship extends FileRelationship {
-  repo_name: string;
 }
 
 export function findRelationships(target: string, indexes: readonly LoadedIndex[]): MatchedRelationship[] {

@@ -7,77 +7,17 @@
  * (deepcodeScore.ts, DeepCode's formula with two defects fixed).
  */
 import { detectLanguage } from '../extract/languages.js';
-import type { CodeSymbol, SymbolKind } from '../index/types.js';
+import type { CodeSymbol } from '../index/types.js';
 import { SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
-import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams, type RankInput } from './bm25f.js';
+import { DEFAULT_PARAMS, rankBm25f, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
-import type { Snippet } from './snippets.js';
 import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
 import type { IndexedDoc } from './fieldIndex.js';
 import { splitPath } from './profileTokens.js';
-import { findRelationships, type MatchedRelationship } from './relationships.js';
+import { findRelationships } from './relationships.js';
+import { DEFAULT_SCORER, type ElementType, type MatchedRelationship, type MatchedSymbol, type Reference, type SearchRequest, type SearchResponse } from './types.js';
 
 export { SearchCorpus };
-
-/** The first is the default. */
-export const SCORERS = ['bm25f', 'deepcode'] as const;
-export type ScorerName = (typeof SCORERS)[number];
-export const DEFAULT_SCORER: ScorerName = SCORERS[0];
-export const ELEMENT_TYPES = ['file', 'function', 'class', 'method', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'namespace'] as const;
-export type ElementType = (typeof ELEMENT_TYPES)[number];
-
-export interface SearchRequest {
-  target?: string;
-  keywords?: string[];
-  /** Free text, tokenised into keywords. */
-  query?: string;
-  maxResults?: number;
-  /** Narrow the answer to one kind of element. */
-  type?: ElementType;
-  scorer?: ScorerName;
-  /** BM25F weights; the tuned defaults unless a benchmark is searching for better ones. */
-  params?: Bm25fParams;
-}
-
-export interface MatchedSymbol {
-  kind: SymbolKind;
-  name: string;
-  ast_path: string;
-  start_line: number;
-  end_line: number;
-  /** The model's one-line description of the symbol, when the index has one. */
-  description?: string;
-}
-
-export interface Reference {
-  repo_name: string;
-  file_path: string;
-  score: number;
-  file_type: string;
-  main_functions: string[];
-  key_concepts: string[];
-  dependencies: string[];
-  summary: string;
-  lines_of_code: number;
-  role: string;
-  language: string;
-  symbols: MatchedSymbol[];
-  matched_keywords: string[];
-  /** Source lines around the matching symbols, when asked for and the repository is on disk (snippets.ts). */
-  snippets?: Snippet[];
-  /** Why a reference with matching symbols has no snippets. */
-  snippet_notice?: string;
-}
-
-export interface SearchResponse {
-  target_file: string;
-  keywords_used: string[];
-  scorer: ScorerName;
-  references: Reference[];
-  relationships: MatchedRelationship[];
-  /** Why the answer is empty, when it is: nothing searchable in the request, nothing indexed, or no match. */
-  notice?: string;
-}
 
 export const DEFAULT_MAX_RESULTS = 10;
 

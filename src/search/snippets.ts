@@ -7,20 +7,7 @@ import { readFile as fsReadFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileSummary } from '../index/types.js';
 import { contentHash } from '../shared/hash.js';
-import type { LoadedIndex } from './load.js';
-import type { Reference, SearchResponse } from './search.js';
-
-export interface Snippet {
-  kind: string;
-  ast_path: string;
-  /** The symbol's own lines. */
-  start_line: number;
-  end_line: number;
-  /** The lines shown: up to N before and after the symbol's first line, within the file. */
-  from_line: number;
-  to_line: number;
-  text: string;
-}
+import type { LoadedIndex, Reference, SearchResponse, Snippet } from './types.js';
 
 export interface SnippetOptions {
   /** Lines before and after each symbol's first line. */

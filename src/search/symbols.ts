@@ -5,7 +5,7 @@
  */
 import type { CodeSymbol, SymbolKind } from '../index/types.js';
 import { CodeRagError } from '../shared/errors.js';
-import type { LoadedIndex } from './load.js';
+import type { LoadedIndex } from './types.js';
 
 export const SYMBOL_KINDS: readonly SymbolKind[] = ['function', 'class', 'method', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'namespace', 'constant', 'variable'];
 

@@ -2,9 +2,10 @@ import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMBINE_MAX_FILES, COMBINE_MIN_INDEXES, folderPackPath, worthCombining } from '../../src/search/folderPack.js';
-import { loadIndexes, type LoadedIndex } from '../../src/search/load.js';
+import { loadIndexes } from '../../src/search/load.js';
+import type { LoadedIndex, SearchRequest } from '../../src/search/types.js';
 import { packPathFor } from '../../src/search/pack.js';
-import { SearchCorpus, search, type SearchRequest } from '../../src/search/search.js';
+import { SearchCorpus, search } from '../../src/search/search.js';
 import { CodeRagError } from '../../src/shared/errors.js';
 import { makeTempDir } from '../support/tempRepo.js';
 

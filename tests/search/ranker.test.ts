@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { CodeSymbol, FileRelationship, FileSummary, RepoIndex } from '../../src/index/types.js';
 import { askedRoles, rankBm25f } from '../../src/search/bm25f.js';
 import { testedStems } from '../../src/search/profileTokens.js';
-import { DEFAULT_SCORER, SCORERS, SearchCorpus, search, type SearchRequest } from '../../src/search/search.js';
+import { SearchCorpus, search } from '../../src/search/search.js';
+import { DEFAULT_SCORER, SCORERS, type SearchRequest } from '../../src/search/types.js';
 import { searchStem, splitIdentifier, stem } from '../../src/shared/text.js';
 
 const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', doc?: string, start_line = 1): CodeSymbol => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeSymbol, RepoIndex } from '../../src/index/types.js';
-import type { LoadedIndex } from '../../src/search/load.js';
+import type { LoadedIndex } from '../../src/search/types.js';
 import { Tokenizer } from '../../src/search/profileTokens.js';
 import { matchingSymbols } from '../../src/search/search.js';
 import { fileOutline, findSymbol } from '../../src/search/symbols.js';

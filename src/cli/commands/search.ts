@@ -5,7 +5,8 @@ import { readdir } from 'node:fs/promises';
 import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
 import { checkFreshness } from '../../search/freshness.js';
 import { isIndexFileName, loadIndexes } from '../../search/load.js';
-import { SearchCorpus, search, type ElementType, type ScorerName } from '../../search/search.js';
+import { SearchCorpus, search } from '../../search/search.js';
+import type { ElementType, ScorerName } from '../../search/types.js';
 import { CodeRagError, UsageError } from '../../shared/errors.js';
 
 export interface SearchFlags {

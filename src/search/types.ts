@@ -1,0 +1,122 @@
+/**
+ * The types the search modules share: a loaded index and its pack, a search's request and answer. Loading,
+ * ranking, freshness and snippets all speak them, so they live below all of them.
+ */
+import type { FileRelationship, FileSummary, RepoIndex, SymbolKind } from '../index/types.js';
+import type { Bm25fParams } from './bm25f.js';
+import type { FieldIndex } from './fieldIndex.js';
+
+export interface LoadedIndex {
+  /** The file's name without `.json`: DeepCode's key for an index. */
+  key: string;
+  file: string;
+  /** The whole index. When a search pack answered for it, it is read and parsed on first use. */
+  index: RepoIndex;
+  /** Ranking statistics and profile access, when the index is large enough to have a search pack. */
+  packed?: PackedIndex;
+}
+
+export interface PackedIndex {
+  repoName: string;
+  /** What freshness checks need of the index's metadata, kept in the pack: no search reads the index for it. */
+  indexed: IndexedState | null;
+  relationships: FileRelationship[];
+  /**
+   * The field index holding this index's documents, `size` of them from `start` on: the index's own (from 0),
+   * or the one its folder's combined pack shares among all its indexes (folderPack.ts).
+   */
+  fieldIndex: FieldIndex;
+  start: number;
+  size: number;
+  /** This index's own mean field lengths. */
+  avgLength: Float64Array;
+  /** The profile of this index's document `d` (the field index's document `start + d`). */
+  profile(d: number): FileSummary;
+  /** Where each of this index's profiles sits in its file, as [start, end) pairs. */
+  profileRanges(): Float64Array;
+}
+
+/** What the check needs of an index's `analysis_metadata`; a search pack keeps it in its header (pack.ts). */
+export interface IndexedState {
+  repo_path?: string;
+  git_commit?: string | null;
+  git_dirty?: boolean | null;
+  analysis_date?: string;
+  duration_ms?: number;
+}
+
+/** The first is the default. */
+export const SCORERS = ['bm25f', 'deepcode'] as const;
+export type ScorerName = (typeof SCORERS)[number];
+export const DEFAULT_SCORER: ScorerName = SCORERS[0];
+export const ELEMENT_TYPES = ['file', 'function', 'class', 'method', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'namespace'] as const;
+export type ElementType = (typeof ELEMENT_TYPES)[number];
+
+export interface SearchRequest {
+  target?: string;
+  keywords?: string[];
+  /** Free text, tokenised into keywords. */
+  query?: string;
+  maxResults?: number;
+  /** Narrow the answer to one kind of element. */
+  type?: ElementType;
+  scorer?: ScorerName;
+  /** BM25F weights; the tuned defaults unless a benchmark is searching for better ones. */
+  params?: Bm25fParams;
+}
+
+export interface MatchedSymbol {
+  kind: SymbolKind;
+  name: string;
+  ast_path: string;
+  start_line: number;
+  end_line: number;
+  /** The model's one-line description of the symbol, when the index has one. */
+  description?: string;
+}
+
+export interface Reference {
+  repo_name: string;
+  file_path: string;
+  score: number;
+  file_type: string;
+  main_functions: string[];
+  key_concepts: string[];
+  dependencies: string[];
+  summary: string;
+  lines_of_code: number;
+  role: string;
+  language: string;
+  symbols: MatchedSymbol[];
+  matched_keywords: string[];
+  /** Source lines around the matching symbols, when asked for and the repository is on disk (snippets.ts). */
+  snippets?: Snippet[];
+  /** Why a reference with matching symbols has no snippets. */
+  snippet_notice?: string;
+}
+
+export interface SearchResponse {
+  target_file: string;
+  keywords_used: string[];
+  scorer: ScorerName;
+  references: Reference[];
+  relationships: MatchedRelationship[];
+  /** Why the answer is empty, when it is: nothing searchable in the request, nothing indexed, or no match. */
+  notice?: string;
+}
+
+export interface MatchedRelationship extends FileRelationship {
+  repo_name: string;
+}
+
+export interface Snippet {
+  kind: string;
+  ast_path: string;
+  /** The symbol's own lines. */
+  start_line: number;
+  end_line: number;
+  /** The lines shown: up to N before and after the symbol's first line, within the file. */
+  from_line: number;
+  to_line: number;
+  text: string;
+}
