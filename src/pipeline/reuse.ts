@@ -105,6 +105,15 @@ export interface ReuseStats {
   hashed: number;
 }
 
+/** What a run did besides its index: the files it reused, read and parsed. */
+export interface ReuseFigures extends ReuseStats {
+  reused: number;
+  /** Files sent to extraction (read unless their name or size ruled them out). */
+  extracted: number;
+  /** Extracted files a grammar parsed. */
+  parsed: number;
+}
+
 export interface ReuseResult {
   reused: ReusedEntry[];
   toExtract: WalkedFile[];

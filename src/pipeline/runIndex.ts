@@ -29,7 +29,7 @@ import { StreamedEntries, type RunState } from './indexAssembly.js';
 import { preferCompactHeap } from './heap.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { loadPreviousIndex } from './previousIndex.js';
-import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReuseStats } from './reuse.js';
+import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReuseFigures } from './reuse.js';
 import { runGit, walkRepository, type GitRunner, type WalkedFile } from './walk.js';
 import { indexPathFor, jsonStyle, writeRunReports, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
 
@@ -50,15 +50,6 @@ export interface IndexRepoOptions {
   llm?: LlmSession | null;
   /** Profile only this shard's files (a partial index for `coderag merge`). */
   shard?: Shard | null;
-}
-
-/** What a run did besides its index: the files it reused, read and parsed. */
-export interface ReuseFigures extends ReuseStats {
-  reused: number;
-  /** Files sent to extraction (read unless their name or size ruled them out). */
-  extracted: number;
-  /** Extracted files a grammar parsed. */
-  parsed: number;
 }
 
 /** What profiling a repository knows besides its entries, which went to the entry sink. */

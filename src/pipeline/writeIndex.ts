@@ -10,7 +10,7 @@ import { toJson, writeFileAtomic, type JsonStyle } from '../index/serialize.js';
 import { writeJsonStreamAtomic } from '../index/writeStream.js';
 import { VERSION } from '../shared/version.js';
 import { shardFileName } from './shard.js';
-import type { ReuseFigures } from './runIndex.js';
+import type { ReuseFigures } from './reuse.js';
 
 export function indexFileName(config: Config, repoName: string): string {
   const safe = repoName.replace(/[^\w.-]+/g, '_');
