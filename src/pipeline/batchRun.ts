@@ -15,7 +15,8 @@ import type { BatchApi, BatchOutcome, BatchStatus, StructuredResponse } from '..
 import { InvalidAnswerError, statusOf, withRetries } from '../llm/retry.js';
 import { ProviderError, UsageError, errorMessage } from '../shared/errors.js';
 import { ignoreEvents, type EventSink } from './events.js';
-import { soleEntry, type LlmStats } from './llmProfile.js';
+import type { LlmStats } from '../llm/ask.js';
+import { soleEntry } from './llmProfile.js';
 import type { LlmSession } from './llmSession.js';
 import type { RepoPlan } from './planRun.js';
 

@@ -14,28 +14,14 @@ import type { ProfileAnswer, ProfileAnswerFormat } from '../llm/answers.js';
 import { BudgetStop, type RunBudget } from '../llm/budget.js';
 import { mergeChunkAnswers, splitAtSymbols } from '../llm/chunks.js';
 import type { Packer } from '../llm/packer.js';
-import { buildFilePart, buildProfileRequest, estimateTokens, type FilePart, type SharedPrefix } from '../llm/profileRequest.js';
+import { askModel, firstLine, refusal, type LlmStats } from '../llm/ask.js';
+import { buildFilePart, buildProfileRequest, type FilePart, type SharedPrefix } from '../llm/profileRequest.js';
 import type { PromptSet } from '../llm/prompts.js';
-import type { LlmProvider, StructuredRequest, StructuredResponse } from '../llm/provider.js';
+import type { LlmProvider, StructuredRequest } from '../llm/provider.js';
 import type { RequestScheduler } from '../llm/rateControl.js';
-import { InvalidAnswerError, statusOf, withRetries, type RetryPolicy } from '../llm/retry.js';
-import { ProviderError, errorMessage } from '../shared/errors.js';
+import { InvalidAnswerError, statusOf, type RetryPolicy } from '../llm/retry.js';
+import { errorMessage } from '../shared/errors.js';
 import { contentHash } from '../shared/hash.js';
-
-export interface LlmStats {
-  calls: number;
-  retries: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  /** Of prompt_tokens, those read from the provider's prompt cache. */
-  cached_prompt_tokens: number;
-  cache_hits: number;
-  secrets_redacted: number;
-}
-
-export function emptyLlmStats(): LlmStats {
-  return { calls: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, cache_hits: 0, secrets_redacted: 0 };
-}
 
 export interface LlmContext {
   provider: LlmProvider;
@@ -71,9 +57,6 @@ export type LlmProfileResult =
   | { ok: true; answer: ProfileAnswer; cached: boolean; secretsRedacted: number }
   /** `stopped`: the budget refused the call; the file is not failed, it was never asked. */
   | { ok: false; error: string; secretsRedacted: number; stopped?: boolean };
-
-/** Statuses that mean the provider cannot serve this run at all: stop, do not mark every file failed. */
-const FATAL_STATUS = new Set([401, 403, 404]);
 
 /** Everything besides the file's content that shapes the answer, for the cache key. */
 export function answerContext(ctx: Pick<LlmContext, 'config' | 'targetStructure' | 'focus'>): string {
@@ -161,95 +144,9 @@ export async function profileWithLlm(
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     if (error instanceof BudgetStop) return { ok: false, stopped: true, error: error.message, secretsRedacted };
-    const status = statusOf(error);
-    if (status !== undefined && FATAL_STATUS.has(status)) {
-      throw new ProviderError(`${ctx.provider.name} refused the request (${status}): ${firstLine(errorMessage(error))}`, {
-        cause: error,
-        hint: status === 404 ? 'check llm.model' : 'check the API key in the environment',
-      });
-    }
+    const refused = refusal(error, ctx.provider.name);
+    if (refused) throw refused;
     return { ok: false, error: describeFailure(error), secretsRedacted };
-  }
-}
-
-export type AskContext = Pick<LlmContext, 'provider' | 'config' | 'retry' | 'scheduler' | 'stats' | 'signal' | 'budget'>;
-
-export interface AskOptions {
-  /** Ask again when the answer is unusable (default); a pack falls back to single requests instead. */
-  retryInvalid?: boolean;
-  onRaw?: (raw: string) => Promise<void> | undefined;
-  /** Files the request asks about (a pack's length), for the budget's estimate of the answer (default 1). */
-  files?: number;
-}
-
-/**
- * One structured question through the run's scheduler, retry policy and statistics: an answer cut off at
- * max_tokens, not JSON, or of the wrong shape (`parse` returns a string saying why) is retried like a 503.
- */
-export async function askModel<T>(
-  ctx: AskContext,
-  question: Omit<StructuredRequest, 'system' | 'maxTokens' | 'temperature' | 'signal'> & Partial<Pick<StructuredRequest, 'system' | 'maxTokens' | 'temperature'>>,
-  parse: (value: unknown) => T | string,
-  options: AskOptions = {},
-): Promise<T> {
-  const request: StructuredRequest = {
-    system: ctx.config.llm.system_prompt,
-    maxTokens: ctx.config.llm.max_tokens,
-    temperature: ctx.config.llm.temperature,
-    ...question,
-    signal: ctx.signal,
-  };
-  const tokens = estimateTokens(request.system) + estimateTokens(request.prefix ?? '') + estimateTokens(request.prompt) + request.maxTokens;
-  return withRetries(
-    async () => {
-      // Asked before the scheduler, so a stopped run does not wait its turn to be refused; a pack is one
-      // request, its prompt tokens counted from the body the provider sends.
-      const reservation = ctx.budget?.admit(ctx.provider.requestBody(request), options.files ?? 1);
-      let response: StructuredResponse | undefined;
-      try {
-        response = await ctx.scheduler.run(
-          async () => {
-            ctx.stats.calls++;
-            const answer = await ctx.provider.complete(request);
-            return { value: answer, rateLimits: answer.rateLimits };
-          },
-          tokens,
-          ctx.signal,
-        );
-      } finally {
-        if (reservation) ctx.budget?.settle(reservation, response?.usage ?? null);
-      }
-      ctx.stats.prompt_tokens += response.usage.prompt_tokens;
-      ctx.stats.completion_tokens += response.usage.completion_tokens;
-      ctx.stats.cached_prompt_tokens += response.usage.cached_prompt_tokens ?? 0;
-      await options.onRaw?.(response.text);
-      let failure: string | null = null;
-      let parsed: T | string | undefined;
-      if (response.finishReason === 'length') failure = 'answer cut off at llm.max_tokens';
-      else if (response.value === undefined) failure = 'answer is not JSON';
-      else {
-        parsed = parse(response.value);
-        if (typeof parsed === 'string') failure = `answer has the wrong shape (${parsed})`;
-      }
-      if (failure !== null) {
-        const error = new InvalidAnswerError(failure, response.text);
-        throw options.retryInvalid === false ? new UnusableAnswer(error) : error;
-      }
-      return parsed as T;
-    },
-    ctx.retry,
-    ctx.signal,
-    { onRetry: () => ctx.stats.retries++ },
-  ).catch((error: unknown) => {
-    throw error instanceof UnusableAnswer ? error.answer : error;
-  });
-}
-
-/** Carries an unusable answer past the retry layer untouched (it is not retryable). */
-class UnusableAnswer extends Error {
-  constructor(readonly answer: InvalidAnswerError) {
-    super(answer.message);
-    this.name = 'UnusableAnswer';
   }
 }
 
@@ -328,10 +225,6 @@ function checkEntry(ctx: LlmContext, p: PendingFile, raw: unknown): ProfileAnswe
   const mine = answer.descriptions.filter((d) => known.has(d.name));
   if (p.symbols.length > 0 && answer.descriptions.length >= 2 && mine.length === 0) return `the entry for ${p.part.path} describes none of its symbols`;
   return { ...answer, descriptions: mine };
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0]?.slice(0, 200) ?? '';
 }
 
 function describeFailure(error: unknown): string {

@@ -16,7 +16,8 @@ import type { LlmProvider } from '../llm/provider.js';
 import type { RunBudget } from '../llm/budget.js';
 import { RequestScheduler } from '../llm/rateControl.js';
 import type { RetryPolicy } from '../llm/retry.js';
-import { sendPack, type LlmContext, type LlmStats, type PendingFile } from './llmProfile.js';
+import type { LlmStats } from '../llm/ask.js';
+import { sendPack, type LlmContext, type PendingFile } from './llmProfile.js';
 
 /** A pack not yet full leaves once no file has joined it for this long, or its first file has waited the longest. */
 const PACK_IDLE_MS = 100;

@@ -12,7 +12,7 @@ import type { RequestScheduler } from '../llm/rateControl.js';
 import type { RetryPolicy } from '../llm/retry.js';
 import { CodeRagError, errorMessage } from '../shared/errors.js';
 import type { EventSink } from './events.js';
-import { askModel, type LlmStats } from './llmProfile.js';
+import { askModel, type LlmStats } from '../llm/ask.js';
 
 export interface PrefilterContext {
   provider: LlmProvider;

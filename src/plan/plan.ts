@@ -6,12 +6,12 @@
  */
 import { defaultConfig, type Config } from '../config/schema.js';
 import { writeFileAtomic } from '../index/serialize.js';
+import { askModel, emptyLlmStats, firstLine, refusal, type LlmStats } from '../llm/ask.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { RequestScheduler } from '../llm/rateControl.js';
 import { InvalidAnswerError, statusOf } from '../llm/retry.js';
 import { redactSecrets } from '../shared/secrets.js';
-import { askModel, emptyLlmStats, type LlmStats } from '../pipeline/llmProfile.js';
-import { AbortedError, CodeRagError, ProviderError, UsageError, errorMessage } from '../shared/errors.js';
+import { AbortedError, CodeRagError, UsageError, errorMessage } from '../shared/errors.js';
 import type { AnswerSource } from './answers.js';
 import { indexesOverview, readInputDocuments } from './context.js';
 import { fileStateStore, statePathFor, STATE_FORMAT, STATE_VERSION, type PlanState, type PlanStateStore } from './state.js';
@@ -229,18 +229,14 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, saved: string
   });
 }
 
-const FATAL_STATUS = new Set([401, 403, 404]);
-
 function explainFailure(error: unknown, signal: AbortSignal, saved: string, tries: number): unknown {
   if (signal.aborted || error instanceof CodeRagError) return error;
   const hint = `${saved}; continue it with --resume`;
   if (error instanceof InvalidAnswerError) {
     return new CodeRagError(`the model answered with neither a question nor a structure, ${tries} ${tries === 1 ? 'time' : 'times'}: ${error.message}`, { cause: error, hint });
   }
+  const refused = refusal(error, 'the model provider');
+  if (refused) return refused;
   const status = statusOf(error);
-  const first = errorMessage(error).split('\n')[0]?.slice(0, 200) ?? '';
-  if (status !== undefined && FATAL_STATUS.has(status)) {
-    return new ProviderError(`the model provider refused the request (${status}): ${first}`, { cause: error, hint: status === 404 ? 'check llm.model' : 'check the API key in the environment' });
-  }
-  return new CodeRagError(`the model call failed${status ? ` (${status})` : ''}: ${first}`, { cause: error, hint });
+  return new CodeRagError(`the model call failed${status ? ` (${status})` : ''}: ${firstLine(errorMessage(error))}`, { cause: error, hint });
 }
