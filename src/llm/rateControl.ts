@@ -14,7 +14,7 @@
  * Retrying stays with retry.ts; this module only decides when a request may start.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { statusOf } from './retry.js';
+import { headerGetter, statusOf, type HeaderSource } from './retry.js';
 
 /** What a provider's response headers say about its limits; absent fields were not sent. */
 export interface RateLimitSnapshot {
@@ -27,15 +27,6 @@ export interface RateLimitSnapshot {
   resetTokensMs?: number;
   /** Milliseconds the server asked to wait (retry-after-ms or retry-after). */
   retryAfterMs?: number;
-}
-
-export type HeaderSource = { get(name: string): string | null } | Record<string, string | undefined> | null | undefined;
-
-function headerGetter(headers: HeaderSource): (name: string) => string | null {
-  if (!headers) return () => null;
-  if (typeof (headers as { get?: unknown }).get === 'function') return (name) => (headers as { get(name: string): string | null }).get(name);
-  const record = headers as Record<string, string | undefined>;
-  return (name) => record[name] ?? record[name.toLowerCase()] ?? null;
 }
 
 /** `1s`, `6m0s`, `20ms`, `1m30.5s`, `2h` (OpenAI's reset format) to milliseconds. */

@@ -48,14 +48,22 @@ export function isRetryable(error: unknown): boolean {
   return /Connection|Timeout|Network|FetchError|ECONN|ETIMEDOUT|socket/i.test(`${name} ${(error as Error)?.message ?? ''}`);
 }
 
+/** Response headers as the SDKs hand them over: a fetch `Headers` object or a plain record. */
+export type HeaderSource = { get(name: string): string | null } | Record<string, string | undefined> | null | undefined;
+
+/** Reads a header by its lower-case name from either kind. */
+export function headerGetter(headers: HeaderSource): (name: string) => string | null {
+  if (!headers) return () => null;
+  if (typeof (headers as { get?: unknown }).get === 'function') return (name) => (headers as { get(name: string): string | null }).get(name);
+  const record = headers as Record<string, string | undefined>;
+  return (name) => record[name] ?? record[name.toLowerCase()] ?? null;
+}
+
 /** The wait a server asked for, in milliseconds, or undefined. */
 export function retryAfterMs(error: unknown, now: number = Date.now()): number | undefined {
   const headers = (error as HttpishError | null)?.headers;
   if (!headers) return undefined;
-  const get = (name: string): string | null =>
-    typeof (headers as { get?: unknown }).get === 'function'
-      ? (headers as { get(name: string): string | null }).get(name)
-      : ((headers as Record<string, string>)[name] ?? null);
+  const get = headerGetter(headers);
   const ms = Number(get('retry-after-ms'));
   if (get('retry-after-ms') !== null && Number.isFinite(ms) && ms >= 0) return ms;
   const value = get('retry-after');
