@@ -5,7 +5,7 @@
 import { readFile as fsReadFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SkipReason } from '../index/types.js';
-import type { WalkedFile } from '../pipeline/walk.js';
+import type { WalkedFile } from './walkedFile.js';
 
 export type Classified =
   | { ok: true; content: string }

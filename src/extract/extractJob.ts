@@ -3,7 +3,7 @@
  * the main thread or in an extraction worker; both return the same plain data.
  */
 import { classifyFile, type ClassifyOptions, type ReadFile } from './classify.js';
-import type { WalkedFile } from '../pipeline/walk.js';
+import type { WalkedFile } from './walkedFile.js';
 import type { SkipReason } from '../index/types.js';
 import { contentHash } from '../shared/hash.js';
 import type { RepoFileSet } from './imports.js';

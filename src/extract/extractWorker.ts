@@ -7,7 +7,7 @@ import { RepoFileSet } from './imports.js';
 import { ParserPool } from './parser.js';
 import { WordCache } from './wordCache.js';
 import { runExtractJob, type ExtractJobOptions } from './extractJob.js';
-import type { WalkedFile } from '../pipeline/walk.js';
+import type { WalkedFile } from './walkedFile.js';
 
 export type WorkerRequest =
   | { type: 'repo'; files: string[]; goModule: string | null; options: ExtractJobOptions }

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ReadFile } from './classify.js';
-import type { WalkedFile } from '../pipeline/walk.js';
+import type { WalkedFile } from './walkedFile.js';
 import { runExtractJob, type ExtractJobOptions, type ExtractResult } from './extractJob.js';
 import type { WorkerRequest } from './extractWorker.js';
 import { RepoFileSet } from './imports.js';

@@ -11,7 +11,7 @@ import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js
 import { buildRepoIndex, type BuildIndexInput } from './buildIndex.js';
 import type { PreviousIndex } from './previousIndex.js';
 import type { ReusedEntry } from './reuse.js';
-import type { WalkedFile } from './walk.js';
+import type { WalkedFile } from '../extract/walkedFile.js';
 
 /** What the next run needs to recognise a file without reading it. */
 export interface FreshRecord {

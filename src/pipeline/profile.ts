@@ -12,7 +12,7 @@ import { detectLanguage } from '../extract/languages.js';
 import { detectRole, describeFileType } from '../extract/role.js';
 import type { RawImport } from '../extract/imports.js';
 import type { StaticFacts } from '../extract/staticProfile.js';
-import type { WalkedFile } from './walk.js';
+import type { WalkedFile } from '../extract/walkedFile.js';
 
 export function isoDate(ms: number): string {
   return new Date(ms).toISOString();

@@ -27,7 +27,8 @@ import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, 
 import type { EventSink } from './events.js';
 import { acceptPreviousIndex, type LoadedPrevious, type PreviousIndex } from './previousIndex.js';
 import { importsDigest, sha256, type EntryShape, type RepoIdentity, type StoredRecord } from './reuseState.js';
-import type { GitRunner, WalkedFile } from './walk.js';
+import type { WalkedFile } from '../extract/walkedFile.js';
+import type { GitRunner } from './walk.js';
 
 /**
  * Bumped whenever `extract/` changes what it produces for the same text, so entries it shaped are

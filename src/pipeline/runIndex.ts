@@ -31,7 +31,8 @@ import { preferCompactHeap } from './heap.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { loadPreviousIndex } from './previousIndex.js';
 import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReuseFigures } from './reuse.js';
-import { runGit, walkRepository, type GitRunner, type WalkedFile } from './walk.js';
+import type { WalkedFile } from '../extract/walkedFile.js';
+import { runGit, walkRepository, type GitRunner } from './walk.js';
 import { indexPathFor, jsonStyle, writeRunReports, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import fg from 'fast-glob';
 import ignore, { type Ignore } from 'ignore';
+import type { WalkedFile } from '../extract/walkedFile.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -20,13 +21,6 @@ export interface WalkOptions {
   supportedExtensions: readonly string[];
   skipDirectories: readonly string[];
   respectGitignore: boolean;
-}
-
-export interface WalkedFile {
-  path: string;
-  absolute: string;
-  size: number;
-  mtimeMs: number;
 }
 
 export interface WalkResult {

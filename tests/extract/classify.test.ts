@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyFile, generatedReason, isSecretFileName } from '../../src/extract/classify.js';
-import type { WalkedFile } from '../../src/pipeline/walk.js';
+import type { WalkedFile } from '../../src/extract/walkedFile.js';
 
 const file = (p: string, size = 10): WalkedFile => ({ path: p, absolute: `/repo/${p}`, size, mtimeMs: 0 });
 const reading = (bytes: Buffer | string) => async () => (typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
