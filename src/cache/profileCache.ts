@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
-import { writeFileAtomic } from '../index/serialize.js';
+import { writeFileAtomic } from '../shared/atomicFile.js';
 
 export interface CacheKeyParts {
   contentHash: string;

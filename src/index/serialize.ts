@@ -1,10 +1,8 @@
 /**
- * RepoIndex (de)serialisation. Writing is atomic (a temp file in the same folder, then rename), so a reader,
- * or a crash, never sees half an index. Reading validates the shape DeepCode's readers depend on, so a corrupt
+ * RepoIndex (de)serialisation. Writing is atomic (shared/atomicFile.ts), so a reader, or a crash, never sees
+ * half an index. Reading validates the shape DeepCode's readers depend on, so a corrupt
  * file is named and skipped instead of breaking every query.
  */
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { SCHEMA_VERSION, type AnalysisMetadata, type CodeSymbol, type FileRelationship, type FileStatus, type FileSummary, type RepoIndex } from './types.js';
 
 export interface JsonStyle {
@@ -20,18 +18,6 @@ export function toJson(value: unknown, style: JsonStyle): string {
 /** `output.ensure_ascii`: every character past ASCII as a \u escape, as Python's json.dumps writes it. */
 export function escapeNonAscii(json: string): string {
   return json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-export async function writeFileAtomic(file: string, content: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
-  try {
-    await writeFile(temp, content, 'utf8');
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
 }
 
 /** Why a parsed JSON value is not a RepoIndex, or null when it is one. */

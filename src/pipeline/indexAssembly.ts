@@ -21,7 +21,8 @@ import { CHANGEABLE, changeEntry, ENTRY_DEPTH, entryJson, nestedJson, rewriteEnt
 import { FragmentFile } from '../index/fileRanges.js';
 import type { JsonStyle } from '../index/serialize.js';
 import type { FileRelationship, FileSummary } from '../index/types.js';
-import { RawArray, tempPathFor, writeJsonStreamAtomic } from '../index/writeStream.js';
+import { RawArray, writeJsonStreamAtomic } from '../index/writeStream.js';
+import { tempPathFor } from '../shared/atomicFile.js';
 import { buildMetadata, sortRelationships } from './buildIndex.js';
 import { EntryTable } from './entryTable.js';
 import type { EntrySink, FreshEntry, IndexFacts } from './entries.js';

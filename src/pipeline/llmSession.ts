@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { ProfileCache } from '../cache/profileCache.js';
 import type { FileRelationship, FileSummary } from '../index/types.js';
-import { writeFileAtomic } from '../index/serialize.js';
+import { writeFileAtomic } from '../shared/atomicFile.js';
 import { ProfileAnswerFormat, type ProfileAnswer } from '../llm/answers.js';
 import { Packer, type PackLimits } from '../llm/packer.js';
 import { sharedPrefix, type SharedPrefix } from '../llm/profileRequest.js';

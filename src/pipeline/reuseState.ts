@@ -23,7 +23,7 @@ import type { RawImport } from '../extract/imports.js';
 import { RangeReader } from '../index/fileRanges.js';
 import type { FileStatus, ProfileSource } from '../index/types.js';
 import type { JsonStyle } from '../index/serialize.js';
-import { AtomicWriter } from '../index/writeStream.js';
+import { AtomicWriter } from '../shared/atomicFile.js';
 
 export const STATE_FORMAT = 'coderag-reuse-state';
 export const STATE_VERSION = 2;

@@ -6,7 +6,8 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { FileStatus, FileSummary, RepoIndex } from '../index/types.js';
-import { toJson, writeFileAtomic, type JsonStyle } from '../index/serialize.js';
+import { toJson, type JsonStyle } from '../index/serialize.js';
+import { writeFileAtomic } from '../shared/atomicFile.js';
 import { writeJsonStreamAtomic } from '../index/writeStream.js';
 import { VERSION } from '../shared/version.js';
 import { shardFileName } from './shard.js';

@@ -5,7 +5,7 @@
  * author answer; the approved structure is written atomically, and the checkpoint then removed.
  */
 import { defaultConfig, type Config } from '../config/schema.js';
-import { writeFileAtomic } from '../index/serialize.js';
+import { writeFileAtomic } from '../shared/atomicFile.js';
 import { askModel, emptyLlmStats, firstLine, refusal, type LlmStats } from '../llm/ask.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { RequestScheduler } from '../llm/rateControl.js';

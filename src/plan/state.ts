@@ -5,7 +5,7 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { writeFileAtomic } from '../index/serialize.js';
+import { writeFileAtomic } from '../shared/atomicFile.js';
 import { CodeRagError } from '../shared/errors.js';
 import type { ModelTurn } from './turn.js';
 

@@ -15,12 +15,13 @@
  * list and the postings are most of a pack, so a cold search reads a few kilobytes of each pack for its terms,
  * not the whole file: over 70 small indexes that is about a megabyte instead of six.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import path from 'node:path';
 import type { FileRelationship } from '../index/types.js';
 import { indexedStateOf } from './freshness.js';
 import { FIELD_COUNT, FieldIndex, type FieldIndexData, type PostingStore, type StringList } from './fieldIndex.js';
+import { writeFileAtomicSync } from '../shared/atomicFile.js';
 import type { IndexedState } from './types.js';
 import { TERM_BLOCK, termBlocksOf, termTableFromBlocks, validStarts, type BlockBytes } from './termTable.js';
 
@@ -540,21 +541,10 @@ export function writePack(indexFile: string, source: PackSource, contents: PackC
 
 /** Writes a pack of any kind atomically, with `facts` in its header; false when the folder cannot be written. */
 export function writePackFile(file: string, facts: Record<string, unknown>, body: Pick<PackBody, 'fieldIndex' | 'profileRanges'>): boolean {
-  const temp = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(path.dirname(file), { recursive: true });
-    const fd = openSync(temp, 'w');
-    try {
-      for (const piece of packPieces(facts, body)) {
-        for (let at = 0; at < piece.byteLength; ) at += writeSync(fd, piece, at);
-      }
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
+    writeFileAtomicSync(file, packPieces(facts, body));
     return true;
   } catch {
-    rmSync(temp, { force: true });
     return false;
   }
 }

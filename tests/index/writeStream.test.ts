@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toJson } from '../../src/index/serialize.js';
 import { createHash } from 'node:crypto';
-import { DIGEST, RawArray, writeJsonStreamAtomic } from '../../src/index/writeStream.js';
+import { RawArray, writeJsonStreamAtomic } from '../../src/index/writeStream.js';
+import { DIGEST } from '../../src/shared/atomicFile.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 const index = {
