@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SearchCorpus, indexRepo, search } from '../../src/index.js';
+import { SearchCorpus, indexRepo, search } from '../../src/lib.js';
 import { toPosix } from './paths.js';
 import type { RankQuery, Ranker } from './types.js';
 

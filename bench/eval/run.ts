@@ -175,7 +175,7 @@ async function loadRankers(o: Options): Promise<Ranker[]> {
   if (want('keyword')) rankers.push(keywordRanker);
   if (want('bm25')) rankers.push(bm25Ranker);
   if (want('coderag')) {
-    // Lazy so the baselines run before CodeRAG's library API (src/index.ts) exists. The specifier is a variable
+    // Lazy so the baselines run before CodeRAG's library API (src/lib.ts) exists. The specifier is a variable
     // so this file type-checks on its own.
     const spec = './coderagRanker.js';
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexRepo, search } from '../../src/index.js';
+import { indexRepo, search } from '../../src/lib.js';
 import { candidateTermsOf, chooseConcepts } from '../../src/extract/staticProfile.js';
 import { fileVocabulary, MAX_VOCABULARY } from '../../src/extract/vocabulary.js';
 import { parseVocabulary } from '../../src/index/vocabulary.js';

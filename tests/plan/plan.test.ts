@@ -12,7 +12,7 @@ import type { LlmProvider } from '../../src/llm/provider.js';
 import { listAnswers, type AnswerSource } from '../../src/plan/answers.js';
 import { isApproval, plan, type PlanEvent, type PlanOptions } from '../../src/plan/plan.js';
 import type { PlanState, PlanStateStore } from '../../src/plan/state.js';
-import { indexRepo } from '../../src/index.js';
+import { indexRepo } from '../../src/lib.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir } from '../support/tempRepo.js';
 import { CACHE_PLAN, isPlanRequest, planScript, proposal, question } from './planScript.js';
