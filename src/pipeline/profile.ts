@@ -5,7 +5,9 @@
  */
 import type { ExtractorPool } from '../extract/extractorPool.js';
 import type { FileRelationship, FileSummary, SkipReason } from '../index/types.js';
-import { ProviderError } from '../shared/errors.js';
+import { AbortedError, ProviderError } from '../shared/errors.js';
+import type { EntrySink } from './entries.js';
+import type { EventSink } from './events.js';
 import { profileWithLlm, type LlmContext } from './llmProfile.js';
 import { applyAnswer } from './llmSession.js';
 import { detectLanguage } from '../extract/languages.js';
@@ -118,4 +120,62 @@ export async function profileFile(
     return asStatic();
   }
   return { summary, relationships: applyAnswer(summary, result.answer), rawImports: facts.raw_imports, terms: null, cached: result.cached };
+}
+
+/** What the extract-and-profile stage takes from the run. */
+export interface ProfileStage {
+  extractors: ExtractorPool;
+  context: LlmContext | null;
+  /** The files the pre-filter chose, or null when it did not run. */
+  chosen: ReadonlySet<string> | null;
+  /** Git blob ids the reuse stage learnt, recorded with each fresh entry. */
+  blobs: ReadonlyMap<string, string>;
+  entries: EntrySink;
+  /** The run's signal, and the controller that stops the run when the provider refuses it outright. */
+  signal: AbortSignal;
+  fatal: AbortController;
+  emit: EventSink;
+  repoName: string;
+  /** Files in flight at once: the run's one limiter, sized by the orchestrator. */
+  inFlight: number;
+}
+
+/**
+ * Extracts and profiles `files`, `inFlight` at a time, handing each finished entry to `entries`. Throws the
+ * provider's refusal of the whole run, or AbortedError when the run was stopped; answers how many files a
+ * grammar parsed.
+ */
+export async function profileFiles(files: readonly WalkedFile[], stage: ProfileStage): Promise<number> {
+  const { entries, signal, emit, repoName } = stage;
+  let fatalError: unknown = null;
+  let parsed = 0;
+  const profileOne = async (file: WalkedFile): Promise<void> => {
+    const done = await profileFile(file, stage.extractors, stage.context, stage.chosen, (error) => {
+      fatalError ??= error;
+      stage.fatal.abort(error);
+    });
+    if (!done || signal.aborted) return;
+    const { summary, cached } = done;
+    await entries.addFresh({
+      summary,
+      relationships: done.relationships,
+      terms: done.terms,
+      record: { file, blob: stage.blobs.get(file.path) ?? null, imports: done.rawImports },
+    });
+    if (summary.status !== 'skipped' && detectLanguage(file.path).grammar) parsed++;
+    emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached, ...(summary.reason ? { reason: summary.reason } : {}) });
+  };
+  // That many runners taking files from one queue, so files waiting cost nothing (a task queued per file is
+  // a closure and promises per file, for the whole run).
+  const queue = files.values();
+  const runner = async (): Promise<void> => {
+    for (const file of queue) {
+      if (signal.aborted) return;
+      await profileOne(file);
+    }
+  };
+  await Promise.all(Array.from({ length: stage.inFlight }, runner));
+  if (fatalError) throw fatalError;
+  if (signal.aborted) throw new AbortedError('interrupted: profiles finished so far are cached; run again to resume');
+  return parsed;
 }

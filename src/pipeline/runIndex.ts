@@ -1,10 +1,12 @@
 /**
  * The orchestrator: the only place that knows the order of the stages.
  *
- *   walk -> (pre-filter) -> reuse -> classify -> extract -> profile -> relate -> concepts -> write
+ *   walk -> (pre-filter) -> reuse -> extract -> profile -> write index
  *
- * `runIndex` streams: each finished entry goes to a fragment file and the index is assembled from those and
- * the previous index's bytes (indexAssembly.ts). `indexRepository` keeps the entries and returns the index.
+ * `profileRepository` runs the stages up to the profiles, `indexRepositoryToFile` writes the index and
+ * `runIndex` the run reports; the CLI writes the search packs. `runIndex` streams: each finished entry goes to a fragment file
+ * and the index is assembled from those and the previous index's bytes (indexAssembly.ts).
+ * `indexRepository` keeps the entries and returns the index, writing nothing.
  *
  * Side effects (file reads, git, the clock, the event sink) come in as parameters with real defaults.
  */
@@ -12,27 +14,26 @@ import { setMaxListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
+import type { ClassifyOptions, ReadFile } from '../extract/classify.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
 import { preferFastStartup } from '../extract/parser.js';
-import { detectLanguage } from '../extract/languages.js';
+import type { WalkedFile } from '../extract/walkedFile.js';
 import type { RepoIndex } from '../index/types.js';
-import { AbortedError } from '../shared/errors.js';
+import { emptyLlmStats, type LlmStats } from '../llm/ask.js';
 import { STATIC_RUN, type RunFacts } from './buildIndex.js';
-import { emptyLlmStats } from '../llm/ask.js';
+import { MemoryEntries, type EntrySink, type IndexFacts } from './entries.js';
+import { ignoreEvents, type EventSink } from './events.js';
+import { preferCompactHeap } from './heap.js';
+import { StreamedEntries, type RunState } from './indexAssembly.js';
 import { answerContext } from './llmProfile.js';
 import { llmContext, type LlmSession } from './llmSession.js';
 import { prefilterFiles } from './prefilter.js';
-import type { ReadFile } from '../extract/classify.js';
-import { ignoreEvents, type EventSink } from './events.js';
-import { profileFile, skippedSummary } from './profile.js';
-import { MemoryEntries, type EntrySink, type IndexFacts } from './entries.js';
-import { StreamedEntries, type RunState } from './indexAssembly.js';
-import { preferCompactHeap } from './heap.js';
-import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { loadPreviousIndex } from './previousIndex.js';
-import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReuseFigures } from './reuse.js';
-import type { WalkedFile } from '../extract/walkedFile.js';
-import { runGit, walkRepository, type GitRunner } from './walk.js';
+import { profileFiles, skippedSummary } from './profile.js';
+import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReusedEntry, type ReuseFigures } from './reuse.js';
+import type { EntryShape } from './reuseState.js';
+import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
+import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
 import { indexPathFor, jsonStyle, writeRunReports, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
@@ -88,154 +89,196 @@ export async function indexRepositoryToFile(
   }
 }
 
-/** walk -> (pre-filter) -> reuse -> classify -> extract -> profile, each finished entry handed to `entries`. */
+/**
+ * walk -> (pre-filter) -> reuse -> extract -> profile, each finished entry handed to `entries`. Writing the
+ * index follows in indexRepositoryToFile.
+ */
 async function profileRepository(
   repoPath: string,
   options: IndexRepoOptions,
   entries: EntrySink,
   previousIndex: string | null,
 ): Promise<ProfiledRepository> {
-  const { config } = options;
-  const llm = options.llm ?? null;
-  // One signal for the run: the caller's (Ctrl+C), or ours when the provider refuses us outright.
-  const fatal = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, fatal.signal]) : fatal.signal;
-  // Every request in flight, and every wait between retries, listens to this one signal for as long as it lasts.
-  setMaxListeners(0, signal);
-  const emit = options.onEvent ?? ignoreEvents;
-  const now = options.now ?? Date.now;
-  const started = now();
-  const repoName = path.basename(path.resolve(repoPath));
-  const ownsExtractors = !options.extractors;
-  const extractors = options.extractors ?? createExtractors(config, options.readFile);
-
-  const git = options.git ?? runGit;
-  const shape = entryShape(config, llm ? JSON.stringify([llm.provider.name, llm.provider.model, llm.prompts.version, answerContext({ config, targetStructure: llm.targetStructure, focus: llm.focus })]) : null);
+  const run = startRepository(repoPath, options);
   // The previous run's state is read while the repository is walked.
-  const previous = previousIndex ? { file: previousIndex, loaded: loadPreviousIndex(previousIndex, shape) } : null;
+  const previous = previousIndex ? { file: previousIndex, loaded: loadPreviousIndex(previousIndex, run.shape) } : null;
   let previousTaken = false;
-
   try {
-    const walked = await walkRepository(
-      repoPath,
-      {
-        supportedExtensions: config.file_analysis.supported_extensions,
-        skipDirectories: config.file_analysis.skip_directories,
-        respectGitignore: config.file_analysis.respect_gitignore,
-      },
-      git,
-    );
-    // A shard profiles its own files but resolves imports against the whole repository's.
-    const shard = options.shard ?? null;
-    const ownFiles = shard ? walked.files.filter((f) => inShard(f.path, shard)) : walked.files;
-    const ownOutside = shard ? walked.outside.filter((f) => inShard(f.path, shard)) : walked.outside;
-    emit({ type: 'repo_start', repo: repoName, files: ownFiles.length + ownOutside.length });
-
-    const root = path.resolve(repoPath);
+    const walked = await walkStage(repoPath, run);
     // Asked of git while the pre-filter and the previous index are read.
-    const identity = repoIdentity(root, walked.source, git);
+    const identity = repoIdentity(run.root, walked.source, run.git);
     const goModule = await readGoModule(path.join(repoPath, 'go.mod'));
-    const classify = { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated };
-    const stats = emptyLlmStats();
-    const context = llm ? llmContext(llm, config, stats, signal, repoName) : null;
-    const candidates = ownFiles.map((f) => f.path);
-    let chosen: Set<string> | null = null;
-    if (llm && llm.prefilter) {
-      if (llm.targetStructure) chosen = await prefilterFiles(candidates, { ...llm, targetStructure: llm.targetStructure, config, stats, signal, emit, repo: repoName });
-      else emit({ type: 'warning', message: 'pre-filtering needs a target structure (--target-structure); every file is profiled' });
-    }
-    const wanted = (filePath: string): ProfileKind => (!llm ? 'static' : chosen && !chosen.has(filePath) ? 'unselected' : 'llm');
-    const repoFiles = walked.files.map((f) => f.path);
-    const repoFilesDigest = filesDigest(repoFiles);
+    const context = run.llm ? llmContext(run.llm, run.config, run.stats, run.signal, run.repoName) : null;
+    const chosen = await prefilterStage(walked.own.map((f) => f.path), run);
     const reuse = await reuseStage({
-      root,
-      files: ownFiles,
-      repoFiles,
-      repoFilesDigest,
+      ...reuseSettings(run, chosen),
+      files: walked.own,
+      repoFiles: walked.repoFiles,
+      repoFilesDigest: walked.repoFilesDigest,
       source: walked.source,
       previous,
-      shape,
       repo: await identity,
       goModule,
-      wanted,
-      classify,
-      git,
-      emit,
-      repoName,
-      ...(options.readFile ? { readFile: options.readFile } : {}),
     });
     entries.takeFrom(reuse.previous);
     previousTaken = true;
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
     if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
-    extractors.setRepository(repoFiles, goModule, { classify, keepContent: llm !== null }, reuse.toExtract.length);
-    let fatalError: unknown = null;
-
-    for (const file of ownOutside) {
-      await entries.addFresh({ summary: skippedSummary(file, 'symlink_outside_repo', 'symbolic link points outside the repository; not followed'), relationships: [], record: null });
-      emit({ type: 'file_done', repo: repoName, path: file.path, status: 'skipped', cached: false, reason: 'symlink_outside_repo' });
-    }
-    for (const entry of reuse.reused) {
-      await entries.addReused(entry);
-      emit({ type: 'file_done', repo: repoName, path: entry.file.path, status: entry.from.facts.status, cached: true });
-    }
-
-    let parsed = 0;
-    const profileOne = async (file: WalkedFile): Promise<void> => {
-      const done = await profileFile(file, extractors, context, chosen, (error) => {
-        fatalError ??= error;
-        fatal.abort(error);
-      });
-      if (!done || signal.aborted) return;
-      const { summary, cached } = done;
-      await entries.addFresh({
-        summary,
-        relationships: done.relationships,
-        terms: done.terms,
-        record: { file, blob: reuse.blobs.get(file.path) ?? null, imports: done.rawImports },
-      });
-      if (summary.status !== 'skipped' && detectLanguage(file.path).grammar) parsed++;
-      emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached, ...(summary.reason ? { reason: summary.reason } : {}) });
-    };
-    // The run's limiter of files in flight: that many runners taking files from one queue, so files waiting
-    // cost nothing (a task queued per file is a closure and promises per file, for the whole run).
-    const queue = reuse.toExtract.values();
-    const runner = async (): Promise<void> => {
-      for (const file of queue) {
-        if (signal.aborted) return;
-        await profileOne(file);
-      }
-    };
-    await Promise.all(Array.from({ length: limiterSize(config, llm, extractors.threads) }, runner));
-    if (fatalError) throw fatalError;
-    if (signal.aborted) throw new AbortedError('interrupted: profiles finished so far are cached; run again to resume');
-
-    const run = runFacts(llm, stats, candidates.length, chosen?.size ?? candidates.length);
-    const walkedPaths = [...walked.files, ...walked.outside].map((f) => f.path);
+    run.extractors.setRepository(walked.repoFiles, goModule, { classify: run.classify, keepContent: run.llm !== null }, reuse.toExtract.length);
+    await addUnextracted(entries, walked.ownOutside, reuse.reused, run);
+    const parsed = await profileFiles(reuse.toExtract, {
+      ...run,
+      context,
+      chosen,
+      blobs: reuse.blobs,
+      entries,
+      inFlight: limiterSize(run.config, run.llm, run.extractors.threads),
+    });
+    const state: RunState = { startedAt: run.started, shape: run.shape, repo: await identity, goModule, walkedDigest: walked.repoFilesDigest };
     return {
-      facts: {
-        repoName,
-        repoPath: root,
-        config,
-        configFile: options.configFile ?? null,
-        gitCommit: walked.gitCommit,
-        gitDirty: walked.gitDirty,
-        excludedByRule: walked.excludedByRule,
-        ...(shard ? { shard: shardInfo(shard, walkedPaths, profileSettings(config, run)) } : {}),
-        startedAt: started,
-        run,
-      },
-      state: { startedAt: started, shape, repo: await identity, goModule, walkedDigest: repoFilesDigest },
+      facts: indexFacts(run, walked, chosen),
+      state,
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
     };
   } finally {
-    if (ownsExtractors) await extractors.close();
+    if (run.ownsExtractors) await run.extractors.close();
     // A run that failed before the reuse stage handed the previous index on closes it here.
     if (previous && !previousTaken) await previous.loaded.then((loaded) => (loaded.ok ? loaded.previous.close() : undefined), () => undefined);
   }
 }
 
-function runFacts(llm: LlmSession | null, stats: ReturnType<typeof emptyLlmStats>, before: number, after: number): RunFacts {
+/** What the stages of one repository's run share. */
+interface RepoRun {
+  options: IndexRepoOptions;
+  config: Config;
+  llm: LlmSession | null;
+  repoName: string;
+  root: string;
+  /** One signal for the run: the caller's (Ctrl+C), or `fatal`'s when the provider refuses us outright. */
+  signal: AbortSignal;
+  fatal: AbortController;
+  emit: EventSink;
+  started: number;
+  git: GitRunner;
+  /** What an entry's reuse depends on: extraction versions and, with a model, what shapes its answers. */
+  shape: EntryShape;
+  classify: ClassifyOptions;
+  extractors: ExtractorPool;
+  ownsExtractors: boolean;
+  stats: LlmStats;
+}
+
+function startRepository(repoPath: string, options: IndexRepoOptions): RepoRun {
+  const { config } = options;
+  const llm = options.llm ?? null;
+  const fatal = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, fatal.signal]) : fatal.signal;
+  // Every request in flight, and every wait between retries, listens to this one signal for as long as it lasts.
+  setMaxListeners(0, signal);
+  const modelKey = llm ? JSON.stringify([llm.provider.name, llm.provider.model, llm.prompts.version, answerContext({ config, targetStructure: llm.targetStructure, focus: llm.focus })]) : null;
+  return {
+    options,
+    config,
+    llm,
+    repoName: path.basename(path.resolve(repoPath)),
+    root: path.resolve(repoPath),
+    signal,
+    fatal,
+    emit: options.onEvent ?? ignoreEvents,
+    started: (options.now ?? Date.now)(),
+    git: options.git ?? runGit,
+    shape: entryShape(config, modelKey),
+    classify: { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated },
+    extractors: options.extractors ?? createExtractors(config, options.readFile),
+    ownsExtractors: !options.extractors,
+    stats: emptyLlmStats(),
+  };
+}
+
+/** The walk's answer, with the files this run profiles: a shard's own, or all. */
+interface Walked extends WalkResult {
+  shard: Shard | null;
+  own: WalkedFile[];
+  ownOutside: WalkedFile[];
+  /** Every file the walk listed, in path order: what imports resolve against, in every shard. */
+  repoFiles: string[];
+  repoFilesDigest: string;
+}
+
+async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
+  const { file_analysis } = run.config;
+  const walked = await walkRepository(
+    repoPath,
+    { supportedExtensions: file_analysis.supported_extensions, skipDirectories: file_analysis.skip_directories, respectGitignore: file_analysis.respect_gitignore },
+    run.git,
+  );
+  // A shard profiles its own files but resolves imports against the whole repository's.
+  const shard = run.options.shard ?? null;
+  const own = shard ? walked.files.filter((f) => inShard(f.path, shard)) : walked.files;
+  const ownOutside = shard ? walked.outside.filter((f) => inShard(f.path, shard)) : walked.outside;
+  run.emit({ type: 'repo_start', repo: run.repoName, files: own.length + ownOutside.length });
+  const repoFiles = walked.files.map((f) => f.path);
+  return { ...walked, shard, own, ownOutside, repoFiles, repoFilesDigest: filesDigest(repoFiles) };
+}
+
+/** With `--prefilter` and a target structure, the files the model chose to profile; null when all are. */
+async function prefilterStage(candidates: string[], run: RepoRun): Promise<Set<string> | null> {
+  const { llm } = run;
+  if (!llm || !llm.prefilter) return null;
+  if (!llm.targetStructure) {
+    run.emit({ type: 'warning', message: 'pre-filtering needs a target structure (--target-structure); every file is profiled' });
+    return null;
+  }
+  return prefilterFiles(candidates, { ...llm, targetStructure: llm.targetStructure, config: run.config, stats: run.stats, signal: run.signal, emit: run.emit, repo: run.repoName });
+}
+
+/** What the reuse stage takes from the run, besides the walk and the previous index. */
+function reuseSettings(run: RepoRun, chosen: ReadonlySet<string> | null) {
+  const { llm, options } = run;
+  return {
+    root: run.root,
+    shape: run.shape,
+    wanted: (filePath: string): ProfileKind => (!llm ? 'static' : chosen && !chosen.has(filePath) ? 'unselected' : 'llm'),
+    classify: run.classify,
+    git: run.git,
+    emit: run.emit,
+    repoName: run.repoName,
+    ...(options.readFile ? { readFile: options.readFile } : {}),
+  };
+}
+
+/** Entries that need no extraction: symlinks out of the repository (recorded, never read) and reused entries. */
+async function addUnextracted(entries: EntrySink, outside: readonly WalkedFile[], reused: readonly ReusedEntry[], run: RepoRun): Promise<void> {
+  for (const file of outside) {
+    await entries.addFresh({ summary: skippedSummary(file, 'symlink_outside_repo', 'symbolic link points outside the repository; not followed'), relationships: [], record: null });
+    run.emit({ type: 'file_done', repo: run.repoName, path: file.path, status: 'skipped', cached: false, reason: 'symlink_outside_repo' });
+  }
+  for (const entry of reused) {
+    await entries.addReused(entry);
+    run.emit({ type: 'file_done', repo: run.repoName, path: entry.file.path, status: entry.from.facts.status, cached: true });
+  }
+}
+
+/** Everything the index says besides its entries. */
+function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | null): IndexFacts {
+  const candidates = walked.own.length;
+  const facts = runFacts(run.llm, run.stats, candidates, chosen?.size ?? candidates);
+  const walkedPaths = [...walked.files, ...walked.outside].map((f) => f.path);
+  return {
+    repoName: run.repoName,
+    repoPath: run.root,
+    config: run.config,
+    configFile: run.options.configFile ?? null,
+    gitCommit: walked.gitCommit,
+    gitDirty: walked.gitDirty,
+    excludedByRule: walked.excludedByRule,
+    ...(walked.shard ? { shard: shardInfo(walked.shard, walkedPaths, profileSettings(run.config, facts)) } : {}),
+    startedAt: run.started,
+    run: facts,
+  };
+}
+
+function runFacts(llm: LlmSession | null, stats: LlmStats, before: number, after: number): RunFacts {
   if (!llm) return { ...STATIC_RUN, prefilter: { enabled: false, before, after: before } };
   return {
     provider: llm.provider.name,
