@@ -20,7 +20,7 @@ config.file_analysis.skip_directories = ['.git'];
 config.file_analysis.skip_generated = false;
 
 const start = performance.now();
-const result = await runIndex([repo], { config, outDir: out });
+const result = await runIndex([repo], { config, outDir: out, searchPacks: false });
 const ms = performance.now() - start;
 const written = result.written[0];
 if (!written?.reuse) throw new Error('no index written');

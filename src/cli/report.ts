@@ -2,11 +2,9 @@
  * What an indexing command prints when its run is done: warnings, failed files and closing lines on stderr (or
  * one NDJSON summary), index paths (or the JSON summary) on stdout, and the exit code.
  */
-import path from 'node:path';
 import type { RepoIndex } from '../index/types.js';
 import type { RunIndexResult } from '../pipeline/runIndex.js';
 import type { FailedFile, WrittenIndex } from '../pipeline/writeIndex.js';
-import { prepareFolderPack, prepareSearchPack, writtenLayout } from '../search/load.js';
 import type { Progress } from './progress.js';
 
 /** Exit code of a run that wrote its indexes although some files failed (their reasons are in the index). */
@@ -16,13 +14,7 @@ export const EXIT_FILES_FAILED = 3;
  * Prints what a run wrote: warnings, failed files and closing lines on stderr (or one NDJSON summary), index
  * paths (or the JSON summary) on stdout. Answers the exit code: 0, or EXIT_FILES_FAILED when some files failed.
  */
-export async function reportRun(result: RunIndexResult, progress: Progress, flags: { quiet: boolean; json: boolean }, started: number, partial = false): Promise<number> {
-  // Every index gets its search pack now, so no search pays for it; partial indexes are never searched. The pack
-  // is built from the file, entry by entry: the run kept no profiles in memory.
-  if (!partial) {
-    for (const written of result.written) await prepareSearchPack(written.outputPath, writtenLayout(written));
-    for (const dir of new Set(result.written.map((w) => path.dirname(w.outputPath)))) await prepareFolderPack(dir);
-  }
+export function reportRun(result: RunIndexResult, progress: Progress, flags: { quiet: boolean; json: boolean }, started: number): number {
   progress.stop();
   const failures = result.written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
   const exitCode = failures.length ? EXIT_FILES_FAILED : 0;

@@ -16,6 +16,8 @@ import { normalizeRepoIndex, repoIndexProblem } from '../index/serialize.js';
 import type { AnalysisMetadata, FileSummary, RepoIndex, ShardInfo } from '../index/types.js';
 import { CodeRagError } from '../shared/errors.js';
 import { buildRepoIndex } from './buildIndex.js';
+import { writeSearchPacks } from './searchPacks.js';
+import { describeIndex, writeRepoIndex, writeRunReports, type WrittenRepo } from './writeIndex.js';
 
 /** One partial index and the file it came from (named in refusals). */
 export interface ShardPart {
@@ -182,4 +184,19 @@ function distinctBy<T>(items: T[], key: (item: T) => unknown): [T, T] {
   const first = items[0] as T;
   const other = items.find((item) => key(item) !== key(first)) as T;
   return [first, other];
+}
+
+/**
+ * Writes merged indexes into `outDir` as a single run writes its own: the indexes, the run reports, then the
+ * search packs.
+ */
+export async function writeMergedIndexes(merged: readonly RepoIndex[], outDir: string, config: Config, configFile: string | null): Promise<{ written: WrittenRepo[]; reports: string[] }> {
+  const written: WrittenRepo[] = [];
+  for (const index of merged) {
+    const outputPath = await writeRepoIndex(index, outDir, config);
+    written.push({ index: describeIndex(index), outputPath });
+  }
+  const reports = await writeRunReports(written, outDir, config, configFile);
+  await writeSearchPacks(written);
+  return { written, reports };
 }

@@ -1,10 +1,10 @@
 /**
  * The orchestrator: the only place that knows the order of the stages.
  *
- *   walk -> (pre-filter) -> reuse -> extract -> profile -> write index
+ *   walk -> (pre-filter) -> reuse -> extract -> profile -> write index -> write search packs
  *
  * `profileRepository` runs the stages up to the profiles, `indexRepositoryToFile` writes the index and
- * `runIndex` the run reports; the CLI writes the search packs. `runIndex` streams: each finished entry goes to a fragment file
+ * `runIndex` the run reports and search packs. `runIndex` streams: each finished entry goes to a fragment file
  * and the index is assembled from those and the previous index's bytes (indexAssembly.ts).
  * `indexRepository` keeps the entries and returns the index, writing nothing.
  *
@@ -32,6 +32,7 @@ import { loadPreviousIndex } from './previousIndex.js';
 import { profileFiles, skippedSummary } from './profile.js';
 import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReusedEntry, type ReuseFigures } from './reuse.js';
 import type { EntryShape } from './reuseState.js';
+import { writeSearchPacks } from './searchPacks.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
 import { indexPathFor, jsonStyle, writeRunReports, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
@@ -91,7 +92,7 @@ export async function indexRepositoryToFile(
 
 /**
  * walk -> (pre-filter) -> reuse -> extract -> profile, each finished entry handed to `entries`. Writing the
- * index follows in indexRepositoryToFile.
+ * index and its search pack follow in indexRepositoryToFile and runIndex.
  */
 async function profileRepository(
   repoPath: string,
@@ -323,6 +324,8 @@ export interface RunIndexOptions extends IndexRepoOptions {
   outDir: string;
   /** Reuse the unchanged entries of the index already in `outDir` (default); false indexes every file again. */
   reuse?: boolean;
+  /** Write each index's search pack and the folder's combined pack (default); a shard's partial index gets none. */
+  searchPacks?: boolean;
 }
 
 export interface RunIndexResult {
@@ -332,7 +335,8 @@ export interface RunIndexResult {
 
 /**
  * Indexes each repository in turn and writes its index as soon as it is done, so an interrupted run keeps
- * every finished repository; the run reports are written last. Sets the process's heap policy (heap.ts).
+ * every finished repository; the run reports and then the search packs are written last. Sets the process's
+ * heap policy (heap.ts).
  */
 export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
   preferCompactHeap();
@@ -358,5 +362,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
     if (!options.extractors) await extractors.close();
   }
   const reports = await writeRunReports(written, options.outDir, options.config, options.configFile ?? null);
+  // Partial indexes are never searched.
+  if (!options.shard && options.searchPacks !== false) await writeSearchPacks(written);
   return { written, reports };
 }

@@ -96,7 +96,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
       return 0;
     }
     const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, shard, reuse: !flags.full });
-    const exitCode = await reportRun(result, progress, flags, started, shard !== null);
+    const exitCode = reportRun(result, progress, flags, started);
     throwIfStopped(llm?.budget ?? null);
     return exitCode;
   } catch (error) {

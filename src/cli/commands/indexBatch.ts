@@ -63,7 +63,7 @@ export async function batchCommand(setup: ModeSetup, flags: ModeFlags): Promise<
   if (requests === 0) {
     progress.sink({ type: 'info', message: 'nothing to submit: every profile is cached; writing the indexes' });
     const result = await runIndex(setup.repos, { config, configFile: setup.configFile, outDir: config.paths.output_dir, onEvent: progress.sink, signal, llm });
-    await reportRun(result, progress, flags, setup.started);
+    reportRun(result, progress, flags, setup.started);
     return;
   }
   const cost = costOfPlan(plans, config, llm.provider.model, counter);
@@ -130,7 +130,7 @@ async function finishBatch(setup: ModeSetup, manifest: BatchManifest, file: stri
   for (const miss of collected.misses.slice(0, 20)) progress.sink({ type: 'warning', message: `${miss.repo}: ${miss.path}: batch request ${miss.type}: ${miss.error}; ${live}` });
   if (collected.misses.length > 20) progress.sink({ type: 'warning', message: `… and ${collected.misses.length - 20} more requests the batch did not answer; ${live}` });
   const result = await runIndex(setup.repos, { config, configFile: setup.configFile, outDir: config.paths.output_dir, onEvent: progress.sink, signal, llm });
-  await reportRun(result, progress, flags, setup.started);
+  reportRun(result, progress, flags, setup.started);
   if (llm.budget?.stopped !== NOT_RETRIED_LIVE) throwIfStopped(llm.budget);
 }
 

@@ -5,9 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
-import { mergeShards, readShard, type ShardPart } from '../../pipeline/merge.js';
-import { describeIndex, writeRepoIndex, writeRunReports, type WrittenRepo } from '../../pipeline/writeIndex.js';
-import { prepareFolderPack, prepareSearchPack } from '../../search/load.js';
+import { mergeShards, readShard, writeMergedIndexes, type ShardPart } from '../../pipeline/merge.js';
 import { UsageError } from '../../shared/errors.js';
 import { closingLine, EXIT_FILES_FAILED, failedFiles } from '../report.js';
 
@@ -28,16 +26,7 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise
   const files = await shardFiles(inputs);
   const parts: ShardPart[] = [];
   for (const shardFile of files) parts.push(await readShard(shardFile));
-  const merged = mergeShards(parts, config);
-  const outDir = config.paths.output_dir;
-  const written: WrittenRepo[] = [];
-  for (const index of merged) {
-    const outputPath = await writeRepoIndex(index, outDir, config);
-    await prepareSearchPack(outputPath);
-    written.push({ index: describeIndex(index), outputPath });
-  }
-  const reports = await writeRunReports(written, outDir, config, file);
-  if (written.length) await prepareFolderPack(outDir);
+  const { written, reports } = await writeMergedIndexes(mergeShards(parts, config), config.paths.output_dir, config, file);
   if (!flags.quiet) {
     for (const { index } of written) process.stderr.write(`merged ${closingLine(index)}\n`);
   }
