@@ -3,7 +3,8 @@
  *
  * Every folder of src/ is a layer. A module imports from its own layer and the layers below it, never from
  * one above; src/lib.ts, the library entry, sits above them all and nothing imports it. No import cycles,
- * type-only imports included: a cycle of types still ties the modules' designs together.
+ * type-only imports included: a cycle of types still ties the modules' designs together. Incremental
+ * re-indexing (src/pipeline/incremental/) is reached through its one entry point.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -44,6 +45,13 @@ module.exports = {
       to: { circular: true },
     },
     ...upward,
+    {
+      name: 'incremental-through-its-entry',
+      comment: 'Incremental re-indexing is used through src/pipeline/incremental/incremental.ts only; its other modules are its own.',
+      severity: 'error',
+      from: { pathNot: '^src/pipeline/incremental/' },
+      to: { path: '^src/pipeline/incremental/', pathNot: '^src/pipeline/incremental/incremental\\.ts$' },
+    },
     {
       name: 'no-import-of-the-library-entry',
       comment: 'src/lib.ts re-exports the layers for library users; no module of src/ imports it.',

@@ -28,7 +28,7 @@ import fg from 'fast-glob';
 import { runJsonChild } from './lib/child.js';
 import { BENCH_ROOT, WORK_DIR, buildCorpus } from './lib/corpus.js';
 import { SCHEMA_VERSION } from '../dist/index/types.js';
-import { EXTRACT_VERSION } from '../dist/pipeline/reuse.js';
+import { EXTRACT_VERSION } from '../dist/pipeline/incremental/incremental.js';
 // The compiled build, as users run it.
 import { loadIndexes } from '../dist/search/load.js';
 import { PACK_DIR } from '../dist/search/pack.js';

@@ -7,6 +7,11 @@ import type { AnalysisMetadata, FileRelationship, FileSummary, RepoIndex, ShardI
 import { SCHEMA_VERSION } from '../index/types.js';
 import { VERSION } from '../shared/version.js';
 
+/** A time as the index writes it: ISO 8601 in UTC. */
+export function isoDate(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 export interface RunFacts {
   provider: string;
   model: string | null;

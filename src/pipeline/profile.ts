@@ -6,7 +6,7 @@
 import type { ExtractorPool } from '../extract/extractorPool.js';
 import type { FileRelationship, FileSummary, SkipReason } from '../index/types.js';
 import { AbortedError, ProviderError } from '../shared/errors.js';
-import type { EntrySink } from './entries.js';
+import type { EntrySink } from './incremental/incremental.js';
 import type { EventSink } from './events.js';
 import { profileWithLlm, type LlmContext } from './llmProfile.js';
 import { applyAnswer } from './llmSession.js';
@@ -15,10 +15,7 @@ import { detectRole, describeFileType } from '../extract/role.js';
 import type { RawImport } from '../extract/imports.js';
 import type { StaticFacts } from '../extract/staticProfile.js';
 import type { WalkedFile } from '../extract/walkedFile.js';
-
-export function isoDate(ms: number): string {
-  return new Date(ms).toISOString();
-}
+import { isoDate } from './buildIndex.js';
 
 /** A summary built from static facts alone; `key_concepts` are filled in once the whole repository is seen. */
 export function staticSummary(file: WalkedFile, hash: string, facts: StaticFacts): FileSummary {

@@ -21,21 +21,30 @@ import type { WalkedFile } from '../extract/walkedFile.js';
 import type { RepoIndex } from '../index/types.js';
 import { emptyLlmStats, type LlmStats } from '../llm/ask.js';
 import { STATIC_RUN, type RunFacts } from './buildIndex.js';
-import { MemoryEntries, type EntrySink, type IndexFacts } from './entries.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { preferCompactHeap } from './heap.js';
-import { StreamedEntries, type RunState } from './indexAssembly.js';
 import { answerContext } from './llmProfile.js';
+import {
+  entryShape,
+  loadPreviousIndex,
+  MemoryEntries,
+  repoIdentity,
+  reuseStage,
+  StreamedEntries,
+  type EntryShape,
+  type EntrySink,
+  type IndexFacts,
+  type ProfileKind,
+  type ReusedEntry,
+  type RunState,
+} from './incremental/incremental.js';
 import { llmContext, type LlmSession } from './llmSession.js';
 import { prefilterFiles } from './prefilter.js';
-import { loadPreviousIndex } from './previousIndex.js';
 import { profileFiles, skippedSummary } from './profile.js';
-import { entryShape, repoIdentity, reuseStage, type ProfileKind, type ReusedEntry, type ReuseFigures } from './reuse.js';
-import type { EntryShape } from './reuseState.js';
 import { writeSearchPacks } from './searchPacks.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
-import { indexPathFor, jsonStyle, writeRunReports, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
+import { indexPathFor, jsonStyle, writeRunReports, type ReuseFigures, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;

@@ -11,7 +11,6 @@ import { writeFileAtomic } from '../shared/atomicFile.js';
 import { writeJsonStreamAtomic } from '../index/writeStream.js';
 import { VERSION } from '../shared/version.js';
 import { shardFileName } from './shard.js';
-import type { ReuseFigures } from './reuse.js';
 
 export function indexFileName(config: Config, repoName: string): string {
   const safe = repoName.replace(/[^\w.-]+/g, '_');
@@ -78,6 +77,24 @@ export function describeIndex(index: RepoIndex): WrittenIndex {
   const tally = new EntryTally();
   for (const summary of file_summaries) tally.add(summary);
   return { ...rest, file_type_counts: tally.file_type_counts, analyzed_files: tally.analyzed_files, lines_of_code: tally.lines_of_code, failed_files: tally.failed_files };
+}
+
+/** How the reuse stage took previous entries: by unchanged mtime, by git blob id, by content hash. */
+export interface ReuseStats {
+  byMtime: number;
+  byBlob: number;
+  byHash: number;
+  /** Files read to compute their hash (step 3). */
+  hashed: number;
+}
+
+/** What a run did besides its index: the files it reused, read and parsed. */
+export interface ReuseFigures extends ReuseStats {
+  reused: number;
+  /** Files sent to extraction (read unless their name or size ruled them out). */
+  extracted: number;
+  /** Extracted files a grammar parsed. */
+  parsed: number;
 }
 
 export interface WrittenRepo {

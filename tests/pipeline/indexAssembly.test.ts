@@ -11,7 +11,7 @@ import { ExtractorPool } from '../../src/extract/extractorPool.js';
 import { toJson } from '../../src/index/serialize.js';
 import type { RepoIndex } from '../../src/index/types.js';
 import { indexRepository, runIndex } from '../../src/pipeline/runIndex.js';
-import { stateFileFor } from '../../src/pipeline/reuseState.js';
+import { stateFileFor } from '../../src/pipeline/incremental/reuseState.js';
 import type { WrittenRepo } from '../../src/pipeline/writeIndex.js';
 import { prepareSearchPack, writtenLayout } from '../../src/search/load.js';
 import { packPathFor } from '../../src/search/pack.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
 import { SCHEMA_VERSION } from '../../src/index/types.js';
-import { stateFileFor } from '../../src/pipeline/reuseState.js';
+import { stateFileFor } from '../../src/pipeline/incremental/reuseState.js';
 import { ageFiles, comparable, copyFixture, createRunner, warnings } from '../support/reuseRuns.js';
 import { makeTempDir } from '../support/tempRepo.js';
 

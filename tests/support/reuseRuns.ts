@@ -9,7 +9,7 @@ import { defaultConfig, type Config } from '../../src/config/schema.js';
 import { ExtractorPool } from '../../src/extract/extractorPool.js';
 import type { RepoIndex } from '../../src/index/types.js';
 import type { IndexEvent } from '../../src/pipeline/events.js';
-import type { ReuseFigures } from '../../src/pipeline/reuse.js';
+import type { ReuseFigures } from '../../src/pipeline/writeIndex.js';
 import { runIndex } from '../../src/pipeline/runIndex.js';
 
 export const POLYGLOT = path.resolve(import.meta.dirname, '../fixtures/polyglot');

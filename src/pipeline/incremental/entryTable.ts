@@ -3,10 +3,9 @@
  * object of its own, so a run over 50,000 files keeps its entries in a few megabytes. An entry taken from the
  * previous index keeps a reference to the previous run's record (already in memory) for what did not change.
  */
-import type { EntryChanges } from '../index/entryJson.js';
-import type { FileStatus, ProfileSource } from '../index/types.js';
-import { compare } from './buildIndex.js';
-import { isoDate } from './profile.js';
+import type { EntryChanges } from '../../index/entryJson.js';
+import type { FileStatus, ProfileSource } from '../../index/types.js';
+import { compare, isoDate } from '../buildIndex.js';
 import type { EntryFacts, EntryPlace, StoredRecord } from './reuseState.js';
 
 const STATUSES: readonly FileStatus[] = ['ok', 'skipped', 'failed'];

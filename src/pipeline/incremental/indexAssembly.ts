@@ -14,22 +14,22 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { DocumentFrequencies, termsFromFlat, type TermList } from '../extract/conceptTerms.js';
-import { candidateTermsOf, choosesConcepts } from '../extract/staticProfile.js';
-import { WordCache } from '../extract/wordCache.js';
-import { CHANGEABLE, changeEntry, ENTRY_DEPTH, entryJson, nestedJson, rewriteEntry } from '../index/entryJson.js';
-import { FragmentFile } from '../index/fileRanges.js';
-import type { JsonStyle } from '../index/serialize.js';
-import type { FileRelationship, FileSummary } from '../index/types.js';
-import { RawArray, writeJsonStreamAtomic } from '../index/writeStream.js';
-import { tempPathFor } from '../shared/atomicFile.js';
-import { buildMetadata, sortRelationships } from './buildIndex.js';
+import { DocumentFrequencies, termsFromFlat, type TermList } from '../../extract/conceptTerms.js';
+import { candidateTermsOf, choosesConcepts } from '../../extract/staticProfile.js';
+import { WordCache } from '../../extract/wordCache.js';
+import { CHANGEABLE, changeEntry, ENTRY_DEPTH, entryJson, nestedJson, rewriteEntry } from '../../index/entryJson.js';
+import { FragmentFile } from '../../index/fileRanges.js';
+import type { JsonStyle } from '../../index/serialize.js';
+import type { FileRelationship, FileSummary } from '../../index/types.js';
+import { RawArray, writeJsonStreamAtomic } from '../../index/writeStream.js';
+import { tempPathFor } from '../../shared/atomicFile.js';
+import { buildMetadata, sortRelationships } from '../buildIndex.js';
 import { EntryTable } from './entryTable.js';
 import type { EntrySink, FreshEntry, IndexFacts } from './entries.js';
 import type { PreviousIndex } from './previousIndex.js';
 import type { ReusedEntry } from './reuse.js';
 import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RepoIdentity, type StateLine, type StoredRecord } from './reuseState.js';
-import { EntryTally, type WrittenIndex } from './writeIndex.js';
+import { EntryTally, type WrittenIndex } from '../writeIndex.js';
 
 /** What the reuse state records of the run as a whole. */
 export interface RunState {

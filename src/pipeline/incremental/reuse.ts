@@ -15,20 +15,21 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import type { Config } from '../config/schema.js';
-import { importStyleOf, resolutionMayChange, resolveImports, RepoFileSet, type RawImport, type ResolutionMemo } from '../extract/imports.js';
-import { detectLanguage } from '../extract/languages.js';
-import { candidateTermsOf } from '../extract/staticProfile.js';
-import { detectRole } from '../extract/role.js';
-import { SCHEMA_VERSION, type SkipReason } from '../index/types.js';
-import { contentHash } from '../shared/hash.js';
-import { VERSION } from '../shared/version.js';
-import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from '../extract/classify.js';
-import type { EventSink } from './events.js';
+import type { Config } from '../../config/schema.js';
+import { importStyleOf, resolutionMayChange, resolveImports, RepoFileSet, type RawImport, type ResolutionMemo } from '../../extract/imports.js';
+import { detectLanguage } from '../../extract/languages.js';
+import { candidateTermsOf } from '../../extract/staticProfile.js';
+import { detectRole } from '../../extract/role.js';
+import { SCHEMA_VERSION, type SkipReason } from '../../index/types.js';
+import { contentHash } from '../../shared/hash.js';
+import { VERSION } from '../../shared/version.js';
+import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from '../../extract/classify.js';
+import type { EventSink } from '../events.js';
 import { acceptPreviousIndex, type LoadedPrevious, type PreviousIndex } from './previousIndex.js';
 import { importsDigest, sha256, type EntryShape, type RepoIdentity, type StoredRecord } from './reuseState.js';
-import type { WalkedFile } from '../extract/walkedFile.js';
-import type { GitRunner } from './walk.js';
+import type { WalkedFile } from '../../extract/walkedFile.js';
+import type { GitRunner } from '../walk.js';
+import type { ReuseStats } from '../writeIndex.js';
 
 /**
  * Bumped whenever `extract/` changes what it produces for the same text, so entries it shaped are
@@ -96,23 +97,6 @@ export interface ReusedEntry {
   blob: string | null;
   /** A moved entry's stored imports, read to check them here, so its new record need not read them again. */
   movedImports?: RawImport[];
-}
-
-export interface ReuseStats {
-  byMtime: number;
-  byBlob: number;
-  byHash: number;
-  /** Files read to compute their hash (step 3). */
-  hashed: number;
-}
-
-/** What a run did besides its index: the files it reused, read and parsed. */
-export interface ReuseFigures extends ReuseStats {
-  reused: number;
-  /** Files sent to extraction (read unless their name or size ruled them out). */
-  extracted: number;
-  /** Extracted files a grammar parsed. */
-  parsed: number;
 }
 
 export interface ReuseResult {

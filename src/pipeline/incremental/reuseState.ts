@@ -19,11 +19,11 @@
 import { createHash, hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import type { RawImport } from '../extract/imports.js';
-import { RangeReader } from '../index/fileRanges.js';
-import type { FileStatus, ProfileSource } from '../index/types.js';
-import type { JsonStyle } from '../index/serialize.js';
-import { AtomicWriter } from '../shared/atomicFile.js';
+import type { RawImport } from '../../extract/imports.js';
+import { RangeReader } from '../../index/fileRanges.js';
+import type { FileStatus, ProfileSource } from '../../index/types.js';
+import type { JsonStyle } from '../../index/serialize.js';
+import { AtomicWriter } from '../../shared/atomicFile.js';
 
 export const STATE_FORMAT = 'coderag-reuse-state';
 export const STATE_VERSION = 2;

@@ -10,11 +10,11 @@
 import { createHash } from 'node:crypto';
 import { open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { RangeReader } from '../index/fileRanges.js';
-import { DIGEST } from '../shared/atomicFile.js';
-import { repoIndexProblem, type JsonStyle } from '../index/serialize.js';
-import { SCHEMA_VERSION, type FileRelationship } from '../index/types.js';
-import type { EventSink } from './events.js';
+import { RangeReader } from '../../index/fileRanges.js';
+import { DIGEST } from '../../shared/atomicFile.js';
+import { repoIndexProblem, type JsonStyle } from '../../index/serialize.js';
+import { SCHEMA_VERSION, type FileRelationship } from '../../index/types.js';
+import type { EventSink } from '../events.js';
 import { loadReuseState, type EntryShape, type RepoIdentity, type StateDetails, type StoredRecord } from './reuseState.js';
 
 export interface PreviousIndex {

@@ -3,15 +3,15 @@
  * (the library's `indexRepository`, which writes nothing); `StreamedEntries` (indexAssembly.ts) writes each to
  * a fragment file as it finishes, keeps only what repository-wide steps need, and assembles the index file.
  */
-import type { TermList } from '../extract/conceptTerms.js';
-import type { RawImport } from '../extract/imports.js';
-import { candidateTermsOf, chooseConcepts } from '../extract/staticProfile.js';
-import { WordCache } from '../extract/wordCache.js';
-import type { FileRelationship, FileSummary, RepoIndex } from '../index/types.js';
-import { buildRepoIndex, type BuildIndexInput } from './buildIndex.js';
+import type { TermList } from '../../extract/conceptTerms.js';
+import type { RawImport } from '../../extract/imports.js';
+import { candidateTermsOf, chooseConcepts } from '../../extract/staticProfile.js';
+import { WordCache } from '../../extract/wordCache.js';
+import type { FileRelationship, FileSummary, RepoIndex } from '../../index/types.js';
+import { buildRepoIndex, type BuildIndexInput } from '../buildIndex.js';
 import type { PreviousIndex } from './previousIndex.js';
 import type { ReusedEntry } from './reuse.js';
-import type { WalkedFile } from '../extract/walkedFile.js';
+import type { WalkedFile } from '../../extract/walkedFile.js';
 
 /** What the next run needs to recognise a file without reading it. */
 export interface FreshRecord {
