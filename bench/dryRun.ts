@@ -16,7 +16,7 @@ import { AnthropicProvider } from '../dist/llm/anthropic.js';
 import { OpenAiProvider } from '../dist/llm/openai.js';
 import { promptTokenCounter } from '../dist/llm/tokens.js';
 import { createLlmSession } from '../dist/pipeline/llmSession.js';
-import { costOfPlan, planRun } from '../dist/pipeline/planRun.js';
+import { costOfPlan, planRun } from '../dist/pipeline/modes/dryRun.js';
 import { indexRepository } from '../dist/pipeline/runIndex.js';
 import { startFakeLlmServer } from '../tests/support/fakeLlmServer.js';
 

@@ -33,7 +33,7 @@ export type { ModelTurn, PlannedFile } from './plan/turn.js';
 export { addSnippets, type SnippetOptions } from './search/snippets.js';
 export { fileOutline, findSymbol, SYMBOL_KINDS, type FileOutline, type OutlineSymbol, type SymbolMatch, type SymbolSearch, type FindSymbolOptions } from './search/symbols.js';
 export { checkFreshness, type RepoFreshness } from './search/freshness.js';
-export { mergeShards, readShard, MergeError, type ShardPart } from './pipeline/merge.js';
+export { mergeShards, readShard, MergeError, type ShardPart } from './pipeline/modes/merge.js';
 export { parseShard, inShard, type Shard } from './pipeline/shard.js';
 export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';
 

@@ -50,7 +50,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   if (shard && flags.prefilter) throw new UsageError('--prefilter chooses among all files at once; it cannot run per shard');
   if (shard && (flags.batch || flags.collect || flags.dryRun)) throw new UsageError('--shard goes with live runs only, not with --dry-run, --batch or --collect');
   if (flags.collect) {
-    const { collectCommand } = await import('./indexBatch.js');
+    const { collectCommand } = await import('./indexModes.js');
     await collectCommand(flags.collect, flags);
     return 0;
   }
@@ -90,7 +90,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   if (ignoredOffline && ignoredOffline.length) progress.sink({ type: 'warning', message: `${ignoredOffline.join(' and ')} ${ignoredOffline.length === 1 ? 'needs' : 'need'} a model; ignored in this offline run` });
   try {
     if (llm && (flags.dryRun || flags.batch)) {
-      const modes = await import('./indexBatch.js');
+      const modes = await import('./indexModes.js');
       const setup = { config, configFile: file, overrides, repos, llm, progress, signal: controller.signal, started };
       await (flags.dryRun ? modes.dryRunCommand(setup, flags) : modes.batchCommand(setup, flags));
       return 0;

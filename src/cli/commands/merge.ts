@@ -5,7 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
-import { mergeShards, readShard, writeMergedIndexes, type ShardPart } from '../../pipeline/merge.js';
+import { mergeShards, readShard, writeMergedIndexes, type ShardPart } from '../../pipeline/modes/merge.js';
 import { UsageError } from '../../shared/errors.js';
 import { closingLine, EXIT_FILES_FAILED, failedFiles } from '../report.js';
 

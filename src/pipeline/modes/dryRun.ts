@@ -11,18 +11,18 @@
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
-import type { Config } from '../config/schema.js';
-import type { ExtractorPool } from '../extract/extractorPool.js';
-import { groupIntoPacks } from '../llm/packer.js';
-import { costOf, priceOf, type ModelPrice } from '../llm/pricing.js';
-import type { FilePart } from '../llm/profileRequest.js';
-import type { PromptTokenCounter } from '../llm/tokens.js';
-import type { ReadFile } from '../extract/classify.js';
-import { ignoreEvents, type EventSink } from './events.js';
-import { filePieces, isProfileAnswer, profileKey, profileRequest } from './llmProfile.js';
-import { packLimits, type LlmSession } from './llmSession.js';
-import { createExtractors, readGoModule } from './runIndex.js';
-import { runGit, walkRepository, type GitRunner } from './walk.js';
+import type { Config } from '../../config/schema.js';
+import type { ExtractorPool } from '../../extract/extractorPool.js';
+import { groupIntoPacks } from '../../llm/packer.js';
+import { costOf, priceOf, type ModelPrice } from '../../llm/pricing.js';
+import type { FilePart } from '../../llm/profileRequest.js';
+import type { PromptTokenCounter } from '../../llm/tokens.js';
+import type { ReadFile } from '../../extract/classify.js';
+import { ignoreEvents, type EventSink } from '../events.js';
+import { filePieces, isProfileAnswer, profileKey, profileRequest } from '../llmProfile.js';
+import { packLimits, type LlmSession } from '../llmSession.js';
+import { createExtractors, readGoModule } from '../runIndex.js';
+import { runGit, walkRepository, type GitRunner } from '../walk.js';
 
 export interface PlannedRequest {
   repo: string;

@@ -8,18 +8,18 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { toJson } from '../index/serialize.js';
-import { writeFileAtomic } from '../shared/atomicFile.js';
-import type { ProfileAnswer } from '../llm/answers.js';
-import { mergeChunkAnswers } from '../llm/chunks.js';
-import type { BatchApi, BatchOutcome, BatchStatus, StructuredResponse } from '../llm/provider.js';
-import { InvalidAnswerError, statusOf, withRetries } from '../llm/retry.js';
-import { ProviderError, UsageError, errorMessage } from '../shared/errors.js';
-import { ignoreEvents, type EventSink } from './events.js';
-import type { LlmStats } from '../llm/ask.js';
-import { soleEntry } from './llmProfile.js';
-import type { LlmSession } from './llmSession.js';
-import type { RepoPlan } from './planRun.js';
+import { toJson } from '../../index/serialize.js';
+import { writeFileAtomic } from '../../shared/atomicFile.js';
+import type { ProfileAnswer } from '../../llm/answers.js';
+import { mergeChunkAnswers } from '../../llm/chunks.js';
+import type { BatchApi, BatchOutcome, BatchStatus, StructuredResponse } from '../../llm/provider.js';
+import { InvalidAnswerError, statusOf, withRetries } from '../../llm/retry.js';
+import { ProviderError, UsageError, errorMessage } from '../../shared/errors.js';
+import { ignoreEvents, type EventSink } from '../events.js';
+import type { LlmStats } from '../../llm/ask.js';
+import { soleEntry } from '../llmProfile.js';
+import type { LlmSession } from '../llmSession.js';
+import type { RepoPlan } from './dryRun.js';
 
 const manifestSchema = z.object({
   tool: z.literal('coderag'),

@@ -10,14 +10,14 @@
  * (`chooseConcepts`, the same step a single run ends with).
  */
 import { readFile } from 'node:fs/promises';
-import type { Config } from '../config/schema.js';
-import { chooseConcepts } from '../extract/staticProfile.js';
-import { normalizeRepoIndex, repoIndexProblem } from '../index/serialize.js';
-import type { AnalysisMetadata, FileSummary, RepoIndex, ShardInfo } from '../index/types.js';
-import { CodeRagError } from '../shared/errors.js';
-import { buildRepoIndex } from './buildIndex.js';
-import { writeSearchPacks } from './searchPacks.js';
-import { describeIndex, writeRepoIndex, writeRunReports, type WrittenRepo } from './writeIndex.js';
+import type { Config } from '../../config/schema.js';
+import { chooseConcepts } from '../../extract/staticProfile.js';
+import { normalizeRepoIndex, repoIndexProblem } from '../../index/serialize.js';
+import type { AnalysisMetadata, FileSummary, RepoIndex, ShardInfo } from '../../index/types.js';
+import { CodeRagError } from '../../shared/errors.js';
+import { buildRepoIndex } from '../buildIndex.js';
+import { writeSearchPacks } from '../searchPacks.js';
+import { describeIndex, writeRepoIndex, writeRunReports, type WrittenRepo } from '../writeIndex.js';
 
 /** One partial index and the file it came from (named in refusals). */
 export interface ShardPart {
