@@ -13,6 +13,7 @@
 import { setMaxListeners } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Config } from '../config/schema.js';
 import type { ClassifyOptions, ReadFile } from '../extract/classify.js';
 import { defaultWorkerCount, ExtractorPool } from '../extract/extractorPool.js';
@@ -49,6 +50,9 @@ import { indexPathFor, jsonStyle, writeRunReports, type ReuseFigures, type Writt
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
 
+/** Files the reuse stage reads at once to hash them (moved files whose blob id does not settle them). */
+const HASH_READS_IN_FLIGHT = 8;
+
 export interface IndexRepoOptions {
   config: Config;
   configFile?: string | null;
@@ -56,6 +60,8 @@ export interface IndexRepoOptions {
   signal?: AbortSignal;
   /** Extraction workers shared across the repositories of one run. */
   extractors?: ExtractorPool;
+  /** The limiter of the reuse stage's reads, shared across the repositories of one run. */
+  hashLimit?: LimitFunction;
   readFile?: ReadFile;
   git?: GitRunner;
   now?: () => number;
@@ -173,6 +179,7 @@ interface RepoRun {
   /** What an entry's reuse depends on: extraction versions and, with a model, what shapes its answers. */
   shape: EntryShape;
   classify: ClassifyOptions;
+  hashLimit: LimitFunction;
   extractors: ExtractorPool;
   ownsExtractors: boolean;
   stats: LlmStats;
@@ -199,6 +206,7 @@ function startRepository(repoPath: string, options: IndexRepoOptions): RepoRun {
     git: options.git ?? runGit,
     shape: entryShape(config, modelKey),
     classify: { maxFileSize: config.file_analysis.max_file_size, skipGenerated: config.file_analysis.skip_generated },
+    hashLimit: options.hashLimit ?? pLimit(HASH_READS_IN_FLIGHT),
     extractors: options.extractors ?? createExtractors(config, options.readFile),
     ownsExtractors: !options.extractors,
     stats: emptyLlmStats(),
@@ -250,6 +258,7 @@ function reuseSettings(run: RepoRun, chosen: ReadonlySet<string> | null) {
     shape: run.shape,
     wanted: (filePath: string): ProfileKind => (!llm ? 'static' : chosen && !chosen.has(filePath) ? 'unselected' : 'llm'),
     classify: run.classify,
+    limit: run.hashLimit,
     git: run.git,
     emit: run.emit,
     repoName: run.repoName,
@@ -306,8 +315,8 @@ function runFacts(llm: LlmSession | null, stats: LlmStats, before: number, after
 }
 
 /**
- * The run's one limiter of files in flight. With a model, requests in flight are the LLM scheduler's to
- * bound; files in flight are enough to fill a pack for each of its slots. Without one the work is parsing,
+ * The profile stage's limit of files in flight (the reuse stage's reads are done by the time it starts, so
+ * one limit is in force at a time). With a model, requests in flight are the LLM scheduler's to bound; files in flight are enough to fill a pack for each of its slots. Without one the work is parsing,
  * and each extraction thread needs a few files queued to never wait for the next.
  */
 function limiterSize(config: Config, llm: LlmSession | null, threads: number): number {
@@ -350,13 +359,15 @@ export interface RunIndexResult {
 export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
   preferCompactHeap();
   const extractors = options.extractors ?? createExtractors(options.config, options.readFile);
+  // The stages take turns: the reuse stage's reads are done before the profile stage's files start.
+  const hashLimit = options.hashLimit ?? pLimit(HASH_READS_IN_FLIGHT);
   const emit = options.onEvent ?? ignoreEvents;
   const written: WrittenRepo[] = [];
   const names = new Set<string>();
   try {
     for (const repoPath of repoPaths) {
       const outputPath = indexPathFor(options.outDir, options.config, path.basename(path.resolve(repoPath)), options.shard);
-      const { index, reuse, summaryRanges } = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, previousIndex: options.reuse === false ? null : outputPath });
+      const { index, reuse, summaryRanges } = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, hashLimit, previousIndex: options.reuse === false ? null : outputPath });
       if (names.has(index.repo_name)) {
         emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });
       }

@@ -14,7 +14,7 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import pLimit from 'p-limit';
+import type { LimitFunction } from 'p-limit';
 import type { Config } from '../../config/schema.js';
 import { importStyleOf, resolutionMayChange, resolveImports, RepoFileSet, type RawImport, type ResolutionMemo } from '../../extract/imports.js';
 import { detectLanguage } from '../../extract/languages.js';
@@ -82,6 +82,8 @@ export interface ReuseInput {
   /** How this run profiles a path, so an entry profiled otherwise is recomputed. */
   wanted: (filePath: string) => ProfileKind;
   classify: ClassifyOptions;
+  /** The limiter of the files read at once to hash them, created by the orchestrator. */
+  limit: LimitFunction;
   git: GitRunner;
   emit: EventSink;
   repoName: string;
@@ -216,7 +218,7 @@ async function takeEntries(
     else toHash.push(file);
   }
 
-  const limit = pLimit(8);
+  const { limit } = input;
   const hashes = await Promise.all(
     toHash.map((file) =>
       limit(async () => {

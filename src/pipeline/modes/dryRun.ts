@@ -10,7 +10,7 @@
  * live run may send a few more packs (and so a few more copies of the shared prefix) than planned.
  */
 import path from 'node:path';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Config } from '../../config/schema.js';
 import type { ExtractorPool } from '../../extract/extractorPool.js';
 import { groupIntoPacks } from '../../llm/packer.js';
@@ -66,15 +66,17 @@ export async function planRun(repoPaths: readonly string[], options: PlanOptions
   if (options.llm.prefilter) emit({ type: 'warning', message: 'the pre-filter is not run when planning; every file is counted as selected' });
   const planned = new Set<string>();
   const plans: RepoPlan[] = [];
+  // The run's one limiter of files in flight, sized for each repository's extraction threads in turn.
+  const limit = pLimit(8);
   try {
-    for (const repoPath of repoPaths) plans.push(await planRepository(repoPath, options, extractors, planned));
+    for (const repoPath of repoPaths) plans.push(await planRepository(repoPath, options, extractors, limit, planned));
   } finally {
     if (!options.extractors) await extractors.close();
   }
   return plans;
 }
 
-async function planRepository(repoPath: string, options: PlanOptions, extractors: ExtractorPool, planned: Set<string>): Promise<RepoPlan> {
+async function planRepository(repoPath: string, options: PlanOptions, extractors: ExtractorPool, limit: LimitFunction, planned: Set<string>): Promise<RepoPlan> {
   const { config, llm, counter } = options;
   const repo = path.basename(path.resolve(repoPath));
   const walked = await walkRepository(
@@ -93,7 +95,7 @@ async function planRepository(repoPath: string, options: PlanOptions, extractors
   const ctx = { ...llm, config };
   const plan: RepoPlan = { repo, repoPath: path.resolve(repoPath), profiled: 0, cached: 0, duplicates: 0, requests: [], live: { requests: 0, promptTokens: 0 } };
   const parts = new Map<PlannedRequest, FilePart>();
-  const limit = pLimit(Math.max(8, extractors.threads * 8));
+  limit.concurrency = Math.max(8, extractors.threads * 8);
   await Promise.all(
     walked.files.map((file) =>
       limit(async () => {
