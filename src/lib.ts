@@ -4,9 +4,8 @@
 import { validateConfig, deepMerge } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { RepoIndex } from './index/types.js';
-import type { EventSink } from './pipeline/events.js';
 import type { LlmSession } from './pipeline/llmSession.js';
-import { indexRepository } from './pipeline/runIndex.js';
+import { indexRepository, type IndexRepositoryOptions } from './pipeline/runIndex.js';
 import { SearchCorpus, search as searchCorpus } from './search/search.js';
 import type { SearchRequest, SearchResponse } from './search/types.js';
 
@@ -37,11 +36,10 @@ export { mergeShards, readShard, MergeError, type ShardPart } from './pipeline/m
 export { parseShard, inShard, type Shard } from './pipeline/shard.js';
 export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';
 
-export interface IndexRepoOptions {
+/** indexRepository's options a library caller gives; the configuration may be partial. */
+export interface IndexRepoOptions extends Pick<IndexRepositoryOptions, 'onEvent' | 'signal'> {
   /** A partial configuration, merged over the defaults and validated. */
   config?: Record<string, unknown> | Config;
-  onEvent?: EventSink;
-  signal?: AbortSignal;
   /** Model profiles (see createLlmSession and selectProvider); without one, profiles are static. */
   llm?: LlmSession | null;
 }

@@ -53,7 +53,7 @@ const FAST_STARTUP_MAX_FILES = 2000;
 /** Files the reuse stage reads at once to hash them (moved files whose blob id does not settle them). */
 const HASH_READS_IN_FLIGHT = 8;
 
-export interface IndexRepoOptions {
+export interface IndexRepositoryOptions {
   config: Config;
   configFile?: string | null;
   onEvent?: EventSink;
@@ -79,7 +79,7 @@ interface ProfiledRepository {
 }
 
 /** Profiles a repository and returns its index, writing nothing: every file is extracted. */
-export async function indexRepository(repoPath: string, options: IndexRepoOptions): Promise<RepoIndex> {
+export async function indexRepository(repoPath: string, options: IndexRepositoryOptions): Promise<RepoIndex> {
   const entries = new MemoryEntries();
   const { facts } = await profileRepository(repoPath, options, entries, null);
   return entries.build(facts, options.now ?? Date.now);
@@ -93,7 +93,7 @@ export async function indexRepository(repoPath: string, options: IndexRepoOption
 export async function indexRepositoryToFile(
   repoPath: string,
   indexFile: string,
-  options: IndexRepoOptions & { previousIndex: string | null },
+  options: IndexRepositoryOptions & { previousIndex: string | null },
 ): Promise<{ index: WrittenIndex; reuse: ReuseFigures; summaryRanges: Float64Array }> {
   const entries = await StreamedEntries.create(indexFile, jsonStyle(options.config));
   try {
@@ -111,7 +111,7 @@ export async function indexRepositoryToFile(
  */
 async function profileRepository(
   repoPath: string,
-  options: IndexRepoOptions,
+  options: IndexRepositoryOptions,
   entries: EntrySink,
   previousIndex: string | null,
 ): Promise<ProfiledRepository> {
@@ -165,7 +165,7 @@ async function profileRepository(
 
 /** What the stages of one repository's run share. */
 interface RepoRun {
-  options: IndexRepoOptions;
+  options: IndexRepositoryOptions;
   config: Config;
   llm: LlmSession | null;
   repoName: string;
@@ -185,7 +185,7 @@ interface RepoRun {
   stats: LlmStats;
 }
 
-function startRepository(repoPath: string, options: IndexRepoOptions): RepoRun {
+function startRepository(repoPath: string, options: IndexRepositoryOptions): RepoRun {
   const { config } = options;
   const llm = options.llm ?? null;
   const fatal = new AbortController();
@@ -338,7 +338,7 @@ export async function readGoModule(goMod: string): Promise<string | null> {
 }
 
 
-export interface RunIndexOptions extends IndexRepoOptions {
+export interface RunIndexOptions extends IndexRepositoryOptions {
   outDir: string;
   /** Reuse the unchanged entries of the index already in `outDir` (default); false indexes every file again. */
   reuse?: boolean;
