@@ -61,9 +61,10 @@ function contentText(content: unknown): string {
   return content.map((part) => (typeof part === 'object' && part && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : '')).join('');
 }
 
-const encodings = new Map<string, Promise<Tiktoken>>();
-
-/** The model's encoding, loaded on first use (only the ranks it needs), or null for a model tiktoken does not know. */
+/**
+ * The model's encoding (only the ranks it needs), or null for a model tiktoken does not know. Made for each
+ * counter and kept by nothing else: a run makes one counter, and an encoding is tens of megabytes.
+ */
 async function openAiEncoding(model: string): Promise<{ name: string; tokenizer: Tiktoken } | null> {
   const { Tiktoken, getEncodingNameForModel } = await import('js-tiktoken/lite');
   let name: string;
@@ -72,12 +73,7 @@ async function openAiEncoding(model: string): Promise<{ name: string; tokenizer:
   } catch {
     return null;
   }
-  let loading = encodings.get(name);
-  if (!loading) {
-    loading = loadRanks(name).then((ranks) => new Tiktoken(ranks));
-    encodings.set(name, loading);
-  }
-  return { name, tokenizer: await loading };
+  return { name, tokenizer: new Tiktoken(await loadRanks(name)) };
 }
 
 async function loadRanks(name: string) {

@@ -45,23 +45,24 @@ const STATUS_TIMEOUT_MS = 1000;
 const MAX_STATS = 200;
 const CONCURRENT_CHECKS = 4;
 
-let gitLimit: Promise<LimitFunction> | undefined;
-
 /**
- * At most CONCURRENT_CHECKS git processes at once, however many indexes ask. child_process and p-limit are
- * loaded by the first call: most searches ask git nothing (indexes of folders that are not work trees, or not on
- * disk), and loading them is a noticeable part of a cold search.
+ * A git runner of its own: at most CONCURRENT_CHECKS git processes at once, however many indexes it is asked
+ * about. child_process and p-limit are loaded by the first call: most searches ask git nothing (indexes of
+ * folders that are not work trees, or not on disk), and loading them is a noticeable part of a cold search.
  */
-export const queryGit: GitQuery = async (args, cwd, timeoutMs = GIT_TIMEOUT_MS) => {
-  gitLimit ??= import('p-limit').then(({ default: pLimit }) => pLimit(CONCURRENT_CHECKS));
-  const [limit, { execFile }] = await Promise.all([gitLimit, import('node:child_process')]);
-  return limit(
-    () =>
-      new Promise<string>((resolve, reject) => {
-        execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
-      }),
-  );
-};
+export function gitQuery(): GitQuery {
+  let gitLimit: Promise<LimitFunction> | undefined;
+  return async (args, cwd, timeoutMs = GIT_TIMEOUT_MS) => {
+    gitLimit ??= import('p-limit').then(({ default: pLimit }) => pLimit(CONCURRENT_CHECKS));
+    const [limit, { execFile }] = await Promise.all([gitLimit, import('node:child_process')]);
+    return limit(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+        }),
+    );
+  };
+}
 
 const fileMtime = async (file: string): Promise<number | null> => {
   try {
@@ -72,7 +73,7 @@ const fileMtime = async (file: string): Promise<number | null> => {
 };
 
 export async function checkFreshness(loaded: readonly LoadedIndex[], options: FreshnessOptions = {}): Promise<RepoFreshness[]> {
-  const git = options.git ?? queryGit;
+  const git = options.git ?? gitQuery();
   const mtime = options.mtime ?? fileMtime;
   return Promise.all(loaded.map((l) => checkOne(l, git, mtime)));
 }
@@ -82,7 +83,7 @@ export async function checkFreshness(loaded: readonly LoadedIndex[], options: Fr
  * reloaded index is a new object, so a re-index is seen at once; a repository moving on, within `ttlMs`.
  */
 export function freshnessWithin(ttlMs: number, options: FreshnessOptions & { now?: () => number } = {}): (loaded: readonly LoadedIndex[]) => Promise<RepoFreshness[]> {
-  const git = options.git ?? queryGit;
+  const git = options.git ?? gitQuery();
   const mtime = options.mtime ?? fileMtime;
   const now = options.now ?? Date.now;
   const memo = new WeakMap<LoadedIndex, { at: number; answer: Promise<RepoFreshness> }>();

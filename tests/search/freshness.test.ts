@@ -5,9 +5,11 @@ import { defaultConfig } from '../../src/config/schema.js';
 import { IndexCache } from '../../src/mcp/indexCache.js';
 import { getIndexesOverview, searchCodeReferences, searchText } from '../../src/mcp/tools.js';
 import { runIndex } from '../../src/pipeline/runIndex.js';
-import { changedFiles, checkFreshness, freshnessWithin, queryGit, readTrailingMetadata } from '../../src/search/freshness.js';
+import { changedFiles, checkFreshness, freshnessWithin, gitQuery, readTrailingMetadata } from '../../src/search/freshness.js';
 import { loadIndexes } from '../../src/search/load.js';
 import { makeTempDir, makeTempRepo, type TempRepo } from '../support/tempRepo.js';
+
+const queryGit = gitQuery();
 
 const repos: TempRepo[] = [];
 afterAll(() => {
