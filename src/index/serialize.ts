@@ -85,7 +85,7 @@ export function normalizeRepoIndex(raw: Record<string, unknown>, fallbackName: s
     repo_name: typeof index.repo_name === 'string' && index.repo_name ? index.repo_name : fallbackName,
     total_files: finiteNumber(index.total_files, summaries.length),
     file_summaries: summaries,
-    relationships: relationships.flatMap(relationshipOf),
+    relationships: relationshipsOf(relationships),
     analysis_metadata: (typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata) ? metadata : {}) as AnalysisMetadata,
   };
 }
@@ -133,7 +133,14 @@ function symbolOf(value: unknown): CodeSymbol[] {
   return [symbol];
 }
 
-/** A relationship with both paths; the other fields get their types' empty values when wrong. */
+/**
+ * The relationships among `values` that name both paths, each with its other fields given their types' empty
+ * values when wrong: what a reader may rely on, from an index or from a search pack's header alike.
+ */
+export function relationshipsOf(values: readonly unknown[]): FileRelationship[] {
+  return values.flatMap(relationshipOf);
+}
+
 function relationshipOf(value: unknown): FileRelationship[] {
   if (typeof value !== 'object' || value === null) return [];
   const r = value as Partial<Record<keyof FileRelationship, unknown>>;

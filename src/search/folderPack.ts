@@ -14,6 +14,7 @@
  * A folder holding a large index gains nothing worth rebuilding a large combined pack every time it changes.
  */
 import path from 'node:path';
+import { relationshipsOf } from '../index/serialize.js';
 import type { FileRelationship } from '../index/types.js';
 import { combineFieldIndexes, FieldIndex } from './fieldIndex.js';
 import { FIELD_COUNT } from './profileTokens.js';
@@ -117,18 +118,18 @@ function membersOf(value: unknown, documents: number, names: ReadonlySet<string>
     const { name, repoName, relationships, start, size, avgLength } = m;
     if (typeof name !== 'string' || !names.has(name) || named.has(name) || typeof repoName !== 'string' || !Array.isArray(relationships)) return null;
     named.add(name);
-    if (start !== next || !Number.isSafeInteger(size) || (size as number) < 0) return null;
-    if (!Array.isArray(avgLength) || avgLength.length !== FIELD_COUNT || !avgLength.every((x) => typeof x === 'number')) return null;
+    if (start !== next || typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return null;
+    if (!Array.isArray(avgLength) || avgLength.length !== FIELD_COUNT || !avgLength.every((x): x is number => typeof x === 'number')) return null;
     members.push({
       name,
       repoName,
       indexed: indexedStateOf(m.indexed),
-      relationships: relationships as FileRelationship[],
+      relationships: relationshipsOf(relationships),
       start: next,
-      size: size as number,
-      avgLength: Float64Array.from(avgLength as number[]),
+      size,
+      avgLength: Float64Array.from(avgLength),
     });
-    next += size as number;
+    next += size;
   }
   return next === documents ? members : null;
 }

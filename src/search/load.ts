@@ -61,7 +61,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
   }
   names = names.filter(isIndexFileName).sort();
   const files = usePacks ? folderFiles(dir, names) : null;
-  const whole = files?.every((file): file is FolderFile => file !== null) ? (files as FolderFile[]) : null;
+  const whole = files && files.every((file): file is FolderFile => file !== null) ? files : null;
   const warnings: string[] = [];
   if (whole) {
     const folder = readFolderPack(dir, whole);

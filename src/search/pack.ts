@@ -18,6 +18,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import path from 'node:path';
+import { relationshipsOf } from '../index/serialize.js';
 import type { FileRelationship } from '../index/types.js';
 import { indexedStateOf } from './freshness.js';
 import { FIELD_COUNT, FieldIndex, type FieldIndexData, type PostingStore, type StringList } from './fieldIndex.js';
@@ -208,12 +209,12 @@ export function readPack(indexFile: string, source: PackSource): PackRead {
     return recorded.size === source.size && recorded.mtimeMs === source.mtimeMs ? 'current' : 'stale';
   };
   return readPackFile(packPathFor(indexFile), currency, ({ facts, fieldIndex, profileRanges }) => {
-    if (!Array.isArray(facts.relationships) || typeof facts.repoName !== 'string') return null;
+    if (!Array.isArray(facts.relationships) || typeof facts.repoName !== 'string' || typeof facts.totalFiles !== 'number') return null;
     return {
       repoName: facts.repoName,
       indexed: indexedStateOf(facts.indexed),
-      totalFiles: facts.totalFiles as number,
-      relationships: facts.relationships as FileRelationship[],
+      totalFiles: facts.totalFiles,
+      relationships: relationshipsOf(facts.relationships),
       fieldIndex,
       profileRanges,
     };

@@ -155,6 +155,19 @@ describe('preparing a pack at index time', () => {
     expect(existsSync(packPathFor(file))).toBe(false);
   });
 
+  it('answers only the relationships of its header that name both paths, as loading the index does', async () => {
+    const dir = makeTempDir();
+    const file = writeIndex(dir);
+    const index = (await loadIndexes(dir, { packs: false })).indexes[0]?.index as RepoIndex;
+    const good = { repo_file_path: 'src/a.ts', target_file_path: 'src/b.ts', relationship_type: 'reference', confidence_score: 0.9, helpful_aspects: ['x'], potential_contributions: [], usage_suggestions: '' };
+    const pathless = { relationship_type: 'reference', confidence_score: 1 };
+    const layout = writtenLayout({ index: { ...index, relationships: [good, pathless as never] }, summaryRanges: summaryRanges(readFileSync(file)) as Float64Array }) as WrittenLayout;
+    expect(await prepareSearchPack(file, layout)).toBe(true);
+    const info = statSync(file);
+    const read = readPack(file, { size: info.size, mtimeMs: info.mtimeMs });
+    expect(read.status === 'fresh' && read.pack.relationships).toEqual([good]);
+  });
+
 });
 
 /** Enough files for a pack too large to read at once: it reads its postings from the file as queries need them. */
