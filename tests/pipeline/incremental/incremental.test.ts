@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { comparable, copyFixture, createRunner } from '../support/reuseRuns.js';
-import { makeTempDir } from '../support/tempRepo.js';
+import { comparable, copyFixture, createRunner } from '../../support/reuseRuns.js';
+import { makeTempDir } from '../../support/tempRepo.js';
 
 const runner = createRunner();
 afterAll(() => runner.close());
@@ -35,8 +35,8 @@ function filesOf(root: string, dir = ''): string[] {
 
 /** Files whose arrival changes how other files' imports resolve (the fixture imports some of them already). */
 const NEW_FILES: Record<string, string> = {
-  'src/cache/helper.ts': "import { Clock } from './clock';\nexport function expiresAt(clock: Clock, ttl: number): number {\n  return clock.now() + ttl;\n}\n",
-  'src/cache/index.ts': "export { LruCache } from './lruCache';\nexport * from './helper';\n",
+  'src/cache/helper.ts': "import { Clock } from '../clock';\nexport function expiresAt(clock: Clock, ttl: number): number {\n  return clock.now() + ttl;\n}\n",
+  'src/cache/index.ts': "export { LruCache } from '../lruCache';\nexport * from '../helper';\n",
   'lib/helper.js': "const router = require('./router');\nmodule.exports = function mount(app) { return router(app); };\n",
   'pkg/store/cache.py': 'from .kv_store import KVStore\n\n\nclass CachedStore(KVStore):\n    """A store that remembers reads."""\n\n    def get(self, key):\n        return super().get(key)\n',
   'pkg/store/internal/ticker.go': 'package internal\n\nimport "time"\n\n// Ticker ticks.\nfunc Ticker() *time.Ticker { return time.NewTicker(time.Second) }\n',

@@ -2,11 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config/schema.js';
-import { SCHEMA_VERSION } from '../../src/index/types.js';
-import { stateFileFor } from '../../src/pipeline/incremental/reuseState.js';
-import { ageFiles, comparable, copyFixture, createRunner, warnings } from '../support/reuseRuns.js';
-import { makeTempDir } from '../support/tempRepo.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { SCHEMA_VERSION } from '../../../src/index/types.js';
+import { stateFileFor } from '../../../src/pipeline/incremental/reuseState.js';
+import { ageFiles, comparable, copyFixture, createRunner, warnings } from '../../support/reuseRuns.js';
+import { makeTempDir } from '../../support/tempRepo.js';
 
 const runner = createRunner();
 afterAll(() => runner.close());
