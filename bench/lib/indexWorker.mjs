@@ -11,7 +11,7 @@
 import { statSync } from 'node:fs';
 import { defaultConfig } from '../../dist/config/schema.js';
 import { runIndex } from '../../dist/pipeline/runIndex.js';
-import { prepareSearchPack, writtenLayout } from '../../dist/search/load.js';
+import { prepareSearchPack, writtenLayout } from '../../dist/search/preparePacks.js';
 
 const [corpus, out, flag] = process.argv.slice(2);
 if (!corpus || !out) {

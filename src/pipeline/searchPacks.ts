@@ -4,7 +4,7 @@
  * file, entry by entry when the run knows where its entries are: the run keeps no profiles in memory.
  */
 import path from 'node:path';
-import { prepareFolderPack, prepareSearchPack, writtenLayout } from '../search/load.js';
+import { prepareFolderPack, prepareSearchPack, writtenLayout } from '../search/preparePacks.js';
 import type { WrittenRepo } from './writeIndex.js';
 
 export async function writeSearchPacks(written: readonly WrittenRepo[]): Promise<void> {

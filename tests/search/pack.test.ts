@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadIndexes, prepareSearchPack, writtenLayout, type WrittenLayout } from '../../src/search/load.js';
+import { loadIndexes } from '../../src/search/load.js';
+import { prepareSearchPack, writtenLayout, type WrittenLayout } from '../../src/search/preparePacks.js';
 import { folderPackPath } from '../../src/search/folderPack.js';
 import { MAX_OPEN_PACKS, packPathFor, readPack, summaryRanges } from '../../src/search/pack.js';
 import type { RepoIndex } from '../../src/index/types.js';

@@ -13,7 +13,7 @@ import type { RepoIndex } from '../../../src/index/types.js';
 import { indexRepository, runIndex } from '../../../src/pipeline/runIndex.js';
 import { stateFileFor } from '../../../src/pipeline/incremental/reuseState.js';
 import type { WrittenRepo } from '../../../src/pipeline/writeIndex.js';
-import { prepareSearchPack, writtenLayout } from '../../../src/search/load.js';
+import { prepareSearchPack, writtenLayout } from '../../../src/search/preparePacks.js';
 import { packPathFor } from '../../../src/search/pack.js';
 import { AbortedError } from '../../../src/shared/errors.js';
 import { comparable, copyFixture, createRunner } from '../../support/reuseRuns.js';
