@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/schema.js';
+import type { IndexEvent } from '../../src/pipeline/events.js';
+import { indexRepository, runIndex } from '../../src/pipeline/runIndex.js';
+import { makeTempDir, makeTempRepo } from '../support/tempRepo.js';
+
+const FILES = {
+  'src/client.ts': "import { retry } from './retry';\nexport function fetchWithRetry() { return retry(); }\n",
+  'src/retry.ts': 'export function retry() { return 1; }\n',
+  'assets/logo.bin': Buffer.from([0, 1, 2, 3]),
+};
+
+describe('the orchestrator', () => {
+  it('writes the index it would return, with the stages reported in order', async () => {
+    const repo = makeTempRepo(FILES, { name: 'demo' });
+    const events: IndexEvent[] = [];
+    const inMemory = await indexRepository(repo.root, { config: defaultConfig() });
+    const { written } = await runIndex([repo.root], { config: defaultConfig(), outDir: makeTempDir(), onEvent: (e) => events.push(e) });
+    const onDisk = JSON.parse(readFileSync(written[0]!.outputPath, 'utf8')) as typeof inMemory;
+    expect(onDisk.file_summaries).toEqual(inMemory.file_summaries.map((s) => JSON.parse(JSON.stringify(s)) as unknown));
+    const kinds = events.map((e) => e.type);
+    expect(kinds[0]).toBe('repo_start');
+    expect(kinds.at(-1)).toBe('repo_done');
+    expect(kinds.filter((k) => k === 'file_done')).toHaveLength(inMemory.total_files);
+  });
+
+  it('reuses every entry of an unchanged repository on the next run into the same folder', async () => {
+    const repo = makeTempRepo(FILES, { name: 'demo' });
+    const out = makeTempDir();
+    await runIndex([repo.root], { config: defaultConfig(), outDir: out });
+    const again = await runIndex([repo.root], { config: defaultConfig(), outDir: out });
+    expect(again.written[0]!.reuse).toMatchObject({ extracted: 0, reused: again.written[0]!.index.total_files });
+  });
+});
