@@ -16,7 +16,7 @@ const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   version: string;
-  bin: Record<string, string>;
+  bin: { coderag: string };
   scripts: Record<string, string>;
   engines: { node: string };
 };
