@@ -159,11 +159,12 @@ export function askedRoles(terms: readonly string[]): Set<FileRole> {
 }
 
 /**
- * The documents with a positive score, best first (ties by path), at most `limit` of them. Document
+ * The documents with a positive score, best first (ties by path), at most `limit` of them; the score of each
+ * document `watched` has a key for is written into it, whether or not it makes the cut. Document
  * frequencies and mean field lengths are summed over the segments for the query's terms only, so segments
  * are built (or read from disk) independently and still rank as one corpus.
  */
-export function rankBm25f(segments: readonly Segment[], input: RankInput, params: Bm25fParams = DEFAULT_PARAMS, limit = Infinity): Ranked[] {
+export function rankBm25f(segments: readonly Segment[], input: RankInput, params: Bm25fParams = DEFAULT_PARAMS, limit = Infinity, watched?: Map<number, number>): Ranked[] {
   const stats = corpusStats(segments, input.terms, input.termWeights);
   const asked = askedRoles([...(input.roleTerms ?? input.terms), ...input.targetName]);
   const best = new Best(limit, (doc) => {
@@ -187,7 +188,9 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
       const raw = score.value[d] as number;
       // NaN too: a damaged search pack must never put a document in the answer.
       if (!(raw > 0)) continue;
-      best.offer(base + d, raw * prior(d));
+      const value = raw * prior(d);
+      best.offer(base + d, value);
+      if (watched?.has(base + d)) watched.set(base + d, value);
     }
   }
   return best.ranked();

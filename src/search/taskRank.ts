@@ -64,12 +64,13 @@ export interface TaskRanking {
 export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, params: TaskParams = TASK_PARAMS): TaskRanking {
   const input = taskInput(corpus, task, params.k3);
   const anchored = resolveAnchors(corpus, task.anchors, params);
-  // Anchored documents below the cut must still be scored: rank everything when anchors may lift one.
-  const textRanked = rankBm25f(corpus.segments, input, params.bm25f, anchored.size ? Infinity : limit);
+  // Anchored documents below the cut still need their text scores: they are watched.
+  const watched = new Map([...anchored.keys()].map((doc) => [doc, 0]));
+  const textRanked = rankBm25f(corpus.segments, input, params.bm25f, limit, watched);
   const top = textRanked[0]?.score ?? 1;
   const scores = new Map<number, number>();
   for (const { doc, score } of textRanked) scores.set(doc, score);
-  for (const [doc, strength] of anchored) scores.set(doc, (scores.get(doc) ?? 0) + params.anchorBoost * top * strength);
+  for (const [doc, strength] of anchored) scores.set(doc, (watched.get(doc) ?? 0) + params.anchorBoost * top * strength);
   const ranked = [...scores].map(([doc, score]) => ({ doc, score }));
   ranked.sort((a, b) => b.score - a.score || cmp(corpus.path(a.doc), corpus.path(b.doc)) || a.doc - b.doc);
   return { ranked: ranked.slice(0, limit), input, anchored };
@@ -216,67 +217,92 @@ function symbolMatches(corpus: SearchCorpus, name: string, params: TaskParams): 
   return out;
 }
 
-/** Documents defining a symbol named `name` (case-insensitive), and whether one of them sits under `qualifiers`. */
+/**
+ * Documents defining a symbol named `name`, and whether one of them sits under its qualifier. A name of several
+ * words (`_format_repr_exception`) is a token of its own in the symbols field, held only by files defining it;
+ * a one-word name (`saferepr`) is also a part of longer names, so its few candidates' profiles are read to check.
+ */
 function definersOf(corpus: SearchCorpus, name: string, qualifiers: readonly string[]): Array<{ doc: number; qualified: boolean }> {
   const tokens = corpus.tokenizer.identifier(name);
   const key = tokens[tokens.length - 1];
   if (!key) return [];
+  const whole = tokens.length > 1;
+  const qualifier = qualifiers[qualifiers.length - 1];
+  const qualifierTokens = qualifier ? corpus.tokenizer.identifier(qualifier) : [];
+  const qualifierKey = qualifierTokens[qualifierTokens.length - 1];
   const lower = name.toLowerCase();
-  const wantedQualifiers = qualifiers.map((q) => q.toLowerCase());
   const out: Array<{ doc: number; qualified: boolean }> = [];
-  const fieldMask = (1 << FIELD_BITS) - 1;
   for (const { index, base } of corpus.segments) {
-    const id = index.termId(key);
-    if (id < 0) continue;
-    const postings = index.postingsOf(id);
-    const candidates: number[] = [];
-    for (let i = 0; i + 1 < postings.length; i += 2) {
-      if (((postings[i + 1] as number) & fieldMask) === SYMBOLS_FIELD) candidates.push(postings[i] as number);
-    }
-    // Reading profiles costs; a name in the symbols of this many files is too common to be a pointer anyway.
-    if (candidates.length > MAX_DEFINERS * 4) return [];
+    const candidates = docsWith(index, key, SYMBOLS_FIELD);
+    if (candidates.length > (whole ? MAX_DEFINERS : MAX_DEFINERS * 2)) return [];
+    const underQualifier = qualifierKey ? new Set(docsWith(index, qualifierKey, SYMBOLS_FIELD)) : null;
     for (const d of candidates) {
-      const { file } = corpus.doc(base + d);
-      let found = false;
-      let qualified = false;
-      for (const symbol of file.symbols) {
-        if (symbol.name.toLowerCase() !== lower) continue;
-        found = true;
-        const scope = `${file.file_path.toLowerCase()}/${symbol.ast_path.toLowerCase()}`;
-        if (wantedQualifiers.length && scope.includes(wantedQualifiers[wantedQualifiers.length - 1] as string)) qualified = true;
-      }
-      if (found) out.push({ doc: base + d, qualified: qualified || wantedQualifiers.length === 0 });
+      if (!whole && !corpus.doc(base + d).file.symbols.some((symbol) => symbol.name.toLowerCase() === lower)) continue;
+      const qualified = !underQualifier || underQualifier.has(d) || index.paths.at(d).toLowerCase().includes((qualifier as string).toLowerCase());
+      out.push({ doc: base + d, qualified });
     }
+  }
+  return out;
+}
+
+/** A segment's documents holding `term` in one field. */
+function docsWith(index: FieldIndex, term: string, field: number): number[] {
+  const id = index.termId(term);
+  if (id < 0) return [];
+  const postings = index.postingsOf(id);
+  const fieldMask = (1 << FIELD_BITS) - 1;
+  const out: number[] = [];
+  for (let i = 0; i + 1 < postings.length; i += 2) {
+    if (((postings[i + 1] as number) & fieldMask) === field) out.push(postings[i] as number);
   }
   return out;
 }
 
 /**
  * The longest leading run of a dotted name that is a module path of some file: `django.db.models.query.Q` ->
- * `django/db/models/query.py`; a package's `__init__` or `index` file answers for its folder.
+ * `django/db/models/query.py`; a package's `__init__`, `index` or `mod` file answers for its folder.
  */
 function moduleMatches(corpus: SearchCorpus, parts: readonly string[]): Map<number, number> {
   const out = new Map<number, number>();
   for (let k = parts.length; k >= 1; k--) {
     const wanted = parts.slice(0, k).map((p) => p.toLowerCase());
-    const stem = wanted[wanted.length - 1] as string;
     const matches: number[] = [];
     for (const { index, base } of corpus.segments) {
-      const stems = byStem(index);
-      for (const d of [...(stems.get(stem) ?? []), ...(stems.get('__init__') ?? []), ...(stems.get('index') ?? []), ...(stems.get('mod') ?? [])]) {
-        let have = moduleSegments(index.paths.at(d));
-        if (['__init__', 'index', 'mod'].includes(have[have.length - 1] as string)) have = have.slice(0, -1);
-        // All of the name's module part must be the path's end, or its start (a package's source folder).
-        if (sharedTail(wanted, have) === wanted.length && (wanted.length >= 2 || have.length === 1 || k === parts.length)) matches.push(base + d);
+      for (const d of byModule(index).get(wanted[wanted.length - 1] as string) ?? []) {
+        const have = modulePath(index.paths.at(d));
+        // All of the name's module part must be the path's end; one part alone only when the whole name is it.
+        if (sharedTail(wanted, have) === wanted.length && (wanted.length >= 2 || k === parts.length)) matches.push(base + d);
       }
     }
     if (matches.length && matches.length <= MAX_DEFINERS) {
       for (const doc of matches) out.set(doc, 1 / Math.sqrt(matches.length));
-      return out;
     }
     if (matches.length) return out;
   }
   return out;
+}
+
+const PACKAGE_FILES = new Set(['__init__', 'index', 'mod']);
+
+/** A file's module path: its segments without the extension, and without a package file's own name. */
+function modulePath(filePath: string): string[] {
+  const segments = moduleSegments(filePath);
+  return PACKAGE_FILES.has(segments[segments.length - 1] as string) ? segments.slice(0, -1) : segments;
+}
+
+/** Each segment's documents by the last part of their module path (`models` for `db/models/__init__.py`), built once. */
+function byModule(index: FieldIndex): Map<string, number[]> {
+  return index.memo('task-modules', () => {
+    const map = new Map<string, number[]>();
+    const paths = index.paths.all();
+    for (let d = 0; d < paths.length; d++) {
+      const key = modulePath(paths[d] as string).pop() ?? '';
+      const list = map.get(key);
+      if (list) list.push(d);
+      else map.set(key, [d]);
+    }
+    return map;
+  });
 }
 
 /** Files holding an option's name as one identifier (`--ignore-paths` -> `ignore_paths`, `ignorePaths`). */

@@ -27,9 +27,9 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { ...cleanEnv(), ...options.env },
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
-    if (options.input !== undefined) child.stdin?.end(options.input);
+    child.stdin.end(options.input);
     options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
