@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   accAtK,
+  alignHunks,
   functionMetrics,
   goldFiles,
   goldFunctions,
@@ -95,6 +96,15 @@ describe('issue set: gold files from a unified diff', () => {
     const deleted = parsePatch('diff --git a/m.py b/m.py\ndeleted file mode 100644\n--- a/m.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x = 1\n');
     expect(deleted[0]).toMatchObject({ oldPath: 'm.py', newPath: null });
     expect(goldFiles('diff --git a/m.py b/m.py\ndeleted file mode 100644\n--- a/m.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x = 1\n')).toEqual(['m.py']);
+  });
+
+  it('moves a hunk whose stated line is off to where its old side is (a patch that applies with an offset)', () => {
+    const core = parsePatch(PATCH)[0];
+    const shifted = `# licence\n# header\n${CORE}`;
+    const moved = alignHunks(shifted, core?.hunks ?? []);
+    expect(moved.map((h) => h.oldStart)).toEqual([6, 16]);
+    expect(touchedDefs(shifted, touchedLines(moved)).map((d) => d.qualname)).toEqual(['Box.area', 'helper']);
+    expect(alignHunks(CORE, core?.hunks ?? []).map((h) => h.oldStart)).toEqual([4, 14]);
   });
 
   it('numbers removed lines and insertion points at the base', () => {

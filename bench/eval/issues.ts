@@ -16,7 +16,8 @@
  *   is no answer), restricted to paths.ts's source rule (no tests, docs, examples, non-code files). SWE-bench's
  *   tests are in a separate `test_patch`, not read. An instance left without a gold file is skipped.
  * - Gold functions: in each gold `.py` file at base_commit, the innermost definition (`def`, `async def` or
- *   `class`, decorators included) enclosing each line the patch removes or changes; for lines the patch only
+ *   `class`, decorators included) enclosing each line the patch removes or changes (hunks placed where their old
+ *   side is found in the base text: a few gold patches apply only with an offset); for lines the patch only
  *   inserts, the innermost definition open at the insertion point whose header is indented less than the inserted
  *   code. Lines at module level touch no definition. Definitions are found by indentation (pythonDefs), with
  *   strings, brackets and continuation lines taken into account. A case whose edits are all at module level (or
@@ -210,6 +211,26 @@ export function goldFiles(patch: string): string[] {
   const out = new Set<string>();
   for (const f of parsePatch(patch)) if (f.oldPath && isSourceFile(f.oldPath)) out.add(f.oldPath);
   return [...out].sort();
+}
+
+/**
+ * The hunks moved to where their old side actually is in the base text. Some gold patches were made against a
+ * slightly different state and apply only with an offset (as `git apply` and `patch` allow): their line numbers
+ * are off by a few lines. Each hunk's old side (context and removed lines) is looked for at its stated line, then
+ * 1, -1, 2, -2, … lines away; a hunk found nowhere keeps its stated line.
+ */
+export function alignHunks(text: string, hunks: readonly Hunk[]): Hunk[] {
+  const base = text.split('\n').map((l) => l.trimEnd());
+  return hunks.map((h) => {
+    const old = h.lines.filter((l) => l[0] !== '+').map((l) => l.slice(1).trimEnd());
+    const fits = (start: number): boolean => start >= 1 && start - 1 + old.length <= base.length && old.every((l, i) => base[start - 1 + i] === l);
+    if (old.length === 0 || fits(h.oldStart)) return h;
+    for (let d = 1; d <= base.length; d++) {
+      if (fits(h.oldStart + d)) return { ...h, oldStart: h.oldStart + d };
+      if (fits(h.oldStart - d)) return { ...h, oldStart: h.oldStart - d };
+    }
+    return h;
+  });
 }
 
 /** What a file's hunks touch at the base: lines removed or changed, and insertion points of added-only runs. */
@@ -425,7 +446,7 @@ export function goldFunctions(patch: string, readBase: (path: string) => string 
     if (!f.oldPath || !gold.has(f.oldPath) || !f.oldPath.endsWith('.py')) continue;
     const text = readBase(f.oldPath);
     if (text === undefined) continue;
-    for (const d of touchedDefs(text, touchedLines(f.hunks))) out.push({ file: f.oldPath, name: d.name, qualname: d.qualname, kind: d.kind, line: d.line });
+    for (const d of touchedDefs(text, touchedLines(alignHunks(text, f.hunks)))) out.push({ file: f.oldPath, name: d.name, qualname: d.qualname, kind: d.kind, line: d.line });
   }
   return out;
 }
