@@ -13,7 +13,7 @@
  * (1 for a file a frame names or a symbol defined once, less as more files could be meant), so a small module a
  * traceback names climbs to the top while the text still orders everything the anchors do not reach.
  */
-import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams, type Ranked, type RankInput } from './bm25f.js';
+import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Bm25fParams, type Ranked, type RankInput } from './bm25f.js';
 import type { SearchCorpus } from './corpus.js';
 import { FIELD_BITS, FIELDS, type FieldIndex } from './fieldIndex.js';
 import type { Tokenizer } from './profileTokens.js';
@@ -23,6 +23,8 @@ export interface TaskParams {
   bm25f: Bm25fParams;
   /** Saturation of a word's count in the request: weight (k3 + 1) n / (k3 + n), 1 for a word said once. */
   k3: number;
+  /** Only this many of the text's words are searched, those of highest idf times weight; 0 for all. */
+  maxTerms: number;
   /** Share of the best text score an anchor of strength 1 adds. */
   anchorBoost: number;
   /** An anchor's weight by where it was found. */
@@ -43,6 +45,7 @@ export const TASK_PARAMS: TaskParams = {
     roles: { ...DEFAULT_PARAMS.roles, test: 0.3, docs: 0.3, example: 0.3 },
   },
   k3: 2,
+  maxTerms: 0,
   anchorBoost: 1,
   sources: { frame: 1, backtick: 0.9, code: 0.6, dotted: 0.8, error: 0.7, prose: 0.9 },
   unqualified: 0.6,
@@ -62,7 +65,7 @@ export interface TaskRanking {
 }
 
 export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, params: TaskParams = TASK_PARAMS): TaskRanking {
-  const input = taskInput(corpus, task, params.k3);
+  const input = taskInput(corpus, task, params.k3, params.maxTerms);
   const anchored = resolveAnchors(corpus, task.anchors, params);
   // Anchored documents below the cut still need their text scores: they are watched.
   const watched = new Map([...anchored.keys()].map((doc) => [doc, 0]));
@@ -80,7 +83,7 @@ export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, pa
  * The text's tokens, each weighted by how often it is said (saturated by k3), plus the compounds the code
  * vocabulary knows: two adjacent words whose joined form is a token of some file (`man page` -> `manpage`).
  */
-export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number): RankInput {
+export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number, maxTerms = 0): RankInput {
   const tokenizer = corpus.tokenizer;
   const counts = new Map<string, number>();
   for (const t of tokenizer.text(task.text)) counts.set(t, (counts.get(t) ?? 0) + 1);
@@ -89,9 +92,16 @@ export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number): Ran
   }
   const termWeights = new Map<string, number>();
   for (const [t, n] of counts) termWeights.set(t, ((k3 + 1) * n) / (k3 + n));
+  if (maxTerms > 0 && counts.size > maxTerms) {
+    const kept = corpusStats(corpus.segments, [...counts.keys()], termWeights)
+      .terms.sort((a, b) => b.idf * b.weight - a.idf * a.weight || (a.term < b.term ? -1 : 1))
+      .slice(0, maxTerms);
+    const keep = new Set(kept.map((t) => t.term));
+    for (const t of counts.keys()) if (!keep.has(t)) termWeights.delete(t);
+  }
   // Roles are asked for by the title alone: a report about library behaviour mentions its tests in passing.
   const title = task.text.split('\n').find((line) => line.trim()) ?? '';
-  return { terms: [...counts.keys()], termWeights, roleTerms: tokenizer.text(title), targetName: [], targetLanguage: '' };
+  return { terms: [...termWeights.keys()], termWeights, roleTerms: tokenizer.text(title), targetName: [], targetLanguage: '' };
 }
 
 /** Adjacent plain words run together, stemmed as the tokenizer would stem the identifier `manpage`, with their counts. */
