@@ -596,8 +596,8 @@ export async function runIssues(
   timing: Map<string, { prepareMs: number; rankMs: number }>,
 ): Promise<IssueRun> {
   const selected = selectIssueCases(instances, o.cap);
-  // Halves over every selected case, so --repo / --limit runs keep each case's half.
-  const halves = splitHalves(selected.map((c) => c.instance_id), o.tuneOn);
+  // Halves over every eligible instance (uncapped), so neither the cap nor --repo / --limit moves a case between halves.
+  const halves = splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), o.tuneOn);
   const perRepo = new Map<string, number>();
   const cases = selected.filter((c) => {
     if (o.repo && o.repo !== c.repo && o.repo !== c.repo.split('/')[1]) return false;
