@@ -110,9 +110,16 @@ function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string }, halves:
     const answers = goldFiles(c.patch);
     const short = c.repo.split('/')[1] ?? c.repo;
     if (!answers.length) continue;
-    const treeDir = existsSync(treeDirFor(short, c.base_commit)) ? treeDirFor(short, c.base_commit) : materialise(short, c.base_commit, findMirror(c.repo));
+    const cachedTree = existsSync(treeDirFor(short, c.base_commit));
+    const gitDir = cachedTree ? undefined : findMirror(c.repo);
+    // A repository with no mirror is left out, as run.ts leaves it out.
+    if (!cachedTree && !gitDir) continue;
+    const treeDir = materialise(short, c.base_commit, gitDir);
     const cached = join(INDEX_CACHE_DIR, `${treeDir.split('/').pop()}.${key}.json`);
-    if (!existsSync(cached)) throw new Error(`no cached index for ${c.instance_id} (${cached}): run bench/eval/run.ts --set issues first`);
+    if (!existsSync(cached)) {
+      console.error(`[tune-task] no cached index for ${c.instance_id}, left out (run bench/eval/run.ts --set issues first)`);
+      continue;
+    }
     const index = JSON.parse(readFileSync(cached, 'utf8')) as RepoIndex;
     out.push({ id: c.instance_id, repo: short, half, query: c.problem_statement, answers, treeDir, corpus: new SearchCorpus([{ key: index.repo_name, file: '', index }]) });
   }

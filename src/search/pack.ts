@@ -23,7 +23,7 @@ import { indexedStateOf, type IndexedState } from './freshness.js';
 import { FIELD_COUNT, FieldIndex, type FieldIndexData, type PostingStore, type StringList } from './fieldIndex.js';
 import { TERM_BLOCK, termBlocksOf, termTableFromBlocks, validStarts, type BlockBytes } from './termTable.js';
 
-export const PACK_VERSION = 8;
+export const PACK_VERSION = 9;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
 const PREFIX_BYTES = MAGIC.length + 4;

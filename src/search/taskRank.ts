@@ -16,7 +16,8 @@
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Bm25fParams, type Ranked, type RankInput } from './bm25f.js';
 import type { SearchCorpus } from './corpus.js';
 import { FIELD_BITS, FIELDS, type FieldIndex } from './fieldIndex.js';
-import type { Tokenizer } from './profileTokens.js';
+import { definitionToken, type Tokenizer } from './profileTokens.js';
+import { splitIdentifier } from '../shared/text.js';
 import type { Anchor, AnchorSource, TaskText } from './taskQuery.js';
 
 export interface TaskParams {
@@ -221,33 +222,30 @@ function symbolMatches(corpus: SearchCorpus, name: string, params: TaskParams): 
   if (definers.length && definers.length <= MAX_DEFINERS) {
     for (const { doc, qualified } of definers) out.set(doc, (qualified ? 1 : params.unqualified) / Math.sqrt(definers.length));
   }
-  if (parts.length >= 2) {
-    for (const [doc, s] of moduleMatches(corpus, parts)) out.set(doc, Math.max(out.get(doc) ?? 0, s));
-  }
+  // A module named like the symbol (`latex` -> printing/latex.py) is as likely meant; a lone name less surely.
+  const moduleWeight = parts.length >= 2 ? 1 : params.basenameOnly;
+  for (const [doc, s] of moduleMatches(corpus, parts)) out.set(doc, Math.max(out.get(doc) ?? 0, moduleWeight * s));
   return out;
 }
 
 /**
  * Documents defining a symbol named `name`, and whether one of them sits under its qualifier. A name of several
- * words (`_format_repr_exception`) is a token of its own in the symbols field, held only by files defining it;
- * a one-word name (`saferepr`) is also a part of longer names, so its few candidates' profiles are read to check.
+ * words (`_format_repr_exception`) is a token of its own in the symbols field; a one-word name (`saferepr`) has its
+ * definition token there (profileTokens.ts). Either way the postings answer, no profile is read.
  */
 function definersOf(corpus: SearchCorpus, name: string, qualifiers: readonly string[]): Array<{ doc: number; qualified: boolean }> {
   const tokens = corpus.tokenizer.identifier(name);
-  const key = tokens[tokens.length - 1];
+  const key = splitIdentifier(name).length === 1 ? definitionToken(name) : tokens[tokens.length - 1];
   if (!key) return [];
-  const whole = tokens.length > 1;
   const qualifier = qualifiers[qualifiers.length - 1];
   const qualifierTokens = qualifier ? corpus.tokenizer.identifier(qualifier) : [];
-  const qualifierKey = qualifierTokens[qualifierTokens.length - 1];
-  const lower = name.toLowerCase();
+  const qualifierKey = qualifier && splitIdentifier(qualifier).length === 1 ? definitionToken(qualifier) : qualifierTokens[qualifierTokens.length - 1];
   const out: Array<{ doc: number; qualified: boolean }> = [];
   for (const { index, base } of corpus.segments) {
     const candidates = docsWith(index, key, SYMBOLS_FIELD);
-    if (candidates.length > (whole ? MAX_DEFINERS : MAX_DEFINERS * 2)) return [];
+    if (candidates.length > MAX_DEFINERS) return [];
     const underQualifier = qualifierKey ? new Set(docsWith(index, qualifierKey, SYMBOLS_FIELD)) : null;
     for (const d of candidates) {
-      if (!whole && !corpus.doc(base + d).file.symbols.some((symbol) => symbol.name.toLowerCase() === lower)) continue;
       const qualified = !underQualifier || underQualifier.has(d) || index.paths.at(d).toLowerCase().includes((qualifier as string).toLowerCase());
       out.push({ doc: base + d, qualified });
     }
