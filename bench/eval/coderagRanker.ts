@@ -108,8 +108,8 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): SymbolRank
   }
 
   /**
-   * The files search() returns, best first, and the matching symbols each result lists, in result order and, within
-   * a result, in the order search() gives them (a file's order). search() has no symbol granularity of its own.
+   * The files search() returns, best first, and its ranked symbols (`granularity: symbol`: the symbols of the best
+   * files, best first, as `coderag search --granularity symbol` gives them).
    */
   async function rankWithSymbols(prepared: Prepared, q: RankQuery, k: number): Promise<{ files: string[]; symbols: RankedSymbol[] }> {
     const { treeDir, corpus, rootOf } = prepared;
@@ -117,23 +117,18 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): SymbolRank
     // the form agents use.
     const request: SearchRequest = {
       maxResults: k,
+      granularity: 'symbol',
       ...(q.query ? { query: q.query } : {}),
       ...(q.target ? { target: q.target, keywords: q.keywords } : {}),
       ...(opts.scorer ? { scorer: opts.scorer as SearchRequest['scorer'] } : {}),
     };
     const res = await search(corpus, request);
-    const out: string[] = [];
-    const symbols: RankedSymbol[] = [];
-    const seen = new Set<string>();
-    for (const ref of res.references) {
-      const root = rootOf?.get(ref.repo_name);
-      const p = root ? `${root}/${normaliseRefPath(join(treeDir, root), ref.file_path)}` : normaliseRefPath(treeDir, ref.file_path);
-      if (!seen.has(p)) {
-        seen.add(p);
-        out.push(p);
-        for (const s of ref.symbols ?? []) symbols.push({ file: p, name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line });
-      }
-    }
+    const pathOf = (repo: string, filePath: string): string => {
+      const root = rootOf?.get(repo);
+      return root ? `${root}/${normaliseRefPath(join(treeDir, root), filePath)}` : normaliseRefPath(treeDir, filePath);
+    };
+    const out = [...new Set(res.references.map((ref) => pathOf(ref.repo_name, ref.file_path)))];
+    const symbols: RankedSymbol[] = (res.symbols ?? []).map((s) => ({ file: pathOf(s.repo_name, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line }));
     return { files: out.slice(0, k), symbols };
   }
 
