@@ -18,6 +18,9 @@
  *             what the CLI's own start-up adds.
  * warm        one SearchCorpus answering each query again: what the MCP server pays per call.
  * small       cold CLI searches over a folder of ~70 small indexes (node_modules packages, one index each).
+ * issue       the same three figures (cold over the big index, cold over the small ones, warm) for issue-length
+ *             requests: ISSUE_QUERIES, each a report of a few hundred words with a stack trace and code, given to
+ *             the CLI with --query-file.
  * Prints a table, then the figures as one JSON line (also written to --json when given).
  */
 import { execFileSync } from 'node:child_process';
@@ -64,6 +67,63 @@ export const QUERIES = [
   'mcp server tool registration over stdio',
   'watch files for changes and rebuild',
   'base64 encode binary buffer',
+];
+
+/**
+ * Issue reports as an agent hands them over: prose, a Node.js stack into installed packages, and code. Written
+ * for this benchmark (about the kinds of packages node_modules holds); they measure speed, not ranking.
+ */
+export const ISSUE_QUERIES = [
+  [
+    'YAML parse error loses the line number when a document has an anchor before a merge key',
+    '',
+    'When I load a config file that uses an anchor (`&defaults`) and then a merge key (`<<: *defaults`) in a later',
+    'mapping, the error thrown for a bad indentation further down has no line or column, and the message only says',
+    '"Nested mappings are not allowed in compact mappings". Without the anchor the same mistake reports line 12.',
+    'I would expect the position to be kept whatever aliases came before, because the tokens still carry offsets.',
+    'This started after upgrading the parser; the composer seems to rebuild nodes for merges and drop their range.',
+    '',
+    'YAMLParseError: Nested mappings are not allowed in compact mappings',
+    '    at Composer.onError (/app/node_modules/yaml/dist/compose/composer.js:70:34)',
+    '    at resolveBlockMap (/app/node_modules/yaml/dist/compose/resolve-block-map.js:24:13)',
+    '    at composeCollection (/app/node_modules/yaml/dist/compose/compose-collection.js:62:20)',
+    '    at Object.parseDocument (/app/node_modules/yaml/dist/public-api.js:45:25)',
+    '',
+    '```js',
+    "import { parseDocument } from 'yaml';",
+    "const doc = parseDocument(readFileSync('config.yaml', 'utf8'), { prettyErrors: true });",
+    'console.log(doc.errors[0].linePos);',
+    '```',
+  ].join('\n'),
+  [
+    'Retries never stop when the server answers 429 with a Retry-After date in the past',
+    '',
+    'Our client wraps every request in `pRetry` with `retries: 5` and a custom `shouldRetry`. When the API answers',
+    '429 with a `Retry-After` header holding an HTTP date that is already in the past (clock skew between us and the',
+    'server), the delay computed is negative, the timer fires at once, and with `forever: true` on one code path the',
+    'loop spins at full speed and floods the server. The abort signal we pass is honoured only between attempts.',
+    'Expected: a delay of at least minTimeout, and the attempt count still bounded by retries unless forever is set.',
+    '',
+    'RangeError: Maximum call stack size exceeded',
+    '    at onAttemptFailure (/srv/api/node_modules/p-retry/index.js:84:9)',
+    '    at pRetry (/srv/api/node_modules/p-retry/index.js:131:11)',
+    '    at async fetchWithBackoff (/srv/api/src/http/client.ts:41:20)',
+    '',
+    'Options: `{ retries: 5, factor: 2, minTimeout: 1000, maxTimeout: 30000, randomize: true, signal }`',
+  ].join('\n'),
+  [
+    'Glob with a negated pattern still walks ignored directories and is slow on large trees',
+    '',
+    'Calling `fg.sync(["**/*.ts", "!**/node_modules/**"], { cwd, dot: false })` on a monorepo takes 40 seconds,',
+    'and strace shows it reading every folder under node_modules before filtering. With the `ignore` option instead',
+    'of a negative pattern it takes 2 seconds. The README says negative patterns are turned into ignore patterns,',
+    'so I expected both to skip the folder during the walk, not after it. Setting `deep` does not help either.',
+    'It looks like the partial matcher does not see the negated pattern when the positive one starts with globstar.',
+    '',
+    '    at ReaderSync.dynamic (/repo/node_modules/fast-glob/out/readers/sync.js:18:28)',
+    '    at ProviderSync.read (/repo/node_modules/fast-glob/out/providers/sync.js:20:29)',
+    '    at FastGlob.sync (/repo/node_modules/fast-glob/out/index.js:24:33)',
+  ].join('\n'),
 ];
 
 interface Options {
@@ -223,6 +283,22 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
   const cold = coldPairs.map(([, run]) => run);
   const coldLibrary = (await coldRuns(queries.map((q) => ['--input-type=module', '-e', LIBRARY_SCRIPT, indexes, q, o.scorer]))).map(([, run]) => run);
 
+  // Issue-length requests, from a file as an agent passes them.
+  const issueFiles = ISSUE_QUERIES.map((text, i) => {
+    const file = path.join(WORK_DIR, `issue-query-${i}.md`);
+    writeFileSync(file, text);
+    return file;
+  });
+  const issueQueries = Array.from({ length: o.runs }, (_, i) => i % ISSUE_QUERIES.length);
+  const issueWarm: number[] = [];
+  for (const i of issueQueries) {
+    t = performance.now();
+    search(corpus, { query: ISSUE_QUERIES[i] as string, maxResults: 10, scorer: o.scorer });
+    issueWarm.push(performance.now() - t);
+  }
+  const issueRun = (dir: string, i: number) => [CLI, 'search', '--indexes', dir, '--query-file', issueFiles[i] as string, '--scorer', o.scorer, '--json'];
+  const issueCold = (await coldRuns(issueQueries.map((i) => issueRun(indexes, i)))).map(([, run]) => run);
+
   const ms = (x: number): number => Math.round(x * 10) / 10;
   // An agent's folder of many small indexes: cold CLI searches across all of them.
   const small = ensureSmallIndexes(options.quick ? 20 : 70);
@@ -230,6 +306,7 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
   const smallFiles = smallLoaded.indexes.reduce((n, l) => n + (l.packed ? l.packed.size : l.index.file_summaries.length), 0);
   const smallPairs = await coldRuns(queries.map((q) => cliRun(small.indexes, q)));
   const smallCold = smallPairs.map(([, run]) => run);
+  const issueSmallCold = (await coldRuns(issueQueries.map((i) => issueRun(small.indexes, i)))).map(([, run]) => run);
   const nodeStart = [...coldPairs, ...smallPairs].map(([node]) => node);
   const beyondNode = (pairs: ReadonlyArray<readonly [number, number]>): number => ms(percentile(pairs.map(([node, run]) => run - node), 50));
 
@@ -252,6 +329,9 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
     small_indexes: smallLoaded.indexes.length,
     small_files: smallFiles,
     small_cold_ms: { p50: ms(percentile(smallCold, 50)), p95: ms(percentile(smallCold, 95)), beyond_node_p50: beyondNode(smallPairs), runs: smallCold.length },
+    issue_cold_ms: { p50: ms(percentile(issueCold, 50)), p95: ms(percentile(issueCold, 95)), runs: issueCold.length },
+    issue_small_cold_ms: { p50: ms(percentile(issueSmallCold, 50)), p95: ms(percentile(issueSmallCold, 95)), runs: issueSmallCold.length },
+    issue_warm_ms: { p50: ms(percentile(issueWarm, 50)), p95: ms(percentile(issueWarm, 95)), runs: issueWarm.length },
   };
   return result;
 }
@@ -271,6 +351,9 @@ function printResult(result: SearchBenchResult, o: Options): void {
     ['index size per 1,000 files (JSON)', mb(result.index_bytes_per_1000_files)],
     ['node start-up alone (p50)', `${result.node_startup_ms} ms`],
     [`cold CLI over ${result.small_indexes} small indexes (${result.small_files} files) p50 / p95`, `${result.small_cold_ms.p50} / ${result.small_cold_ms.p95} ms (${result.small_cold_ms.beyond_node_p50} ms beyond Node's start)`],
+    ['issue-length query: cold CLI p50 / p95', `${result.issue_cold_ms.p50} / ${result.issue_cold_ms.p95} ms`],
+    [`issue-length query: cold CLI over ${result.small_indexes} small indexes p50 / p95`, `${result.issue_small_cold_ms.p50} / ${result.issue_small_cold_ms.p95} ms`],
+    ['issue-length query: warm in-process p50 / p95', `${result.issue_warm_ms.p50} / ${result.issue_warm_ms.p95} ms`],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));
   console.log(rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n'));

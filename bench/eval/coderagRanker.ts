@@ -17,7 +17,8 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { fileURLToPath } from 'node:url';
 import { SearchCorpus, indexRepo, search } from '../../src/lib.js';
 import { toPosix } from './paths.js';
-import type { RankQuery, Ranker } from './types.js';
+import type { RankedSymbol, SymbolRanker } from './issues.js';
+import type { RankQuery } from './types.js';
 
 type RepoIndex = Awaited<ReturnType<typeof indexRepo>>;
 type IndexOptions = NonNullable<Parameters<typeof indexRepo>[1]>;
@@ -84,7 +85,7 @@ async function indexWithDiskCache(treeDir: string, config: IndexOptions['config'
   return index;
 }
 
-export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
+export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): SymbolRanker {
   const cacheSize = Math.max(1, opts.cacheSize ?? 8);
   const cache = new Map<string, Promise<RepoIndex>>();
   const diskKey = process.env.CODERAG_EVAL_INDEX_CACHE === '0' ? null : indexCacheKey(opts.config);
@@ -106,6 +107,31 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
     return p;
   }
 
+  /**
+   * The files search() returns, best first, and its ranked symbols (`granularity: symbol`: the symbols of the best
+   * files, best first, as `coderag search --granularity symbol` gives them).
+   */
+  async function rankWithSymbols(prepared: Prepared, q: RankQuery, k: number): Promise<{ files: string[]; symbols: RankedSymbol[] }> {
+    const { treeDir, corpus, rootOf } = prepared;
+    // Query mode sends the free-text query alone (search() tokenises it); target mode sends target + keywords,
+    // the form agents use.
+    const request: SearchRequest = {
+      maxResults: k,
+      granularity: 'symbol',
+      ...(q.query ? { query: q.query } : {}),
+      ...(q.target ? { target: q.target, keywords: q.keywords } : {}),
+      ...(opts.scorer ? { scorer: opts.scorer as SearchRequest['scorer'] } : {}),
+    };
+    const res = await search(corpus, request);
+    const pathOf = (repo: string, filePath: string): string => {
+      const root = rootOf?.get(repo);
+      return root ? `${root}/${normaliseRefPath(join(treeDir, root), filePath)}` : normaliseRefPath(treeDir, filePath);
+    };
+    const out = [...new Set(res.references.map((ref) => pathOf(ref.repo_name, ref.file_path)))];
+    const symbols: RankedSymbol[] = (res.symbols ?? []).map((s) => ({ file: pathOf(s.repo_name, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line }));
+    return { files: out.slice(0, k), symbols };
+  }
+
   return {
     name: opts.name ?? (opts.scorer ? `coderag:${opts.scorer}` : 'coderag'),
     async prepare(treeDir: string, _files: string[], roots?: readonly string[]): Promise<Prepared> {
@@ -123,27 +149,10 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): Ranker {
       return { treeDir, corpus: corpusOf(indexes), rootOf };
     },
     async rank(prepared: unknown, q: RankQuery, k: number): Promise<string[]> {
-      const { treeDir, corpus, rootOf } = prepared as Prepared;
-      // Query mode sends the free-text query alone (search() tokenises it); target mode sends target + keywords,
-      // the form agents use.
-      const request: SearchRequest = {
-        maxResults: k,
-        ...(q.query ? { query: q.query } : {}),
-        ...(q.target ? { target: q.target, keywords: q.keywords } : {}),
-        ...(opts.scorer ? { scorer: opts.scorer as SearchRequest['scorer'] } : {}),
-      };
-      const res = await search(corpus, request);
-      const out: string[] = [];
-      const seen = new Set<string>();
-      for (const ref of res.references) {
-        const root = rootOf?.get(ref.repo_name);
-        const p = root ? `${root}/${normaliseRefPath(join(treeDir, root), ref.file_path)}` : normaliseRefPath(treeDir, ref.file_path);
-        if (!seen.has(p)) {
-          seen.add(p);
-          out.push(p);
-        }
-      }
-      return out.slice(0, k);
+      return (await rankWithSymbols(prepared as Prepared, q, k)).files;
+    },
+    rankWithSymbols(prepared: unknown, q: RankQuery, k: number): Promise<{ files: string[]; symbols: RankedSymbol[] }> {
+      return rankWithSymbols(prepared as Prepared, q, k);
     },
   };
 }

@@ -1,10 +1,11 @@
 /**
- * Retrieval evaluation on real data: the commit set and the description look-up set.
+ * Retrieval evaluation on real data: the commit set, the description look-up set and the issue set.
  *
- *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits|describe] [--repo NAME] [--limit N]
+ *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits|describe|issues] [--repo NAME] [--limit N]
  *                                       [--mode query|target] [--json out.json] [--rankers keyword,bm25,coderag]
  *                                       [--scorer NAME] [--k N] [--include-generated] [--cases FILE]
  *                                       [--describe-cases FILE] [--tune-on even|odd]
+ *                                       [--issues-data FILE[,FILE]] [--issues-cap N]
  *
  * Git snapshots come from `--mirrors DIR` or $CODERAG_EVAL_MIRRORS (see mirrors.ts); they are needed only for trees
  * not yet cached under bench/.work.
@@ -15,6 +16,10 @@
  * into bench/.work/describe/<owner>+<name>@<sha12>/, and asks each ranker for files across all of them at once; a
  * repository's rank is the rank of its best file.
  * Prints R@1/R@5/R@10/MRR per set x ranker x language, and per set x ranker x half (tuning / held out, see split.ts).
+ * Issue set (issues.ts): SWE-bench instances read at run time from the dataset files ($CODERAG_EVAL_ISSUES_DATA,
+ * `--issues-data`, or the dataset mirrors under the mirror root); the problem statement is the query, the tree is
+ * the base commit's, the answer the gold patch's source files; Acc@k, R@1, MRR per repository and half, and for
+ * CodeRAG function-level Acc@5/Acc@10. `--set all` (the default) runs it only when the dataset is found.
  *
  * Modes
  *   query  (default) every case not marked target_only; q = { query: cleaned commit message, keywords: its words }.
@@ -33,6 +38,18 @@ import { MIRRORS_ENV, MIRRORS_FLAG, mirrorFinder } from './mirrors.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
 import { isCandidatePath } from './paths.js';
 import { cleanMessage } from './select.js';
+import {
+  DEFAULT_ISSUE_CAP,
+  ISSUES_DATA_ENV,
+  ISSUES_DATA_FLAG,
+  datasetSources,
+  issueRows,
+  issueTable,
+  mergeInstances,
+  parseDataset,
+  runIssues,
+  type IssueCaseResult,
+} from './issues.js';
 import type { EvalCase, RankQuery, Ranker } from './types.js';
 
 export type { EvalCase, RankQuery, Ranker } from './types.js';
@@ -40,10 +57,14 @@ export type { EvalCase, RankQuery, Ranker } from './types.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DESCRIBE_DIR = resolve(HERE, '..', '.work', 'describe');
 
-type SetName = 'commits' | 'describe';
+type SetName = 'commits' | 'describe' | 'issues';
 
 interface Options {
   sets: SetName[];
+  /** `--set all` (or no --set): the issue set joins only when its dataset is found. */
+  issuesIfFound: boolean;
+  issuesData?: string;
+  issuesCap: number;
   mirrors?: string;
   describeCases: string;
   tuneOn: TuneOn;
@@ -61,6 +82,8 @@ interface Options {
 function parseArgs(argv: string[]): Options {
   const o: Options = {
     sets: ['commits', 'describe'],
+    issuesIfFound: true,
+    issuesCap: DEFAULT_ISSUE_CAP,
     describeCases: join(HERE, 'describe-cases.json'),
     tuneOn: 'even',
     mode: 'query',
@@ -78,12 +101,18 @@ function parseArgs(argv: string[]): Options {
     switch (a) {
       case '--set': {
         const v = val();
-        if (v === 'all') o.sets = ['commits', 'describe'];
-        else if (v === 'commits' || v === 'describe') o.sets = [v];
-        else throw new Error('--set must be all, commits or describe');
+        if (v === 'all') {
+          o.sets = ['commits', 'describe'];
+          o.issuesIfFound = true;
+        } else if (v === 'commits' || v === 'describe' || v === 'issues') {
+          o.sets = [v];
+          o.issuesIfFound = false;
+        } else throw new Error('--set must be all, commits, describe or issues');
         break;
       }
       case MIRRORS_FLAG: o.mirrors = val(); break;
+      case ISSUES_DATA_FLAG: o.issuesData = val(); break;
+      case '--issues-cap': o.issuesCap = Number(val()); break;
       case '--describe-cases': o.describeCases = resolve(val()); break;
       case '--tune-on': {
         const v = val();
@@ -114,10 +143,12 @@ function parseArgs(argv: string[]): Options {
   }
   if (o.limit !== undefined && !(o.limit > 0)) throw new Error('--limit must be a positive number');
   if (!(o.k >= 10)) throw new Error('--k must be >= 10');
-  if (o.mode === 'target' && o.sets.includes('describe')) {
-    if (o.sets.length > 1) o.sets = ['commits'];
+  if (!(o.issuesCap > 0)) throw new Error('--issues-cap must be a positive number');
+  if (o.mode === 'target' && (o.sets.includes('describe') || o.sets.includes('issues'))) {
+    if (o.sets.includes('commits')) o.sets = ['commits'];
     else throw new Error('--mode target applies to the commit set only');
   }
+  if (o.mode === 'target') o.issuesIfFound = false;
   return o;
 }
 
@@ -249,7 +280,7 @@ function groupOrder(group: string): number {
 }
 
 interface SetRun {
-  results: CaseResult[];
+  results: Array<CaseResult | IssueCaseResult>;
   checkoutMs: number;
   skipped: number;
   trees: number;
@@ -419,16 +450,48 @@ async function main(): Promise<void> {
   console.error(`[eval] sets=${o.sets.join(',')} rankers=${rankers.map((r) => r.name).join(',')}`);
   const timing: Timing = new Map(rankers.map((r) => [r.name, { prepareMs: 0, rankMs: 0 }]));
   const runs = new Map<SetName, SetRun & { ms: number }>();
-  for (const set of o.sets) {
+  const sets = [...o.sets];
+  let issueSources: ReturnType<typeof datasetSources> = [];
+  if (sets.includes('issues') || o.issuesIfFound) {
+    issueSources = datasetSources(o.issuesData, findMirror);
+    if (issueSources.length === 0) {
+      const how = `pass ${ISSUES_DATA_FLAG} FILE[,FILE] or set ${ISSUES_DATA_ENV}, or put the dataset mirrors under ${MIRRORS_FLAG} / ${MIRRORS_ENV} (see bench/eval/README.md)`;
+      if (sets.includes('issues')) throw new Error(`issue set: no SWE-bench dataset found; ${how}`);
+      console.error(`[eval] issue set left out: no SWE-bench dataset found (${how})`);
+    } else if (!sets.includes('issues')) sets.push('issues');
+  }
+  let issueNotices: string[] = [];
+  for (const set of sets) {
     const ts = performance.now();
-    const run = set === 'commits' ? await runCommits(o, rankers, findMirror, timing) : await runDescribe(o, rankers, findMirror, timing);
+    let run: SetRun;
+    if (set === 'issues') {
+      for (const s of issueSources) console.error(`[eval] issues: dataset ${s.label}`);
+      const instances = mergeInstances(issueSources.map((s) => parseDataset(s.read())));
+      const r = await runIssues(
+        instances,
+        { cap: o.issuesCap, ...(o.repo ? { repo: o.repo } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}), k: o.k, tuneOn: o.tuneOn, includeGenerated: o.includeGenerated },
+        rankers,
+        findMirror,
+        listCandidates,
+        timing,
+      );
+      issueNotices = r.notices;
+      run = r;
+    } else run = set === 'commits' ? await runCommits(o, rankers, findMirror, timing) : await runDescribe(o, rankers, findMirror, timing);
     runs.set(set, { ...run, ms: performance.now() - ts });
   }
 
   const rows: Row[] = [];
   for (const [set, run] of runs) {
+    if (set === 'issues') {
+      const cases = new Set(run.results.map((r) => r.commit)).size;
+      console.log(`\nissues: ${cases} cases, ${run.trees} trees${run.skipped ? `, ${run.skipped} skipped` : ''}, ${(run.ms / 1000).toFixed(1)}s; top-K ${o.k} (MRR is MRR@${o.k}); Acc@k = every gold file in the top k; fn = gold functions among the ranked symbols\n`);
+      console.log(issueTable(issueRows(rankers.map((r) => r.name), run.results as IssueCaseResult[])));
+      for (const n of issueNotices) console.log(`  note: ${n}`);
+      continue;
+    }
     const name = set === 'commits' ? `commits (${o.mode})` : 'describe';
-    rows.push(...summaryRows(set, rankers.map((r) => r.name), run.results).map((r) => ({ ...r, set: name })));
+    rows.push(...summaryRows(set, rankers.map((r) => r.name), run.results as CaseResult[]).map((r) => ({ ...r, set: name })));
     const cases = new Set(run.results.map((r) => r.commit)).size;
     console.log(`\n${name}: ${cases} cases, ${run.trees} ${set === 'commits' ? 'trees' : 'repositories'}${run.skipped ? `, ${run.skipped} skipped` : ''}, ${(run.ms / 1000).toFixed(1)}s; top-K ${o.k} (MRR is MRR@${o.k})\n`);
     console.log(table(rows.filter((r) => r.set === name)));
@@ -444,13 +507,14 @@ async function main(): Promise<void> {
     const out = {
       mode: o.mode,
       k: o.k,
-      sets: o.sets,
+      sets,
       tune_on: o.tuneOn,
       include_generated: o.includeGenerated,
       cases_file: o.cases,
       describe_cases_file: o.describeCases,
       generated_at: new Date().toISOString(),
       summary: rows,
+      ...(runs.has('issues') ? { issues_summary: issueRows(rankers.map((r) => r.name), runs.get('issues')?.results as IssueCaseResult[]), issues_cap: o.issuesCap } : {}),
       timing_ms: { total: totalMs, checkout_and_listing: checkoutMs, ...Object.fromEntries(timing) },
       per_case: [...runs.values()].flatMap((r) => r.results),
     };

@@ -6,7 +6,7 @@
  * error, an unusual form) is left to commander.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_SCORER, ELEMENT_TYPES, SCORERS } from '../search/types.js';
+import { DEFAULT_SCORER, ELEMENT_TYPES, GRANULARITIES, SCORERS } from '../search/types.js';
 
 /** A value an option does not accept; commander reports it as a usage error. */
 export class InvalidValue extends Error {}
@@ -43,10 +43,12 @@ export interface OptionSpec {
 export const SEARCH_OPTIONS: readonly OptionSpec[] = [
   { flags: '-t, --target <file>', description: 'the file you are about to write, e.g. src/cache.ts', default: '' },
   { flags: '-k, --keywords <list>', description: 'comma-separated keywords, e.g. ttl,eviction', default: '' },
-  { flags: '-q, --query <text>', description: 'free text, tokenised into keywords' },
+  { flags: '-q, --query <text>', description: 'free text: a few words, or a whole issue report or task (paths, stack frames, names in backticks and options in it are looked up as anchors)' },
+  { flags: '--query-file <file>', description: 'read the query from a file, or from standard input with -' },
   { flags: '-i, --indexes <dir>', description: 'folder of RepoIndex files (default: paths.output_dir, "indexes")' },
   { flags: '-n, --max-results <n>', description: 'how many references to return', parse: positiveInt, default: 10 },
   { flags: '--type <kind>', description: 'narrow the answer to one kind of element', choices: ELEMENT_TYPES },
+  { flags: '--granularity <unit>', description: 'symbol: also rank the functions, methods and classes most likely to need a change', choices: GRANULARITIES, default: 'file' },
   { flags: '--scorer <name>', description: 'ranking method', choices: SCORERS, default: DEFAULT_SCORER },
   { flags: '-c, --config <file>', description: 'configuration file (for paths.output_dir)' },
   { flags: '--snippets <n>', description: 'show n lines around each matching symbol\'s first line, read from the repository if it is unchanged on disk', parse: positiveInt },

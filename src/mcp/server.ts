@@ -7,6 +7,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DEFAULT_MAX_RESULTS } from '../search/search.js';
+import { GRANULARITIES } from '../search/types.js';
 import { errorMessage } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
 import { freshnessWithin } from '../search/freshness.js';
@@ -149,12 +150,15 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     {
       title: 'Search code',
       description:
-        'Free-text search over the indexed files, e.g. "token bucket rate limiter": ranked files with repository, path, score, ' +
-        'summary, main functions and the matching symbols with their lines.',
+        'Free-text search over the indexed files, e.g. "token bucket rate limiter", or a whole issue report or task with its ' +
+        'traceback and code (file paths, names in backticks, options and stack frames are looked up as anchors): ranked files with ' +
+        'repository, path, score, summary, main functions and the matching symbols with their lines. granularity "symbol" also ' +
+        'ranks the functions and methods most likely to need a change.',
       inputSchema: {
-        query: z.string().trim().min(1).describe('What you are looking for, in words'),
+        query: z.string().trim().min(1).describe('What you are looking for, in words, or a whole issue report or task text'),
         target_file: z.string().optional().describe('The file you are about to write; its name and extension count too'),
         max_results: maxResults,
+        granularity: z.enum(GRANULARITIES).optional().describe('"symbol" also returns the best symbols (file, name, kind, lines) as `symbols`; default "file"'),
         indexes_path: indexesPath,
         snippets: z.number().int().min(1).max(50).optional().describe('Also return this many source lines before and after each matching symbol\'s first line, when the repository is unchanged on disk'),
       },

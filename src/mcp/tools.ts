@@ -7,7 +7,7 @@ import { overviewJson, searchResultJson } from '../search/format.js';
 import { checkFreshness, type RepoFreshness } from '../search/freshness.js';
 import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
 import { addSnippets } from '../search/snippets.js';
-import type { LoadedIndex, MatchedSymbol, Snippet } from '../search/types.js';
+import type { Granularity, LoadedIndex, MatchedSymbol, Snippet } from '../search/types.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
 import { CodeRagError } from '../shared/errors.js';
 import type { IndexCache, IndexSnapshot } from './indexCache.js';
@@ -49,6 +49,8 @@ export interface SearchArgs {
   indexes_path?: string | undefined;
   /** Lines around each matching symbol's first line, read from the repository when it is unchanged on disk. */
   snippets?: number | undefined;
+  /** `symbol`: also rank the best files' symbols. */
+  granularity?: Granularity | undefined;
 }
 
 const HINT = 'run `coderag index <repo> --out <dir>` first, or pass indexes_path';
@@ -99,7 +101,7 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
   if (snapshot.indexes.length === 0) {
     return failure(`No index files found or failed to load from: ${indexesPath}`, { query: args.query, target_file: target, indexes_path: indexesPath }, snapshot);
   }
-  const ranked = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS });
+  const ranked = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS, ...(args.granularity ? { granularity: args.granularity } : {}) });
   const response = args.snippets ? await addSnippets(ranked, snapshot.indexes, { lines: args.snippets }) : ranked;
   const results: SearchHit[] = response.references.map((ref) => ({
     repo: ref.repo_name,
@@ -125,6 +127,8 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
       scorer: response.scorer,
       total_results: results.length,
       results,
+      ...(response.symbols ? { symbols: response.symbols } : {}),
+      ...(response.task ? { task: response.task } : {}),
       ...(response.notice ? { notice: response.notice } : {}),
       indexes_loaded: snapshot.indexes.map((i) => i.key),
       total_indexes_loaded: snapshot.indexes.length,

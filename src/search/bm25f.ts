@@ -112,6 +112,10 @@ export interface RankInput {
   targetLanguage: string;
   /** Extra evidence per document (corpus-wide numbers), already weighted: relationships to the target. */
   related?: ReadonlyMap<number, number>;
+  /** A weight per term (1 when absent): how often a long request says it. */
+  termWeights?: ReadonlyMap<string, number>;
+  /** The tokens that may ask for a role (tests, docs...), when not all the terms: a task's title. */
+  roleTerms?: readonly string[];
 }
 
 /**
@@ -155,13 +159,14 @@ export function askedRoles(terms: readonly string[]): Set<FileRole> {
 }
 
 /**
- * The documents with a positive score, best first (ties by path), at most `limit` of them. Document
+ * The documents with a positive score, best first (ties by path), at most `limit` of them; the score of each
+ * document `watched` has a key for is written into it, whether or not it makes the cut. Document
  * frequencies and mean field lengths are summed over the segments for the query's terms only, so segments
  * are built (or read from disk) independently and still rank as one corpus.
  */
-export function rankBm25f(segments: readonly Segment[], input: RankInput, params: Bm25fParams = DEFAULT_PARAMS, limit = Infinity): Ranked[] {
-  const stats = corpusStats(segments, input.terms);
-  const asked = askedRoles([...input.terms, ...input.targetName]);
+export function rankBm25f(segments: readonly Segment[], input: RankInput, params: Bm25fParams = DEFAULT_PARAMS, limit = Infinity, watched?: Map<number, number>): Ranked[] {
+  const stats = corpusStats(segments, input.terms, input.termWeights);
+  const asked = askedRoles([...(input.roleTerms ?? input.terms), ...input.targetName]);
   const best = new Best(limit, (doc) => {
     const segment = holderOf(segments, doc, (s) => s.base);
     return segment.index.paths.at(doc - segment.base);
@@ -183,7 +188,9 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
       const raw = score.value[d] as number;
       // NaN too: a damaged search pack must never put a document in the answer.
       if (!(raw > 0)) continue;
-      best.offer(base + d, raw * prior(d));
+      const value = raw * prior(d);
+      best.offer(base + d, value);
+      if (watched?.has(base + d)) watched.set(base + d, value);
     }
   }
   return best.ranked();
@@ -271,11 +278,11 @@ class Best {
 export interface CorpusStats {
   n: number;
   avgLength: Float64Array;
-  /** Each distinct query term, its idf, and whether it is a task word to weigh by `taskWords`. */
-  terms: Array<{ term: string; idf: number; task: boolean }>;
+  /** Each distinct query term, its idf, its weight in the request, and whether it is a task word to weigh by `taskWords`. */
+  terms: Array<{ term: string; idf: number; weight: number; task: boolean }>;
 }
 
-export function corpusStats(segments: readonly Segment[], terms: readonly string[]): CorpusStats {
+export function corpusStats(segments: readonly Segment[], terms: readonly string[], weights?: ReadonlyMap<string, number>): CorpusStats {
   let n = 0;
   const avgLength = new Float64Array(FIELDS.length);
   for (const part of segments.flatMap(partsOf)) {
@@ -290,7 +297,7 @@ export function corpusStats(segments: readonly Segment[], terms: readonly string
       const id = index.termId(term);
       if (id >= 0) df += index.docFrequency(id);
     }
-    out.push({ term, idf: df ? Math.log(1 + (n - df + 0.5) / (df + 0.5)) : 0, task: TASK_WORDS.has(term) });
+    out.push({ term, idf: df ? Math.log(1 + (n - df + 0.5) / (df + 0.5)) : 0, weight: weights?.get(term) ?? 1, task: TASK_WORDS.has(term) });
   }
   // A request made of task words alone ("fix the fix") is about them after all.
   if (out.every((t) => t.task || t.idf === 0)) for (const t of out) t.task = false;
@@ -344,8 +351,8 @@ function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fParams):
   const { k1 } = params;
   const fieldMask = (1 << FIELD_BITS) - 1;
   let used = 0;
-  for (const { term, idf: rawIdf, task } of stats.terms) {
-    const idf = rawIdf * (task ? params.taskWords : 1);
+  for (const { term, idf: rawIdf, weight, task } of stats.terms) {
+    const idf = rawIdf * weight * (task ? params.taskWords : 1);
     if (idf <= 0) continue;
     used++;
     const id = index.termId(term);

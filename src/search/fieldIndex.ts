@@ -11,7 +11,7 @@
  */
 import { detectLanguage, isCodeLanguage } from '../extract/languages.js';
 import type { FileRole, FileSummary } from '../index/types.js';
-import { FIELD_COUNT, Tokenizer, fieldTokens, splitPath, testedStems } from './profileTokens.js';
+import { FIELD_COUNT, Tokenizer, fieldTokens, isDefinitionToken, splitPath, testedStems } from './profileTokens.js';
 import { DamagedTermsError, termTableOf, type EncodedTerms, type TermTable } from './termTable.js';
 
 export { FIELDS, FIELD_COUNT, type FieldName } from './profileTokens.js';
@@ -267,7 +267,7 @@ export class FieldIndexBuilder {
       const counts = fields[f] as Map<string, number>;
       let length = 0;
       for (const [t, c] of counts) {
-        length += c;
+        if (!isDefinitionToken(t)) length += c;
         let list = this.lists.get(t);
         if (!list) this.lists.set(t, (list = { values: new Int32Array(4), used: 0, df: 0, lastDoc: -1 }));
         if (list.used + 2 > list.values.length) {

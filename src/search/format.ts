@@ -15,6 +15,12 @@ const codePointSort = (values: Iterable<string>): string[] => [...values].sort((
 export function formatMarkdown(response: SearchResponse): string {
   const lines: string[] = [`# Code Reference Information - ${response.target_file}`, RULE, ''];
   if (response.notice) lines.push(`> ${response.notice}`, '');
+  if (response.task) lines.push(...taskLines(response.task), '');
+  if (response.symbols?.length) {
+    lines.push('## 🔧 Most Likely Places to Change', '');
+    response.symbols.forEach((s, i) => lines.push(`${i + 1}. ${s.file_path}:${s.start_line}-${s.end_line} ${s.kind} ${s.ast_path} (Relevance: ${s.score.toFixed(2)})`));
+    lines.push('');
+  }
   if (response.relationships.length) {
     lines.push('## 🎯 Direct Relationships', '');
     response.relationships.slice(0, 5).forEach((rel, i) => {
@@ -77,6 +83,18 @@ export function formatMarkdown(response: SearchResponse): string {
   return lines.join('\n');
 }
 
+/** What a task text was read as: its anchors, by kind, and whether it was cut. */
+function taskLines(task: NonNullable<SearchResponse['task']>): string[] {
+  const out: string[] = [];
+  const kinds = [['path', 'Files named'], ['symbol', 'Names'], ['option', 'Options']] as const;
+  for (const [kind, title] of kinds) {
+    const texts = task.anchors.filter((a) => a.kind === kind).map((a) => (kind === 'option' ? `--${a.text}` : a.text));
+    if (texts.length) out.push(`**${title}**: ${texts.slice(0, 12).join(', ')}${texts.length > 12 ? `, and ${texts.length - 12} more` : ''}`);
+  }
+  if (task.truncated) out.push('**Note**: the text was long; only its beginning was read.');
+  return out;
+}
+
 /** `search_code_references`' result, DeepCode's keys first, then the structured references. */
 export function searchResultJson(response: SearchResponse, indexesPath: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
   return {
@@ -92,6 +110,8 @@ export function searchResultJson(response: SearchResponse, indexesPath: string, 
     scorer: response.scorer,
     references: response.references,
     relationships: response.relationships,
+    ...(response.symbols ? { symbols: response.symbols } : {}),
+    ...(response.task ? { task: response.task } : {}),
     ...(response.notice ? { notice: response.notice } : {}),
     warnings: [...warnings],
     freshness: [...freshness],

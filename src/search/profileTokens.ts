@@ -81,15 +81,33 @@ export function splitPath(filePath: string): { stem: string; dir: string } {
   return { stem: dot > 0 ? base.slice(0, dot) : base, dir: path.posix.dirname(posix) };
 }
 
+/**
+ * A one-word symbol name (`latex`, `Matrix`) is also a part of longer names (`_latex`, `MatrixBase`), so its token
+ * alone cannot say which files define it. The symbols field also holds `=<name>` for each such definition, lower-
+ * cased: no request token starts with `=`, so ranking never meets it, and it counts in no field's length. A
+ * name of several words needs none: its joined token (`formatreprexcept`) is its own.
+ */
+export const DEFINITION_PREFIX = '=';
+
+export function definitionToken(name: string): string {
+  return `${DEFINITION_PREFIX}${name.toLowerCase()}`;
+}
+
+export function isDefinitionToken(token: string): boolean {
+  return token.startsWith(DEFINITION_PREFIX);
+}
+
 /** Each field's token counts for one profile, in `FIELDS` order. */
 export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): Array<Map<string, number>> {
   const { stem: fileStem, dir } = splitPath(file.file_path);
   const symbolNames = new Set<string>();
   const symbols: string[] = [];
   const docs: string[] = [];
+  const definitions: string[] = [];
   for (const s of file.symbols) {
     symbolNames.add(s.name);
     tokenizer.text(s.name, symbols);
+    if (splitIdentifier(s.name).length === 1) definitions.push(definitionToken(s.name));
     if (s.doc) tokenizer.text(s.doc, docs);
     if (s.description) tokenizer.text(s.description, docs);
   }
@@ -109,7 +127,7 @@ export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): Array<Map<
   return [
     counted(name),
     counted(dir === '.' ? [] : tokenizer.text(dir)),
-    counted(symbols),
+    counted([...symbols, ...definitions]),
     counted(tokenizer.text(file.key_concepts.join(' '))),
     counted(docs),
     // A composed summary restates the symbols and imports fields, and its boilerplate ("source", "defining",

@@ -9,13 +9,26 @@
 import { detectLanguage } from '../extract/languages.js';
 import type { CodeSymbol } from '../index/types.js';
 import { SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
-import { DEFAULT_PARAMS, rankBm25f, type RankInput } from './bm25f.js';
+import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
 import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
 import type { IndexedDoc } from './fieldIndex.js';
 import { splitPath } from './profileTokens.js';
 import { findRelationships } from './relationships.js';
-import { DEFAULT_SCORER, type ElementType, type MatchedRelationship, type MatchedSymbol, type Reference, type SearchRequest, type SearchResponse } from './types.js';
+import { rankSymbols, symbolQuery, symbolScores, type SymbolQuery } from './symbolRank.js';
+import { parseTaskText, type TaskText } from './taskQuery.js';
+import { rankTask, TASK_PARAMS } from './taskRank.js';
+import {
+  DEFAULT_SCORER,
+  type Anchor,
+  type ElementType,
+  type MatchedRelationship,
+  type MatchedSymbol,
+  type RankedSymbol,
+  type Reference,
+  type SearchRequest,
+  type SearchResponse,
+} from './types.js';
 
 export { SearchCorpus };
 
@@ -60,12 +73,35 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
   const max = request.maxResults;
   if (max !== undefined && (!Number.isInteger(max) || max < 1)) throw new RangeError(`maxResults must be a whole number of at least 1, not ${max}`);
   const target = request.target?.trim() ?? '';
-  const keywords = keywordsOf(request);
   const scorer = request.scorer ?? DEFAULT_SCORER;
+  // A long text with no target is a task (an issue, a bug report): ranked for its anchors and its words.
+  const task = scorer === 'bm25f' && !target && request.query ? parseTaskText(request.query) : null;
+  const keywords = task?.isTask ? keywordsOf({ ...request, query: task.text }).slice(0, MAX_TASK_KEYWORDS) : keywordsOf(request);
   const relationships = target ? findRelationships(target, corpus.indexes) : [];
-  const references = scorer === 'deepcode' ? deepcodeReferences(corpus, request, target, keywords) : bm25fReferences(corpus, request, target, keywords, relationships);
+  let references: Reference[];
+  let symbols: RankedSymbol[] | undefined;
+  if (scorer === 'deepcode') references = deepcodeReferences(corpus, request, target, keywords);
+  else {
+    const files = task?.isTask ? taskFiles(corpus, request, task) : keywordFiles(corpus, request, target, keywords, relationships);
+    references = bm25fReferences(corpus, request, keywords, files);
+    if (request.granularity === 'symbol') symbols = rankSymbols(corpus, normalised(files.ranked.slice(0, SYMBOL_FILES)), files.symbolQuery, request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
+  }
   const notice = references.length || relationships.length ? undefined : emptyAnswerNotice(corpus, request, target, keywords);
-  return { target_file: target, keywords_used: keywords, scorer, references, relationships, ...(notice ? { notice } : {}) };
+  return {
+    target_file: target, keywords_used: keywords, scorer, references, relationships,
+    ...(symbols ? { symbols } : {}),
+    ...(task?.isTask ? { task: { anchors: task.anchors, truncated: task.truncated } } : {}),
+    ...(notice ? { notice } : {}),
+  };
+}
+
+/** `keywords_used` of a task text: its first words, enough to show what was read. */
+const MAX_TASK_KEYWORDS = 64;
+/** Symbol answers come from this many of the best files. */
+const SYMBOL_FILES = 20;
+
+function symbolKind(type: ElementType | undefined): CodeSymbol['kind'] | undefined {
+  return type && type !== 'file' ? (type as CodeSymbol['kind']) : undefined;
 }
 
 /** Why a request found nothing, so an empty answer never comes without a reason. */
@@ -122,33 +158,85 @@ export function bm25fInput(corpus: SearchCorpus, target: string, keywords: reado
   };
 }
 
+/** Ranked files, what they were ranked for, and how their symbols are to be scored. */
+interface RankedFiles {
+  /** Whether the request was read as a task text. */
+  task: boolean;
+  ranked: Ranked[];
+  input: RankInput;
+  symbolQuery: SymbolQuery;
+}
+
+/** How many files to rank: with a --type filter some drop out, so all of them; otherwise the answer's length. */
+function rankLimit(request: SearchRequest): number {
+  const max = request.maxResults ?? DEFAULT_MAX_RESULTS;
+  if (request.type && request.type !== 'file') return Infinity;
+  return request.granularity === 'symbol' ? Math.max(max, SYMBOL_FILES) : max;
+}
+
+function keywordFiles(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: string[], relationships: readonly MatchedRelationship[]): RankedFiles {
+  const input = bm25fInput(corpus, target, keywords, relationships);
+  const ranked = rankBm25f(corpus.segments, input, request.params ?? DEFAULT_PARAMS, rankLimit(request));
+  return { task: false, ranked, input, symbolQuery: symbolQueryOf(corpus, input, []) };
+}
+
+function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText): RankedFiles {
+  const { ranked, input } = rankTask(corpus, task, rankLimit(request), request.taskParams ?? TASK_PARAMS);
+  return { task: true, ranked, input, symbolQuery: symbolQueryOf(corpus, input, task.anchors) };
+}
+
+/** Each term's weight for symbol scoring: its idf times its weight in the request. */
+function symbolQueryOf(corpus: SearchCorpus, input: RankInput, anchors: readonly Anchor[]): SymbolQuery {
+  const termWeight = new Map<string, number>();
+  for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) termWeight.set(term, idf * weight);
+  return symbolQuery(termWeight, anchors);
+}
+
+/** Scores relative to the first (1). */
+function normalised(ranked: readonly Ranked[]): Ranked[] {
+  const top = ranked[0]?.score || 1;
+  return ranked.map(({ doc, score }) => ({ doc, score: score / top }));
+}
+
 /**
  * BM25F references. Scores are relative to the best file of the answer (the first has 1), since BM25F's
- * raw scores depend on the corpus and the query's length.
+ * raw scores depend on the corpus and the query's length. Each lists its symbols that match the request, best
+ * first for a task text, in file order otherwise.
  */
-function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: string[], relationships: readonly MatchedRelationship[]): Reference[] {
+function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords: string[], files: RankedFiles): Reference[] {
   const maxResults = request.maxResults ?? DEFAULT_MAX_RESULTS;
-  const input = bm25fInput(corpus, target, keywords, relationships);
   const tokenizer = corpus.tokenizer;
-  // With a --type filter some files drop out, so rank them all; otherwise only the answer's length.
-  const limit = request.type && request.type !== 'file' ? Infinity : maxResults;
-  const ranked = rankBm25f(corpus.segments, input, request.params ?? DEFAULT_PARAMS, limit);
-  const top = ranked[0]?.score ?? 1;
-  const wanted = new Set(input.terms);
+  const wanted = new Set(files.input.terms);
   const tokensOf = { name: (name: string) => tokenizer.text(name), doc: (doc: string) => tokenizer.text(doc) };
   const out: Reference[] = [];
-  for (const { doc: d, score } of ranked) {
+  for (const { doc: d, score } of normalised(files.ranked)) {
     if (out.length >= maxResults) break;
     const doc = corpus.doc(d);
-    const symbols = matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
+    const symbols = files.task ? bestSymbols(doc.file.symbols, files.symbolQuery, corpus, request.type) : matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
     if (request.type && request.type !== 'file' && symbols.length === 0) continue;
     const matched = keywords.filter((k) => {
       const needed = tokenizer.text(k);
       return needed.length > 0 && needed.every((t) => corpus.holds(d, t));
     });
-    out.push(toReference(doc, score / top, matched, request.type === 'file' ? [] : symbols));
+    out.push(toReference(doc, score, matched, request.type === 'file' ? [] : symbols));
   }
   return out;
+}
+
+/** A task's matching symbols in a file: those its words or anchors reach, best first. */
+function bestSymbols(symbols: readonly CodeSymbol[], query: SymbolQuery, corpus: SearchCorpus, type?: ElementType): MatchedSymbol[] {
+  const kind = symbolKind(type);
+  const kept = kind ? symbols.filter((s) => s.kind === kind) : symbols;
+  const scores = symbolScores(kept, query, corpus.tokenizer);
+  return kept
+    .map((symbol, i) => ({ symbol, score: scores[i] as number }))
+    .filter(({ score }) => score > 0)
+    .sort((a, b) => b.score - a.score || a.symbol.start_line - b.symbol.start_line)
+    .slice(0, MAX_SYMBOLS_PER_REFERENCE)
+    .map(({ symbol }) => ({
+      kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path, start_line: symbol.start_line, end_line: symbol.end_line,
+      ...(symbol.description ? { description: symbol.description } : {}),
+    }));
 }
 
 /** Among equal scores, source before tests and docs. */

@@ -51,6 +51,8 @@ export type ScorerName = (typeof SCORERS)[number];
 export const DEFAULT_SCORER: ScorerName = SCORERS[0];
 export const ELEMENT_TYPES = ['file', 'function', 'class', 'method', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'namespace'] as const;
 export type ElementType = (typeof ELEMENT_TYPES)[number];
+export const GRANULARITIES = ['file', 'symbol'] as const;
+export type Granularity = (typeof GRANULARITIES)[number];
 
 export interface SearchRequest {
   target?: string;
@@ -63,6 +65,10 @@ export interface SearchRequest {
   scorer?: ScorerName;
   /** BM25F weights; the tuned defaults unless a benchmark is searching for better ones. */
   params?: Bm25fParams;
+  /** Weights for a task text (an issue report); the defaults unless a benchmark is searching for better ones. */
+  taskParams?: TaskParams;
+  /** `symbol`: also rank the symbols of the best files, as `symbols` in the answer. */
+  granularity?: Granularity;
 }
 
 export interface MatchedSymbol {
@@ -101,8 +107,59 @@ export interface SearchResponse {
   scorer: ScorerName;
   references: Reference[];
   relationships: MatchedRelationship[];
+  /** With `granularity: symbol`: the symbols most likely to need the change, best first. */
+  symbols?: RankedSymbol[];
+  /** What the request was read as, when it is a task text: its anchors (paths, names, options) and its size. */
+  task?: { anchors: Anchor[]; truncated: boolean };
   /** Why the answer is empty, when it is: nothing searchable in the request, nothing indexed, or no match. */
   notice?: string;
+}
+
+export type AnchorKind = 'path' | 'symbol' | 'option';
+
+/** Where an anchor came from, strongest first: a frame of a stack trace, code the reporter quoted, prose. */
+export type AnchorSource = 'frame' | 'backtick' | 'code' | 'dotted' | 'error' | 'prose';
+
+/** What a task text points at (taskQuery.ts). */
+export interface Anchor {
+  kind: AnchorKind;
+  /**
+   * A path as written (`…/_io/saferepr.py` becomes `_io/saferepr.py`), a name with its qualifiers in dotted form
+   * (`QuerySet.filter`, `django.db.models.Q`), or an option's name without its dashes (`ignore-paths`).
+   */
+  text: string;
+  source: AnchorSource;
+}
+
+/** The task ranker's weights (taskRank.ts). */
+export interface TaskParams {
+  bm25f: Bm25fParams;
+  /** Saturation of a word's count in the request: weight (k3 + 1) n / (k3 + n), 1 for a word said once. */
+  k3: number;
+  /** Only this many of the text's words are searched, those of highest idf times weight; 0 for all. */
+  maxTerms: number;
+  /** Share of the best text score an anchor of strength 1 adds. */
+  anchorBoost: number;
+  /** An anchor's weight by where it was found. */
+  sources: Record<AnchorSource, number>;
+  /** Of a symbol anchor that only matches a name, not its qualifier. */
+  unqualified: number;
+  /** Of a path anchor matched by its file name alone. */
+  basenameOnly: number;
+}
+
+/** A symbol ranked as a place likely to need the change (symbolRank.ts). */
+export interface RankedSymbol {
+  repo_name: string;
+  file_path: string;
+  kind: SymbolKind;
+  name: string;
+  ast_path: string;
+  start_line: number;
+  end_line: number;
+  /** Relative to the best symbol of the answer (1). */
+  score: number;
+  description?: string;
 }
 
 export interface MatchedRelationship extends FileRelationship {

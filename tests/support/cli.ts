@@ -18,6 +18,8 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Called once the process is running, e.g. to send it a signal later. */
   onSpawn?: (child: ChildProcess) => void;
+  /** Written to the command's standard input, which is then closed; without it, standard input is closed at once. */
+  input?: string | Buffer;
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
@@ -25,8 +27,9 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { ...cleanEnv(), ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.end(options.input);
     options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';

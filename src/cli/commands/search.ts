@@ -1,21 +1,23 @@
 /**
  * `coderag search`: load the indexes, rank, print markdown (people) or JSON (programs).
  */
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
 import { checkFreshness } from '../../search/freshness.js';
 import { isIndexFileName, loadIndexes } from '../../search/load.js';
 import { SearchCorpus, search } from '../../search/search.js';
-import type { ElementType, ScorerName } from '../../search/types.js';
+import type { ElementType, Granularity, ScorerName } from '../../search/types.js';
 import { CodeRagError, UsageError } from '../../shared/errors.js';
 
 export interface SearchFlags {
   target: string;
   keywords: string;
   query?: string;
+  queryFile?: string;
   indexes?: string;
   maxResults: number;
   type?: ElementType;
+  granularity?: Granularity;
   scorer: ScorerName;
   config?: string;
   json: boolean;
@@ -48,10 +50,50 @@ export async function noIndexesError(dir: string, warnings: readonly string[]): 
   return new CodeRagError(`no index files found in ${dir}: ${why}`, { hint: 'run `coderag index <repo> --out <dir>` first, or pass --indexes <dir>' });
 }
 
+/** A query file larger than this is not a query. */
+const MAX_QUERY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The text of `--query-file`: a file, or standard input for `-`. Binary data (a NUL byte, or bytes that are not
+ * UTF-8) is refused rather than searched for.
+ */
+export async function readQueryFile(source: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  let bytes: Buffer;
+  if (source === '-') {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of stdin) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+      size += buffer.length;
+      if (size > MAX_QUERY_BYTES) throw new UsageError(`standard input holds over ${MAX_QUERY_BYTES / 1024 / 1024} MB: that is not a query`, { hint: 'pass the issue or task text itself' });
+      chunks.push(buffer);
+    }
+    bytes = Buffer.concat(chunks);
+  } else {
+    try {
+      bytes = await readFile(source);
+    } catch (error) {
+      throw new UsageError(`cannot read the query file ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    if (bytes.length > MAX_QUERY_BYTES) throw new UsageError(`the query file ${source} holds over ${MAX_QUERY_BYTES / 1024 / 1024} MB: that is not a query`);
+  }
+  const where = source === '-' ? 'standard input' : `the query file ${source}`;
+  if (bytes.includes(0)) throw new UsageError(`${where} holds binary data (a NUL byte), not text`);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new UsageError(`${where} is not UTF-8 text`);
+  }
+}
+
 export async function searchCommand(flags: SearchFlags): Promise<void> {
   const keywords = flags.keywords.split(',').map((k) => k.trim()).filter(Boolean);
-  if (!flags.target && keywords.length === 0 && !flags.query) {
-    throw new UsageError('nothing to search for', { hint: 'give --target <file>, --keywords a,b or --query "free text"' });
+  if (flags.query !== undefined && flags.queryFile !== undefined) throw new UsageError('give --query or --query-file, not both');
+  const query = flags.queryFile !== undefined ? await readQueryFile(flags.queryFile) : flags.query;
+  if (!flags.target && keywords.length === 0 && !query?.trim()) {
+    throw new UsageError(flags.queryFile !== undefined ? `${flags.queryFile === '-' ? 'standard input' : flags.queryFile} holds no query text` : 'nothing to search for', {
+      hint: 'give --target <file>, --keywords a,b, --query "free text" or --query-file <file|->',
+    });
   }
   const dir = await indexesDir(flags.indexes, flags.config);
   const { indexes, warnings } = await loadIndexes(dir);
@@ -62,9 +104,10 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   const ranked = search(new SearchCorpus(indexes), {
     target: flags.target,
     keywords,
-    ...(flags.query ? { query: flags.query } : {}),
+    ...(query ? { query } : {}),
     maxResults: flags.maxResults,
     ...(flags.type ? { type: flags.type } : {}),
+    ...(flags.granularity ? { granularity: flags.granularity } : {}),
     scorer: flags.scorer,
   });
   // Loaded only when asked for, like the config: a plain search should not pay for it.

@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import {
+  accAtK,
+  alignHunks,
+  functionMetrics,
+  goldFiles,
+  goldFunctions,
+  isHeldOutRepo,
+  mergeInstances,
+  parseDataset,
+  parsePatch,
+  pythonDefs,
+  selectIssueCases,
+  touchedDefs,
+  touchedLines,
+  type IssueInstance,
+} from './issues.js';
+
+// A made-up patch: one source file changed in two places, a test file, a doc page, and an added module.
+const PATCH = [
+  'diff --git a/pkg/core.py b/pkg/core.py',
+  '--- a/pkg/core.py',
+  '+++ b/pkg/core.py',
+  '@@ -4,7 +4,7 @@ class Box:',
+  '     def __init__(self, size):',
+  '         self.size = size',
+  ' ',
+  '-    def area(self):',
+  '+    def area(self, scale=1):',
+  '         return self.size * self.size',
+  ' ',
+  ' ',
+  '@@ -14,4 +14,6 @@ def helper(x):',
+  '     if x:',
+  '         return 1',
+  '+    if x is None:',
+  '+        return None',
+  '     return 0',
+  ' ',
+  'diff --git a/pkg/tests/test_core.py b/pkg/tests/test_core.py',
+  '--- a/pkg/tests/test_core.py',
+  '+++ b/pkg/tests/test_core.py',
+  '@@ -1,1 +1,2 @@',
+  ' import pkg',
+  '+import pytest',
+  'diff --git a/docs/index.rst b/docs/index.rst',
+  '--- a/docs/index.rst',
+  '+++ b/docs/index.rst',
+  '@@ -1 +1 @@',
+  '-Old',
+  '+New',
+  'diff --git a/pkg/new.py b/pkg/new.py',
+  'new file mode 100644',
+  '--- /dev/null',
+  '+++ b/pkg/new.py',
+  '@@ -0,0 +1,2 @@',
+  '+def fresh():',
+  '+    return 1',
+  '',
+].join('\n');
+
+// pkg/core.py at the base (the lines the hunks above name).
+const CORE = [
+  'import os', //                         1
+  '', //                                  2
+  'class Box:', //                        3
+  '    def __init__(self, size):', //     4
+  '        self.size = size', //          5
+  '', //                                  6
+  '    def area(self):', //               7
+  '        return self.size * self.size', // 8
+  '', //                                  9
+  '', //                                 10
+  '@cache', //                           11
+  'def helper(x):', //                   12
+  '    """Doc."""', //                  13
+  '    if x:', //                        14 (these three lines are what the second hunk shows)
+  '        return 1', //                 15
+  '    return 0', //                     16
+  '', //                                 17
+].join('\n');
+
+describe('issue set: gold files from a unified diff', () => {
+  it('keeps modified source files, drops tests, docs and files the patch adds', () => {
+    expect(goldFiles(PATCH)).toEqual(['pkg/core.py']);
+  });
+
+  it('reads each file, its hunks and added / deleted markers', () => {
+    const files = parsePatch(PATCH);
+    expect(files.map((f) => [f.oldPath, f.newPath, f.hunks.length])).toEqual([
+      ['pkg/core.py', 'pkg/core.py', 2],
+      ['pkg/tests/test_core.py', 'pkg/tests/test_core.py', 1],
+      ['docs/index.rst', 'docs/index.rst', 1],
+      [null, 'pkg/new.py', 1],
+    ]);
+    const deleted = parsePatch('diff --git a/m.py b/m.py\ndeleted file mode 100644\n--- a/m.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x = 1\n');
+    expect(deleted[0]).toMatchObject({ oldPath: 'm.py', newPath: null });
+    expect(goldFiles('diff --git a/m.py b/m.py\ndeleted file mode 100644\n--- a/m.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x = 1\n')).toEqual(['m.py']);
+  });
+
+  it('moves a hunk whose stated line is off to where its old side is (a patch that applies with an offset)', () => {
+    const core = parsePatch(PATCH)[0];
+    const shifted = `# licence\n# header\n${CORE}`;
+    const moved = alignHunks(shifted, core?.hunks ?? []);
+    expect(moved.map((h) => h.oldStart)).toEqual([6, 16]);
+    expect(touchedDefs(shifted, touchedLines(moved)).map((d) => d.qualname)).toEqual(['Box.area', 'helper']);
+    expect(alignHunks(CORE, core?.hunks ?? []).map((h) => h.oldStart)).toEqual([4, 14]);
+  });
+
+  it('numbers removed lines and insertion points at the base', () => {
+    const core = parsePatch(PATCH)[0];
+    expect(touchedLines(core?.hunks ?? [])).toEqual({ removed: [7], insertions: [{ after: 15, indent: 4 }] });
+  });
+});
+
+describe('issue set: touched functions', () => {
+  it('finds defs and classes by indentation, with decorators, docstrings and brackets', () => {
+    const text = [
+      'class A:', //                 1
+      '    x = (1,', //              2
+      '0)', //                       3  continuation at column 0 stays inside A
+      '    @property', //            4
+      '    def f(self):', //         5
+      '        """', //              6
+      'text at column 0', //         7  docstring line stays inside f
+      '        """', //              8
+      '        return 1', //         9
+      '# a comment at column 0', // 10
+      '        return 2', //        11
+      '', //                        12
+      'async def g():', //          13
+      '    def inner():', //        14
+      '        pass', //            15
+      '    return inner', //        16
+    ].join('\n');
+    expect(pythonDefs(text).map((d) => [d.qualname, d.kind, d.start, d.line, d.end])).toEqual([
+      ['A', 'class', 1, 1, 11],
+      ['A.f', 'def', 4, 5, 11],
+      ['g', 'def', 13, 13, 16],
+      ['g.inner', 'def', 14, 14, 15],
+    ]);
+  });
+
+  it('takes the innermost definition of each changed line, and the open one of each insertion', () => {
+    const core = parsePatch(PATCH)[0];
+    const defs = touchedDefs(CORE, touchedLines(core?.hunks ?? []));
+    expect(defs.map((d) => d.qualname)).toEqual(['Box.area', 'helper']);
+    expect(goldFunctions(PATCH, (p) => (p === 'pkg/core.py' ? CORE : undefined))).toEqual([
+      { file: 'pkg/core.py', name: 'area', qualname: 'Box.area', kind: 'def', line: 7 },
+      { file: 'pkg/core.py', name: 'helper', qualname: 'helper', kind: 'def', line: 12 },
+    ]);
+  });
+
+  it('gives a new method to its class and module-level edits to no definition', () => {
+    const text = ['import os', '', 'class C:', '    def a(self):', '        return 1', '', 'X = 1', ''].join('\n');
+    // a method inserted after line 5 (indent 4): inside C, not inside a (indent 4 is not deeper than a's)
+    expect(touchedDefs(text, { removed: [], insertions: [{ after: 5, indent: 4 }] }).map((d) => d.qualname)).toEqual(['C']);
+    // a statement appended to a's body after line 5 (indent 8)
+    expect(touchedDefs(text, { removed: [], insertions: [{ after: 5, indent: 8 }] }).map((d) => d.qualname)).toEqual(['C.a']);
+    // changing X = 1, or the import
+    expect(touchedDefs(text, { removed: [1, 7], insertions: [] })).toEqual([]);
+  });
+});
+
+describe('issue set: metrics', () => {
+  it('Acc@k needs every gold file in the top k', () => {
+    expect(accAtK(['a', 'b', 'c'], ['a', 'c'], 2)).toBe(0);
+    expect(accAtK(['a', 'b', 'c'], ['a', 'c'], 3)).toBe(1);
+  });
+
+  it('a ranked symbol hits a gold function by file, name and the def line within its lines', () => {
+    const gold = [{ file: 'f.py', name: 'area', qualname: 'Box.area', kind: 'def' as const, line: 7 }];
+    const sym = (file: string, name: string, start: number, end: number) => ({ file, name, ast_path: name, start_line: start, end_line: end });
+    expect(functionMetrics([sym('f.py', 'Box', 3, 9), sym('f.py', 'area', 7, 8)], gold)).toEqual({ fnAcc5: 1, fnAcc10: 1, fnR10: 1 });
+    expect(functionMetrics([sym('g.py', 'area', 7, 8)], gold).fnAcc10).toBe(0);
+    expect(functionMetrics([sym('f.py', 'area', 20, 24)], gold).fnAcc10).toBe(0);
+  });
+});
+
+describe('issue set: case selection', () => {
+  const inst = (repo: string, n: number): IssueInstance => ({
+    instance_id: `${repo.replace('/', '__')}-${n}`,
+    repo,
+    base_commit: 'abc',
+    problem_statement: 'x',
+    patch: '',
+  });
+
+  it('reads a JSON array or JSON lines, and merges copies by instance_id', () => {
+    const a = inst('sympy/sympy', 1);
+    expect(parseDataset(JSON.stringify([a, { instance_id: 'no-patch' }]))).toEqual([a]);
+    expect(parseDataset(`${JSON.stringify(a)}\n\n${JSON.stringify(inst('sympy/sympy', 2))}\n`)).toHaveLength(2);
+    expect(mergeInstances([[a], [{ ...a, patch: 'other' }, inst('sympy/sympy', 3)]]).map((i) => [i.instance_id, i.patch])).toEqual([
+      ['sympy__sympy-1', ''],
+      ['sympy__sympy-3', ''],
+    ]);
+  });
+
+  it('never selects a held-out repository, and caps each repository deterministically', () => {
+    const all = [
+      ...Array.from({ length: 10 }, (_, n) => inst('sympy/sympy', n)),
+      ...Array.from({ length: 3 }, (_, n) => inst('astropy/astropy', n)),
+      inst('psf/requests', 1),
+      inst('pytest-dev/pytest', 1),
+      inst('pallets/flask', 1),
+      inst('sphinx-doc/sphinx', 1),
+    ];
+    const picked = selectIssueCases(all, 4);
+    expect(picked.filter((i) => i.repo === 'sympy/sympy')).toHaveLength(4);
+    expect(picked.filter((i) => i.repo === 'astropy/astropy')).toHaveLength(3);
+    expect(picked.some((i) => isHeldOutRepo(i.repo))).toBe(false);
+    // even when asked for explicitly
+    expect(selectIssueCases(all, 4, ['psf/requests', 'pallets/flask'])).toEqual([]);
+    // the same choice in any input order
+    expect(selectIssueCases([...all].reverse(), 4).map((i) => i.instance_id).sort()).toEqual(picked.map((i) => i.instance_id).sort());
+    for (const r of ['psf/requests', 'pytest-dev/pytest', 'pylint-dev/pylint', 'sphinx-doc/sphinx', 'mwaskom/seaborn', 'pydata/xarray', 'pallets/flask', 'colinhacks/zod', 'encode/httpx', 'gin-gonic/gin']) {
+      expect(isHeldOutRepo(r)).toBe(true);
+    }
+    expect(isHeldOutRepo('django/django')).toBe(false);
+  });
+});

@@ -1,0 +1,769 @@
+/**
+ * The issue set: real issue reports (SWE-bench Lite and SWE-bench Verified) → the files, and the functions, their
+ * fix edits. The query is the issue's `problem_statement`, verbatim; the index is built from the tree at the
+ * instance's `base_commit`.
+ *
+ * Nothing of the data is committed: the instances are read at run time from the dataset files (see
+ * `datasetSources`), the trees from git mirrors (mirrors.ts), extracted by checkout.ts. This module holds the pure
+ * rules (dataset parsing, case selection, gold files from a unified diff, the Python definitions a diff touches)
+ * and the runner `runIssues`, which run.ts calls for `--set issues`.
+ *
+ * Rules
+ * - Cases: instances of ISSUE_REPOS (never of HELD_OUT_NAMES), Lite and Verified merged by instance_id (the first
+ *   source wins; the copies agree). Per repository at most `cap` (default 40): the instances ordered by SHA-256 of
+ *   their instance_id, the first `cap` kept, chosen without looking at any result.
+ * - Gold files: the files the gold `patch` modifies or deletes that exist at base_commit (a file the patch adds
+ *   is no answer), restricted to paths.ts's source rule (no tests, docs, examples, non-code files). SWE-bench's
+ *   tests are in a separate `test_patch`, not read. An instance left without a gold file is skipped.
+ * - Gold functions: in each gold `.py` file at base_commit, the innermost definition (`def`, `async def` or
+ *   `class`, decorators included) enclosing each line the patch removes or changes (hunks placed where their old
+ *   side is found in the base text: a few gold patches apply only with an offset); for lines the patch only
+ *   inserts, the innermost definition open at the insertion point whose header is indented less than the inserted
+ *   code. Lines at module level touch no definition. Definitions are found by indentation (pythonDefs), with
+ *   strings, brackets and continuation lines taken into account. A case whose edits are all at module level (or
+ *   in non-Python files) has no gold function and is left out of the function-level figures.
+ * - A ranked symbol hits a gold function when it is in the same file, has the same name, and its lines contain the
+ *   gold definition's `def`/`class` line.
+ */
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { keywordTerms } from './baselines.js';
+import { materialise, treeDirFor } from './checkout.js';
+import { caseMetrics, recallAtK, type CaseMetrics } from './metrics.js';
+import { isSourceFile } from './paths.js';
+import { splitHalves, type Half, type TuneOn } from './split.js';
+import type { RankQuery, Ranker } from './types.js';
+
+/** One SWE-bench instance, the fields this set reads. */
+export interface IssueInstance {
+  instance_id: string;
+  /** owner/name */
+  repo: string;
+  base_commit: string;
+  problem_statement: string;
+  patch: string;
+}
+
+/** Repositories whose instances make the set. */
+export const ISSUE_REPOS: readonly string[] = ['django/django', 'sympy/sympy', 'scikit-learn/scikit-learn', 'matplotlib/matplotlib', 'astropy/astropy'];
+
+/** Held out from all tuning (issue 20): never a case here, whatever a dataset holds. Matched on the name part. */
+export const HELD_OUT_NAMES: ReadonlySet<string> = new Set([
+  'requests', 'pytest', 'pylint', 'sphinx', 'seaborn', 'xarray', 'flask', 'zod', 'fastify', 'express', 'httpx', 'gin',
+]);
+
+export const DEFAULT_ISSUE_CAP = 40;
+
+export const ISSUES_DATA_ENV = 'CODERAG_EVAL_ISSUES_DATA';
+export const ISSUES_DATA_FLAG = '--issues-data';
+
+/**
+ * Where the dataset is looked for when neither `--issues-data` nor $CODERAG_EVAL_ISSUES_DATA names files: public
+ * GitHub repositories carrying copies, as mirrors under the mirror root (fetched like the code repositories).
+ */
+export const DATASET_MIRRORS: ReadonlyArray<{ repo: string; path: string; name: string }> = [
+  { repo: 'ivan4722/csvtransfer', path: 'swe-bench-lite.json', name: 'SWE-bench Lite (300)' },
+  { repo: 'ITMO-NSS-team/chronorepo_icdm26', path: 'data/swebench_verified.jsonl', name: 'SWE-bench Verified (500)' },
+];
+
+/** A JSON array of instances, or JSON lines. Rows lacking a field this set needs are dropped. */
+export function parseDataset(text: string): IssueInstance[] {
+  const t = text.trim();
+  const rows: unknown[] = t.startsWith('[') ? (JSON.parse(t) as unknown[]) : t.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
+  const out: IssueInstance[] = [];
+  for (const r of rows) {
+    const o = r as Partial<Record<keyof IssueInstance, unknown>>;
+    if (typeof o.instance_id === 'string' && typeof o.repo === 'string' && typeof o.base_commit === 'string' && typeof o.problem_statement === 'string' && typeof o.patch === 'string') {
+      out.push({ instance_id: o.instance_id, repo: o.repo, base_commit: o.base_commit, problem_statement: o.problem_statement, patch: o.patch });
+    }
+  }
+  return out;
+}
+
+/** Instances of several sources, one per instance_id (the first seen). */
+export function mergeInstances(lists: ReadonlyArray<readonly IssueInstance[]>): IssueInstance[] {
+  const byId = new Map<string, IssueInstance>();
+  for (const list of lists) for (const i of list) if (!byId.has(i.instance_id)) byId.set(i.instance_id, i);
+  return [...byId.values()];
+}
+
+export function isHeldOutRepo(repo: string): boolean {
+  const name = (repo.split('/').pop() ?? repo).toLowerCase();
+  return HELD_OUT_NAMES.has(name);
+}
+
+function sha256(s: string): string {
+  return createHash('sha256').update(s).digest('hex');
+}
+
+/**
+ * The cases: instances of `repos` (never a held-out one), at most `cap` per repository, each repository's
+ * instances taken in order of SHA-256 of their instance_id. Returned grouped by repository (in `repos` order).
+ */
+export function selectIssueCases(instances: readonly IssueInstance[], cap: number = DEFAULT_ISSUE_CAP, repos: readonly string[] = ISSUE_REPOS): IssueInstance[] {
+  const out: IssueInstance[] = [];
+  for (const repo of repos) {
+    if (isHeldOutRepo(repo)) continue;
+    const mine = instances
+      .filter((i) => i.repo === repo)
+      .map((i) => ({ i, h: sha256(i.instance_id) }))
+      .sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0))
+      .slice(0, cap);
+    out.push(...mine.map(({ i }) => i));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Unified diffs
+
+export interface Hunk {
+  oldStart: number;
+  /** The hunk's body lines, each with its leading ' ', '-' or '+'. */
+  lines: string[];
+}
+
+export interface FileDiff {
+  /** Path before the change; null when the patch adds the file. */
+  oldPath: string | null;
+  /** Path after the change; null when the patch deletes the file. */
+  newPath: string | null;
+  hunks: Hunk[];
+}
+
+function stripPrefix(p: string, prefix: 'a/' | 'b/'): string | null {
+  const path = p.replace(/\t.*$/, '').trim();
+  if (path === '/dev/null') return null;
+  return path.startsWith(prefix) ? path.slice(2) : path;
+}
+
+/** The files of a `git diff` style patch, each with its hunks. */
+export function parsePatch(patch: string): FileDiff[] {
+  const files: FileDiff[] = [];
+  let cur: FileDiff | null = null;
+  let hunk: Hunk | null = null;
+  let oldLeft = 0;
+  let newLeft = 0;
+  for (const line of patch.split('\n')) {
+    if (hunk && (oldLeft > 0 || newLeft > 0)) {
+      const tag = line[0];
+      if (tag === ' ' || line === '') {
+        hunk.lines.push(line === '' ? ' ' : line);
+        oldLeft--;
+        newLeft--;
+        continue;
+      }
+      if (tag === '-') {
+        hunk.lines.push(line);
+        oldLeft--;
+        continue;
+      }
+      if (tag === '+') {
+        hunk.lines.push(line);
+        newLeft--;
+        continue;
+      }
+      if (tag === '\\') continue;
+    }
+    if (line.startsWith('\\')) continue;
+    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line);
+    if (git) {
+      cur = { oldPath: git[1] ?? null, newPath: git[2] ?? null, hunks: [] };
+      files.push(cur);
+      hunk = null;
+      continue;
+    }
+    if (line.startsWith('new file mode') && cur) {
+      cur.oldPath = null;
+      continue;
+    }
+    if (line.startsWith('deleted file mode') && cur) {
+      cur.newPath = null;
+      continue;
+    }
+    if (line.startsWith('--- ')) {
+      const p = stripPrefix(line.slice(4), 'a/');
+      if (!cur) {
+        cur = { oldPath: p, newPath: null, hunks: [] };
+        files.push(cur);
+      } else cur.oldPath = p;
+      continue;
+    }
+    if (line.startsWith('+++ ') && cur) {
+      cur.newPath = stripPrefix(line.slice(4), 'b/');
+      continue;
+    }
+    const h = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (h && cur) {
+      hunk = { oldStart: Number(h[1]), lines: [] };
+      oldLeft = h[2] === undefined ? 1 : Number(h[2]);
+      newLeft = h[4] === undefined ? 1 : Number(h[4]);
+      cur.hunks.push(hunk);
+    }
+  }
+  return files;
+}
+
+/** The gold files: existing at the base (not added), modified or deleted, and source files by paths.ts's rule. */
+export function goldFiles(patch: string): string[] {
+  const out = new Set<string>();
+  for (const f of parsePatch(patch)) if (f.oldPath && isSourceFile(f.oldPath)) out.add(f.oldPath);
+  return [...out].sort();
+}
+
+/**
+ * The hunks moved to where their old side actually is in the base text. Some gold patches were made against a
+ * slightly different state and apply only with an offset (as `git apply` and `patch` allow): their line numbers
+ * are off by a few lines. Each hunk's old side (context and removed lines) is looked for at its stated line, then
+ * 1, -1, 2, -2, … lines away; a hunk found nowhere keeps its stated line.
+ */
+export function alignHunks(text: string, hunks: readonly Hunk[]): Hunk[] {
+  const base = text.split('\n').map((l) => l.trimEnd());
+  return hunks.map((h) => {
+    const old = h.lines.filter((l) => l[0] !== '+').map((l) => l.slice(1).trimEnd());
+    const fits = (start: number): boolean => start >= 1 && start - 1 + old.length <= base.length && old.every((l, i) => base[start - 1 + i] === l);
+    if (old.length === 0 || fits(h.oldStart)) return h;
+    for (let d = 1; d <= base.length; d++) {
+      if (fits(h.oldStart + d)) return { ...h, oldStart: h.oldStart + d };
+      if (fits(h.oldStart - d)) return { ...h, oldStart: h.oldStart - d };
+    }
+    return h;
+  });
+}
+
+/** What a file's hunks touch at the base: lines removed or changed, and insertion points of added-only runs. */
+export interface Touched {
+  /** 1-based line numbers of the base file that the patch removes (a changed line is removed and added). */
+  removed: number[];
+  /** Runs of added lines with no removed line in the same change: inserted after base line `after` (0 = top). */
+  insertions: Array<{ after: number; indent: number }>;
+}
+
+export function touchedLines(hunks: readonly Hunk[]): Touched {
+  const removed: number[] = [];
+  const insertions: Touched['insertions'] = [];
+  for (const h of hunks) {
+    let old = h.oldStart; // the next base line
+    let i = 0;
+    const lines = h.lines;
+    while (i < lines.length) {
+      const l = lines[i] as string;
+      if (l[0] === ' ') {
+        old++;
+        i++;
+        continue;
+      }
+      // one change: a run of - and + lines
+      let sawRemoved = false;
+      const added: string[] = [];
+      const before = old - 1;
+      while (i < lines.length && (lines[i]?.[0] === '-' || lines[i]?.[0] === '+')) {
+        const c = lines[i] as string;
+        if (c[0] === '-') {
+          removed.push(old);
+          old++;
+          sawRemoved = true;
+        } else added.push(c.slice(1));
+        i++;
+      }
+      if (!sawRemoved) {
+        const code = added.filter((a) => a.trim() !== '' && !a.trim().startsWith('#'));
+        if (code.length) insertions.push({ after: before, indent: Math.min(...code.map(indentOf)) });
+      }
+    }
+  }
+  return { removed, insertions };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Python definitions by indentation
+
+export interface PyDef {
+  kind: 'def' | 'class';
+  name: string;
+  /** Enclosing definitions' names and this one's, joined with '.'. */
+  qualname: string;
+  /** First line (the first decorator's, when decorated). */
+  start: number;
+  /** The `def` / `class` line. */
+  line: number;
+  /** Last line of the body that holds code (trailing blank and comment-only lines excluded). */
+  end: number;
+  indent: number;
+}
+
+function indentOf(s: string): number {
+  let n = 0;
+  for (const ch of s) {
+    if (ch === ' ') n++;
+    else if (ch === '\t') n += 8 - (n % 8);
+    else break;
+  }
+  return n;
+}
+
+/**
+ * For each line (0-based), whether it starts a logical line (not inside a multi-line string, a bracket or after a
+ * backslash), and whether it holds code (not blank, not only a comment).
+ */
+function logicalStarts(lines: readonly string[]): Array<{ starts: boolean; code: boolean }> {
+  const out: Array<{ starts: boolean; code: boolean }> = [];
+  let depth = 0;
+  let triple: string | null = null;
+  let continued = false;
+  for (const line of lines) {
+    const trimmed = line.trim();
+    const starts = triple === null && depth === 0 && !continued;
+    out.push({ starts, code: starts && trimmed !== '' && !trimmed.startsWith('#') });
+    continued = false;
+    let i = 0;
+    while (i < line.length) {
+      if (triple) {
+        const j = line.indexOf(triple, i);
+        if (j === -1) {
+          i = line.length;
+          break;
+        }
+        i = j + 3;
+        triple = null;
+        continue;
+      }
+      const ch = line[i] as string;
+      if (ch === '#') break;
+      if (ch === '"' || ch === "'") {
+        if (line.startsWith(ch.repeat(3), i)) {
+          triple = ch.repeat(3);
+          i += 3;
+          continue;
+        }
+        // a one-line string: skip to its closing quote
+        let j = i + 1;
+        while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
+        i = j + 1;
+        continue;
+      }
+      if (ch === '(' || ch === '[' || ch === '{') depth++;
+      else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
+      i++;
+    }
+    if (!triple && line.trimEnd().endsWith('\\') && !line.trim().startsWith('#')) continued = true;
+  }
+  return out;
+}
+
+const DEF_RE = /^(\s*)(?:async\s+def|def|class)\s+([A-Za-z_][A-Za-z0-9_]*)/;
+
+/** Every `def`, `async def` and `class` of a Python text, in order, with its lines (1-based). */
+export function pythonDefs(text: string): PyDef[] {
+  const lines = text.split('\n');
+  const info = logicalStarts(lines);
+  const defs: PyDef[] = [];
+  const open: PyDef[] = [];
+  let lastCode = 0; // 1-based line of the last code line seen
+  let decoratorStart: number | null = null;
+  for (let k = 0; k < lines.length; k++) {
+    const { starts, code } = info[k] as { starts: boolean; code: boolean };
+    const lineNo = k + 1;
+    if (!code) {
+      // continuation lines of a statement belong to it
+      if (!starts && lines[k]?.trim() !== '') lastCode = lineNo;
+      continue;
+    }
+    const line = lines[k] as string;
+    const indent = indentOf(line);
+    while (open.length && (open[open.length - 1] as PyDef).indent >= indent) {
+      const d = open.pop() as PyDef;
+      d.end = Math.max(d.line, lastCode);
+    }
+    const trimmed = line.trim();
+    if (trimmed.startsWith('@')) {
+      decoratorStart ??= lineNo;
+      lastCode = lineNo;
+      continue;
+    }
+    const m = DEF_RE.exec(line);
+    if (m) {
+      const name = m[2] as string;
+      const kind = /^\s*class\b/.test(line) ? 'class' : 'def';
+      const qualname = [...open.map((d) => d.name), name].join('.');
+      const d: PyDef = { kind, name, qualname, start: decoratorStart ?? lineNo, line: lineNo, end: lineNo, indent };
+      defs.push(d);
+      open.push(d);
+    }
+    decoratorStart = null;
+    lastCode = lineNo;
+  }
+  for (const d of open) d.end = Math.max(d.line, lastCode);
+  return defs;
+}
+
+/** Whether base line n (1-based) holds nothing but blanks or a comment. */
+function blankOrComment(lines: readonly string[], n: number): boolean {
+  const t = (lines[n - 1] ?? '').trim();
+  return t === '' || t.startsWith('#');
+}
+
+/** The innermost definitions a file's touched lines fall in (see the module comment), in order of their lines. */
+export function touchedDefs(text: string, touched: Touched): PyDef[] {
+  const defs = pythonDefs(text);
+  const lines = text.split('\n');
+  const hit = new Set<PyDef>();
+  const innermost = (cands: PyDef[]): PyDef | undefined => cands.reduce<PyDef | undefined>((best, d) => (!best || d.start >= best.start ? d : best), undefined);
+  for (const n of touched.removed) {
+    const d = innermost(defs.filter((x) => x.start <= n && n <= x.end));
+    if (d) hit.add(d);
+  }
+  for (const { after, indent } of touched.insertions) {
+    // open at the insertion point: starts at or before it, and nothing but blanks and comments since its end
+    const open = defs.filter((x) => {
+      if (x.line > after || after < 1) return false;
+      if (x.end >= after) return true;
+      for (let n = x.end + 1; n <= after; n++) if (!blankOrComment(lines, n)) return false;
+      return true;
+    });
+    const d = innermost(open.filter((x) => x.indent < indent));
+    if (d) hit.add(d);
+  }
+  return [...hit].sort((a, b) => a.line - b.line);
+}
+
+export interface GoldFunction {
+  file: string;
+  name: string;
+  qualname: string;
+  kind: 'def' | 'class';
+  /** The `def` / `class` line at the base. */
+  line: number;
+}
+
+/** Gold functions of a patch, given a reader of base-commit files (undefined when a file cannot be read). */
+export function goldFunctions(patch: string, readBase: (path: string) => string | undefined): GoldFunction[] {
+  const gold = new Set(goldFiles(patch));
+  const out: GoldFunction[] = [];
+  for (const f of parsePatch(patch)) {
+    if (!f.oldPath || !gold.has(f.oldPath) || !f.oldPath.endsWith('.py')) continue;
+    const text = readBase(f.oldPath);
+    if (text === undefined) continue;
+    for (const d of touchedDefs(text, touchedLines(alignHunks(text, f.hunks)))) out.push({ file: f.oldPath, name: d.name, qualname: d.qualname, kind: d.kind, line: d.line });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Metrics
+
+/** A symbol a ranker returns: its file (tree-relative POSIX), name and lines. */
+export interface RankedSymbol {
+  file: string;
+  name: string;
+  ast_path: string;
+  start_line: number;
+  end_line: number;
+}
+
+export function symbolHits(s: RankedSymbol, g: GoldFunction): boolean {
+  return s.file === g.file && s.name === g.name && s.start_line <= g.line && g.line <= s.end_line;
+}
+
+/** Acc@k: 1 when every gold item is among the first k, else 0 (the SWE-bench localization convention). */
+export function accAtK(ranked: readonly string[], answers: readonly string[], k: number): number {
+  return recallAtK(ranked, answers, k) === 1 ? 1 : 0;
+}
+
+export interface FunctionMetrics {
+  fnAcc5: number;
+  fnAcc10: number;
+  fnR10: number;
+}
+
+/** Function-level figures of one ranked symbol list (duplicates by file and ast_path ignored after the first). */
+export function functionMetrics(ranked: readonly RankedSymbol[], gold: readonly GoldFunction[]): FunctionMetrics {
+  const seen = new Set<string>();
+  const list = ranked.filter((s) => {
+    const key = `${s.file}\0${s.ast_path}\0${s.start_line}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const found = (k: number): number => gold.filter((g) => list.slice(0, k).some((s) => symbolHits(s, g))).length;
+  return { fnAcc5: found(5) === gold.length ? 1 : 0, fnAcc10: found(10) === gold.length ? 1 : 0, fnR10: found(10) / gold.length };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dataset location
+
+export interface DatasetSource {
+  /** A file path, or `<gitdir>:<path>` for a file in a mirror's HEAD. */
+  label: string;
+  read(): string;
+}
+
+/**
+ * The dataset files: `--issues-data FILE[,FILE…]`, else $CODERAG_EVAL_ISSUES_DATA (same form), else the
+ * DATASET_MIRRORS found under the mirror root. Empty when none is found.
+ */
+export function datasetSources(flag: string | undefined, findMirror: (hint: string) => string | undefined, env: NodeJS.ProcessEnv = process.env): DatasetSource[] {
+  const given = flag ?? env[ISSUES_DATA_ENV];
+  if (given) {
+    return given
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((p) => {
+        const file = resolve(p);
+        if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`issue dataset ${file} (from ${flag ? ISSUES_DATA_FLAG : ISSUES_DATA_ENV}) is not a file`);
+        return { label: file, read: () => readFileSync(file, 'utf8') };
+      });
+  }
+  const out: DatasetSource[] = [];
+  for (const m of DATASET_MIRRORS) {
+    let gitDir: string | undefined;
+    try {
+      gitDir = findMirror(m.repo);
+    } catch {
+      return []; // no mirror root
+    }
+    if (!gitDir) continue;
+    const dir = gitDir;
+    out.push({
+      label: `${m.name}: ${dir}:${m.path}`,
+      read: () => execFileSync('git', [`--git-dir=${dir}`, 'show', `HEAD:${m.path}`], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 }),
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Runner
+
+/** A ranker that can also say which symbols of its files match (CodeRAG). */
+export interface SymbolRanker extends Ranker {
+  rankWithSymbols(prepared: unknown, q: RankQuery, k: number): Promise<{ files: string[]; symbols: RankedSymbol[] }>;
+}
+
+function hasSymbols(r: Ranker): r is SymbolRanker {
+  return typeof (r as Partial<SymbolRanker>).rankWithSymbols === 'function';
+}
+
+export interface IssueCaseResult extends CaseMetrics {
+  set: 'issues';
+  ranker: string;
+  repo: string;
+  language: string;
+  half: Half;
+  /** The instance_id (the id halves are drawn from; named `commit` like the other sets' results). */
+  commit: string;
+  base_commit: string;
+  answers: string[];
+  acc1: number;
+  acc5: number;
+  acc10: number;
+  gold_functions: string[];
+  /** Function-level figures, for rankers that return symbols and cases with gold functions. */
+  fn?: FunctionMetrics;
+  top10: string[];
+  top10_symbols?: string[];
+}
+
+export interface IssueRunOptions {
+  cap: number;
+  repo?: string;
+  limit?: number;
+  k: number;
+  tuneOn: TuneOn;
+  includeGenerated: boolean;
+}
+
+export interface IssueRun {
+  results: IssueCaseResult[];
+  checkoutMs: number;
+  skipped: number;
+  trees: number;
+  notices: string[];
+}
+
+/**
+ * Runs the issue set. `listCandidates` is run.ts's (passed in to keep this module free of run.ts).
+ */
+export async function runIssues(
+  instances: readonly IssueInstance[],
+  o: IssueRunOptions,
+  rankers: readonly Ranker[],
+  findMirror: (hint: string) => string | undefined,
+  listCandidates: (treeDir: string, includeGenerated: boolean) => string[],
+  timing: Map<string, { prepareMs: number; rankMs: number }>,
+): Promise<IssueRun> {
+  const selected = selectIssueCases(instances, o.cap);
+  // Halves over every eligible instance (uncapped), so neither the cap nor --repo / --limit moves a case between halves.
+  const halves = splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), o.tuneOn);
+  const perRepo = new Map<string, number>();
+  const cases = selected.filter((c) => {
+    if (o.repo && o.repo !== c.repo && o.repo !== c.repo.split('/')[1]) return false;
+    const n = perRepo.get(c.repo) ?? 0;
+    if (o.limit !== undefined && n >= o.limit) return false;
+    perRepo.set(c.repo, n + 1);
+    return true;
+  });
+  const notices: string[] = [];
+  const repos = [...new Set(cases.map((c) => c.repo))];
+  console.error(`[eval] issues: ${cases.length} cases (${repos.map((r) => `${r.split('/')[1]}:${cases.filter((c) => c.repo === r).length}`).join(' ')}), cap ${o.cap} per repository`);
+
+  const results: IssueCaseResult[] = [];
+  let checkoutMs = 0;
+  let skipped = 0;
+  let trees = 0;
+  let done = 0;
+  const noMirror = new Set<string>();
+  for (const c of cases) {
+    const short = c.repo.split('/')[1] ?? c.repo;
+    const answers = goldFiles(c.patch);
+    if (answers.length === 0) {
+      notices.push(`${c.instance_id}: no gold source file (patch edits only tests, docs or non-code files), skipped`);
+      skipped++;
+      continue;
+    }
+    if (noMirror.has(c.repo)) {
+      skipped++;
+      continue;
+    }
+    const tc = performance.now();
+    let treeDir: string;
+    let files: string[];
+    try {
+      const cached = existsSync(treeDirFor(short, c.base_commit));
+      const gitDir = cached ? undefined : findMirror(c.repo);
+      if (!cached && !gitDir) {
+        noMirror.add(c.repo);
+        const n = cases.filter((x) => x.repo === c.repo).length;
+        notices.push(`${c.repo}: no mirror found, its ${n} case(s) skipped`);
+        console.error(`[eval] issues: no mirror of ${c.repo}; its ${n} case(s) are skipped`);
+        skipped++;
+        continue;
+      }
+      treeDir = materialise(short, c.base_commit, gitDir);
+      files = listCandidates(treeDir, o.includeGenerated);
+    } catch (err) {
+      if (err instanceof Error && err.message.includes('CODERAG_EVAL_MIRRORS')) throw err;
+      notices.push(`${c.instance_id}: ${err instanceof Error ? err.message : String(err)}`);
+      skipped++;
+      continue;
+    }
+    checkoutMs += performance.now() - tc;
+    trees++;
+    const fileSet = new Set(files);
+    const missing = answers.filter((f) => !fileSet.has(f));
+    if (missing.length) console.error(`[eval] ${c.instance_id}: gold file(s) not among candidates: ${missing.join(', ')}`);
+    const gold = goldFunctions(c.patch, (p) => {
+      const full = join(treeDir, p);
+      return existsSync(full) ? readFileSync(full, 'utf8') : undefined;
+    });
+    const q: RankQuery = { query: c.problem_statement, keywords: keywordTerms(c.problem_statement) };
+    for (const ranker of rankers) {
+      const tm = timing.get(ranker.name);
+      let t = performance.now();
+      const prepared = await ranker.prepare(treeDir, files);
+      if (tm) tm.prepareMs += performance.now() - t;
+      t = performance.now();
+      let ranked: string[];
+      let symbols: RankedSymbol[] | undefined;
+      if (hasSymbols(ranker)) {
+        const r = await ranker.rankWithSymbols(prepared, q, o.k);
+        ranked = r.files;
+        symbols = r.symbols;
+      } else ranked = await ranker.rank(prepared, q, o.k);
+      if (tm) tm.rankMs += performance.now() - t;
+      results.push({
+        set: 'issues',
+        ranker: ranker.name,
+        repo: short,
+        language: 'python',
+        half: halves.get(c.instance_id) ?? 'holdout',
+        commit: c.instance_id,
+        base_commit: c.base_commit,
+        answers,
+        ...caseMetrics(ranked, answers),
+        acc1: accAtK(ranked, answers, 1),
+        acc5: accAtK(ranked, answers, 5),
+        acc10: accAtK(ranked, answers, 10),
+        gold_functions: gold.map((g) => `${g.file}:${g.qualname}@${g.line}`),
+        ...(symbols && gold.length ? { fn: functionMetrics(symbols, gold) } : {}),
+        top10: ranked.slice(0, 10),
+        ...(symbols ? { top10_symbols: symbols.slice(0, 10).map((s) => `${s.file}:${s.ast_path.replace(/-/g, '.')}@${s.start_line}`) } : {}),
+      });
+    }
+    done++;
+    if (process.stderr.isTTY) process.stderr.write(`\r[eval] issues: ${done}/${cases.length} cases`);
+    else if (done % 10 === 0) console.error(`[eval] issues: ${done}/${cases.length} cases`);
+  }
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  return { results, checkoutMs, skipped, trees, notices };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report
+
+export interface IssueRow {
+  group: string;
+  ranker: string;
+  cases: number;
+  acc1: number;
+  acc5: number;
+  acc10: number;
+  r1: number;
+  mrr: number;
+  /** Cases with gold functions, for rankers that return symbols. */
+  fnCases: number;
+  fnAcc5: number;
+  fnAcc10: number;
+}
+
+function mean(list: readonly number[]): number {
+  return list.length ? list.reduce((s, x) => s + x, 0) / list.length : 0;
+}
+
+/** Rows per repository, per half and overall, for each ranker. */
+export function issueRows(rankers: readonly string[], results: readonly IssueCaseResult[]): IssueRow[] {
+  const rows: IssueRow[] = [];
+  const repos = [...new Set(results.map((r) => r.repo))];
+  const groups: Array<[string, (r: IssueCaseResult) => boolean]> = [
+    ...repos.map((repo): [string, (r: IssueCaseResult) => boolean] => [repo, (r) => r.repo === repo]),
+    ['half: tune', (r) => r.half === 'tune'],
+    ['half: held out', (r) => r.half === 'holdout'],
+    ['overall', () => true],
+  ];
+  for (const [group, pick] of groups) {
+    for (const ranker of rankers) {
+      const list = results.filter((r) => r.ranker === ranker && pick(r));
+      if (!list.length) continue;
+      const fn = list.flatMap((r) => (r.fn ? [r.fn] : []));
+      rows.push({
+        group,
+        ranker,
+        cases: list.length,
+        acc1: mean(list.map((r) => r.acc1)),
+        acc5: mean(list.map((r) => r.acc5)),
+        acc10: mean(list.map((r) => r.acc10)),
+        r1: mean(list.map((r) => r.r1)),
+        mrr: mean(list.map((r) => r.rr)),
+        fnCases: fn.length,
+        fnAcc5: mean(fn.map((f) => f.fnAcc5)),
+        fnAcc10: mean(fn.map((f) => f.fnAcc10)),
+      });
+    }
+  }
+  return rows;
+}
+
+export function issueTable(rows: readonly IssueRow[]): string {
+  const f = (x: number): string => x.toFixed(3);
+  const head = ['group', 'ranker', 'cases', 'Acc@1', 'Acc@5', 'Acc@10', 'R@1', 'MRR', 'fn cases', 'fn Acc@5', 'fn Acc@10'];
+  const body = rows.map((r) => [
+    r.group, r.ranker, String(r.cases), f(r.acc1), f(r.acc5), f(r.acc10), f(r.r1), f(r.mrr),
+    r.fnCases ? String(r.fnCases) : '-', r.fnCases ? f(r.fnAcc5) : '-', r.fnCases ? f(r.fnAcc10) : '-',
+  ]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i < 2 ? c.padEnd(w[i] ?? 0) : c.padStart(w[i] ?? 0))).join('  ');
+  return [line(head), w.map((n) => '-'.repeat(n)).join('  '), ...body.map(line)].join('\n');
+}

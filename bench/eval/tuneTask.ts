@@ -1,0 +1,197 @@
+/**
+ * Chooses the task ranker's weights (TASK_PARAMS in src/search/taskRank.ts) by coordinate ascent on the issue
+ * set's tuning half, using the CodeRAG indexes that run.ts cached (run `run.ts --set issues` once first).
+ *
+ *   node --import tsx bench/eval/tuneTask.ts [--rounds 2] [--tune-on even|odd] [--issues-cap 40] [--from params.json]
+ *                                            [--json out.json] [--report]
+ *
+ * Cases, halves and gold files are the issue set's (issues.ts): the same selection, the same split. Only the tuning
+ * half is ranked while tuning; `--report` then ranks the held-out half once with the chosen weights (and with the
+ * starting ones), and prints both halves. The objective is the tuning half's mean of (Acc@5 + MRR) / 2: Acc@5 is
+ * the figure the field quotes, MRR keeps @1 from being traded away. A knob's value moves only for a gain of at
+ * least MIN_GAIN. Prints the chosen params as JSON, ready for TASK_PARAMS.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SearchCorpus, search } from '../../src/search/search.js';
+import { TASK_PARAMS, type TaskParams } from '../../src/search/taskRank.js';
+import type { RepoIndex } from '../../src/index/types.js';
+import { INDEX_CACHE_DIR, indexCacheKey, normaliseRefPath } from './coderagRanker.js';
+import { materialise, treeDirFor } from './checkout.js';
+import { DEFAULT_ISSUE_CAP, accAtK, datasetSources, goldFiles, mergeInstances, parseDataset, selectIssueCases } from './issues.js';
+import { caseMetrics } from './metrics.js';
+import { MIRRORS_FLAG, mirrorFinder } from './mirrors.js';
+import { splitHalves, type Half, type TuneOn } from './split.js';
+
+const MIN_GAIN = 0.003;
+const K = 50;
+
+interface Case {
+  id: string;
+  repo: string;
+  half: Half;
+  query: string;
+  answers: string[];
+  treeDir: string;
+  corpus: SearchCorpus;
+}
+
+interface Figures {
+  cases: number;
+  acc1: number;
+  acc5: number;
+  acc10: number;
+  mrr: number;
+  objective: number;
+}
+
+/** Knob: a path into TaskParams and its grid. */
+const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
+  ['anchorBoost', [0, 0.3, 0.6, 1, 1.5, 2.5]],
+  ['k3', [0.5, 1, 2, 5, 1000]],
+  ['bm25f.size', [-0.5, -0.25, 0, 0.25, 0.5, 1, 1.5]],
+  ['bm25f.centrality', [0, 0.1, 0.2, 0.4]],
+  ['bm25f.weights.body', [0.1, 0.2, 0.3, 0.5, 0.8]],
+  ['bm25f.b.body', [0.5, 0.75, 0.9, 1]],
+  ['bm25f.weights.symbols', [1, 2, 4, 6]],
+  ['bm25f.weights.docs', [0.5, 1, 2]],
+  ['bm25f.weights.path', [0.5, 1, 2]],
+  ['bm25f.weights.name', [0.5, 1, 2]],
+  ['bm25f.coverage', [0, 0.25, 0.5]],
+  ['bm25f.liftImports', [0, 0.1, 0.2]],
+  ['bm25f.roles.test', [0.1, 0.2, 0.3, 0.4]],
+  ['maxTerms', [0, 20, 40, 80]],
+  ['sources.code', [0.3, 0.6, 0.9]],
+  ['unqualified', [0.3, 0.6, 1]],
+];
+
+function get(params: TaskParams, path: string): number {
+  return path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], params) as number;
+}
+
+function set(params: TaskParams, path: string, value: number): TaskParams {
+  const out = structuredClone(params);
+  const keys = path.split('.');
+  const last = keys.pop() as string;
+  (keys.reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], out) as Record<string, number>)[last] = value;
+  return out;
+}
+
+function evaluate(cases: readonly Case[], params: TaskParams): Figures {
+  let acc1 = 0;
+  let acc5 = 0;
+  let acc10 = 0;
+  let mrr = 0;
+  for (const c of cases) {
+    const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params });
+    const ranked = [...new Set(answer.references.map((r) => normaliseRefPath(c.treeDir, r.file_path)))];
+    acc1 += accAtK(ranked, c.answers, 1);
+    acc5 += accAtK(ranked, c.answers, 5);
+    acc10 += accAtK(ranked, c.answers, 10);
+    mrr += caseMetrics(ranked, c.answers).rr;
+  }
+  const n = Math.max(1, cases.length);
+  const f = { cases: cases.length, acc1: acc1 / n, acc5: acc5 / n, acc10: acc10 / n, mrr: mrr / n };
+  return { ...f, objective: (f.acc5 + f.mrr) / 2 };
+}
+
+function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string }, halves: readonly Half[]): Case[] {
+  const findMirror = mirrorFinder(o.mirrors);
+  const sources = datasetSources(undefined, findMirror);
+  if (!sources.length) throw new Error('no SWE-bench dataset found (see bench/eval/README.md, issue set)');
+  const instances = mergeInstances(sources.map((s) => parseDataset(s.read())));
+  const selected = selectIssueCases(instances, o.cap);
+  const halfOf = splitHalves(selected.map((c) => c.instance_id), o.tuneOn);
+  const key = indexCacheKey(undefined);
+  const out: Case[] = [];
+  for (const c of selected) {
+    const half = halfOf.get(c.instance_id) ?? 'holdout';
+    if (!halves.includes(half)) continue;
+    const answers = goldFiles(c.patch);
+    const short = c.repo.split('/')[1] ?? c.repo;
+    if (!answers.length) continue;
+    const cachedTree = existsSync(treeDirFor(short, c.base_commit));
+    const gitDir = cachedTree ? undefined : findMirror(c.repo);
+    // A repository with no mirror is left out, as run.ts leaves it out.
+    if (!cachedTree && !gitDir) continue;
+    const treeDir = materialise(short, c.base_commit, gitDir);
+    const cached = join(INDEX_CACHE_DIR, `${treeDir.split('/').pop()}.${key}.json`);
+    if (!existsSync(cached)) {
+      console.error(`[tune-task] no cached index for ${c.instance_id}, left out (run bench/eval/run.ts --set issues first)`);
+      continue;
+    }
+    const index = JSON.parse(readFileSync(cached, 'utf8')) as RepoIndex;
+    out.push({ id: c.instance_id, repo: short, half, query: c.problem_statement, answers, treeDir, corpus: new SearchCorpus([{ key: index.repo_name, file: '', index }]) });
+  }
+  return out;
+}
+
+function parseArgs(argv: string[]) {
+  const o: { rounds: number; tuneOn: TuneOn; cap: number; from?: string; json?: string; report: boolean; mirrors?: string } = { rounds: 2, tuneOn: 'even', cap: DEFAULT_ISSUE_CAP, report: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--rounds') o.rounds = Number(val());
+    else if (a === '--tune-on') o.tuneOn = val() as TuneOn;
+    else if (a === '--issues-cap') o.cap = Number(val());
+    else if (a === '--from') o.from = val();
+    else if (a === '--json') o.json = val();
+    else if (a === '--report') o.report = true;
+    else if (a === MIRRORS_FLAG) o.mirrors = val();
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return o;
+}
+
+const fmt = (f: Figures): string => `Acc@1 ${f.acc1.toFixed(3)}  Acc@5 ${f.acc5.toFixed(3)}  Acc@10 ${f.acc10.toFixed(3)}  MRR ${f.mrr.toFixed(3)}  (objective ${f.objective.toFixed(4)}, ${f.cases} cases)`;
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const start: TaskParams = o.from ? (JSON.parse(readFileSync(o.from, 'utf8')) as TaskParams) : TASK_PARAMS;
+  const tuning = loadCases(o, ['tune']);
+  console.error(`[tune-task] ${tuning.length} tuning cases loaded`);
+  let params = start;
+  let best = evaluate(tuning, params);
+  console.error(`[tune-task] start: ${fmt(best)}`);
+  for (let round = 0; round < o.rounds; round++) {
+    let moved = false;
+    for (const [knob, grid] of KNOBS) {
+      const current = get(params, knob);
+      let choice = current;
+      let choiceFigures = best;
+      for (const value of grid) {
+        if (value === current) continue;
+        const f = evaluate(tuning, set(params, knob, value));
+        if (f.objective > choiceFigures.objective + (choice === current ? MIN_GAIN : 0)) {
+          choice = value;
+          choiceFigures = f;
+        }
+      }
+      if (choice !== current) {
+        params = set(params, knob, choice);
+        best = choiceFigures;
+        moved = true;
+        console.error(`[tune-task] round ${round + 1}: ${knob} ${current} -> ${choice}: ${fmt(best)}`);
+      }
+    }
+    if (!moved) break;
+  }
+  console.log(`tuning half, start : ${fmt(evaluate(tuning, start))}`);
+  console.log(`tuning half, chosen: ${fmt(best)}`);
+  if (o.report) {
+    const held = loadCases(o, ['holdout']);
+    console.log(`held-out half, start : ${fmt(evaluate(held, start))}`);
+    console.log(`held-out half, chosen: ${fmt(evaluate(held, params))}`);
+  }
+  console.log(JSON.stringify(params));
+  if (o.json) writeFileSync(o.json, `${JSON.stringify(params, null, 2)}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});

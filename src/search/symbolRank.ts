@@ -1,0 +1,101 @@
+/**
+ * Function-level answers: the symbols of the best files, ranked as the places most likely to need the change.
+ * A symbol scores its file's score times how well its own name and doc comment match the request (idf-weighted
+ * overlap, normalised by the name's length, so `_format_repr_exception` beats `Printer` for a report about
+ * repr exceptions) and the anchors the text names (a symbol a frame or a backtick names comes first).
+ */
+import type { CodeSymbol } from '../index/types.js';
+import type { SearchCorpus } from './corpus.js';
+import type { Tokenizer } from './profileTokens.js';
+import type { Anchor, RankedSymbol } from './types.js';
+
+export type { RankedSymbol } from './types.js';
+
+export interface SymbolQuery {
+  /** The request's stemmed terms, each with its weight (idf times how often it is said). */
+  termWeight: ReadonlyMap<string, number>;
+  /** The request's symbol anchors by their last part, lower-cased, each with its qualifiers ('' for none). */
+  anchored: ReadonlyMap<string, readonly string[]>;
+}
+
+export function symbolQuery(termWeight: ReadonlyMap<string, number>, anchors: readonly Anchor[]): SymbolQuery {
+  return { termWeight, anchored: anchoredNames(anchors) };
+}
+
+/** Kinds that hold other definitions: a change lands in their members more often than in them. */
+const CONTAINER_KINDS = new Set(['class', 'interface', 'struct', 'trait', 'module', 'namespace', 'enum']);
+const CONTAINER_FACTOR = 0.5;
+/** A symbol with no matching word still ranks, far below one that matches: a file's best guess is still a guess. */
+const FLOOR = 0.05;
+const ANCHOR_BONUS = 2;
+const DOC_WEIGHT = 0.3;
+const DOC_CHARS = 300;
+
+/** How well each of a file's symbols matches the request; 0 for one that its words and anchors do not reach. */
+export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery, tokenizer: Tokenizer): number[] {
+  return symbols.map((symbol) => {
+    const nameTokens = [...new Set(tokenizer.identifier(symbol.name))];
+    let name = 0;
+    for (const t of nameTokens) name += query.termWeight.get(t) ?? 0;
+    name /= Math.sqrt(Math.max(1, nameTokens.length));
+    let doc = 0;
+    // A doc comment's first sentences say what the symbol is for; the rest costs more to read than it adds.
+    const text = `${symbol.doc?.slice(0, DOC_CHARS) ?? ''} ${symbol.description ?? ''}`;
+    if (text.trim()) {
+      const docTokens = new Set(tokenizer.text(text));
+      for (const t of docTokens) doc += query.termWeight.get(t) ?? 0;
+      doc /= Math.sqrt(Math.max(1, docTokens.size));
+    }
+    const anchor = anchorStrength(symbol, query.anchored);
+    const score = (name + DOC_WEIGHT * doc) * (1 + ANCHOR_BONUS * anchor);
+    return CONTAINER_KINDS.has(symbol.kind) ? score * CONTAINER_FACTOR : score;
+  });
+}
+
+/** Anchor names by their last part, lower-cased, each with its qualifier (or '' for a bare name). */
+function anchoredNames(anchors: readonly Anchor[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const anchor of anchors) {
+    if (anchor.kind !== 'symbol') continue;
+    const parts = anchor.text.toLowerCase().split('.');
+    const last = parts.pop() as string;
+    const list = out.get(last) ?? [];
+    list.push(parts[parts.length - 1] ?? '');
+    out.set(last, list);
+  }
+  return out;
+}
+
+function anchorStrength(symbol: CodeSymbol, anchored: ReadonlyMap<string, readonly string[]>): number {
+  const qualifiers = anchored.get(symbol.name.toLowerCase());
+  if (!qualifiers) return 0;
+  const scope = symbol.ast_path.toLowerCase().split('-');
+  return qualifiers.some((q) => q && scope.includes(q)) ? 1 : 0.6;
+}
+
+/**
+ * The symbols of the ranked files, best first: each file's symbols scored against the request, times the file's
+ * score. `files` are corpus documents with their relative scores, best first.
+ */
+export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: number; score: number }>, query: SymbolQuery, limit: number, kind?: CodeSymbol['kind']): RankedSymbol[] {
+  const out: RankedSymbol[] = [];
+  for (const { doc: d, score: fileScore } of files) {
+    const { repo, file } = corpus.doc(d);
+    const symbols = kind ? file.symbols.filter((s) => s.kind === kind) : file.symbols;
+    const scores = symbolScores(symbols, query, corpus.tokenizer);
+    symbols.forEach((symbol, i) => {
+      out.push({
+        repo_name: repo, file_path: file.file_path, kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path,
+        start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore * (FLOOR + (scores[i] as number)),
+        ...(symbol.description ? { description: symbol.description } : {}),
+      });
+    });
+  }
+  out.sort((a, b) => b.score - a.score || cmp(a.file_path, b.file_path) || a.start_line - b.start_line);
+  const top = out[0]?.score || 1;
+  return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

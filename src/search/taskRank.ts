@@ -1,0 +1,323 @@
+/**
+ * Ranking for a task text (an issue report, an agent's task): BM25F over its words with weights fitted for
+ * long requests, then the anchors the text names (taskQuery.ts) resolved through the paths and the symbol
+ * table and added on top.
+ *
+ * Why not BM25F as for a few keywords: a report of 300 words holds most words of the big central modules (the
+ * linter's main class, the config package), and BM25F with its coverage factor and size prior puts those first.
+ * Here coverage is off, the size and centrality priors are weak, a word counts by how often the text repeats it
+ * (saturated), tests, docs and examples are demoted unless the title asks for them, and words the text runs
+ * apart that the code runs together ("man page" -> `manpage`) are joined.
+ *
+ * Anchors never replace the text match: each adds `anchorBoost` times the best text score, times its strength
+ * (1 for a file a frame names or a symbol defined once, less as more files could be meant), so a small module a
+ * traceback names climbs to the top while the text still orders everything the anchors do not reach.
+ */
+import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
+import type { SearchCorpus } from './corpus.js';
+import { FIELD_BITS, FIELDS, type FieldIndex } from './fieldIndex.js';
+import { definitionToken, type Tokenizer } from './profileTokens.js';
+import { splitIdentifier } from '../shared/text.js';
+import type { TaskText } from './taskQuery.js';
+import type { Anchor, TaskParams } from './types.js';
+
+export type { TaskParams } from './types.js';
+
+/** Set by judgement before the issue set's tuning half was measured; bench/eval/tune.ts moves them. */
+export const TASK_PARAMS: TaskParams = {
+  bm25f: {
+    ...DEFAULT_PARAMS,
+    coverage: 0,
+    centrality: 0.1,
+    size: 0.5,
+    roles: { ...DEFAULT_PARAMS.roles, test: 0.3, docs: 0.3, example: 0.3 },
+  },
+  k3: 2,
+  maxTerms: 0,
+  anchorBoost: 1,
+  sources: { frame: 1, backtick: 0.9, code: 0.6, dotted: 0.8, error: 0.7, prose: 0.9 },
+  unqualified: 0.6,
+  basenameOnly: 0.5,
+};
+
+/** A symbol or option more files than this define or hold points nowhere in particular. */
+const MAX_DEFINERS = 12;
+const SYMBOLS_FIELD = FIELDS.indexOf('symbols');
+
+export interface TaskRanking {
+  ranked: Ranked[];
+  /** The input BM25F saw: the text's terms with their weights. */
+  input: RankInput;
+  /** Corpus documents the anchors point at, with their strength (0..1]. */
+  anchored: ReadonlyMap<number, number>;
+}
+
+export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, params: TaskParams = TASK_PARAMS): TaskRanking {
+  const input = taskInput(corpus, task, params.k3, params.maxTerms);
+  const anchored = resolveAnchors(corpus, task.anchors, params);
+  // Anchored documents below the cut still need their text scores: they are watched.
+  const watched = new Map([...anchored.keys()].map((doc) => [doc, 0]));
+  const textRanked = rankBm25f(corpus.segments, input, params.bm25f, limit, watched);
+  const top = textRanked[0]?.score ?? 1;
+  const scores = new Map<number, number>();
+  for (const { doc, score } of textRanked) scores.set(doc, score);
+  for (const [doc, strength] of anchored) scores.set(doc, (watched.get(doc) ?? 0) + params.anchorBoost * top * strength);
+  const ranked = [...scores].map(([doc, score]) => ({ doc, score }));
+  ranked.sort((a, b) => b.score - a.score || cmp(corpus.path(a.doc), corpus.path(b.doc)) || a.doc - b.doc);
+  return { ranked: ranked.slice(0, limit), input, anchored };
+}
+
+/**
+ * The text's tokens, each weighted by how often it is said (saturated by k3), plus the compounds the code
+ * vocabulary knows: two adjacent words whose joined form is a token of some file (`man page` -> `manpage`).
+ */
+export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number, maxTerms = 0): RankInput {
+  const tokenizer = corpus.tokenizer;
+  const counts = new Map<string, number>();
+  for (const t of tokenizer.text(task.text)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const [compound, n] of compounds(task.text, tokenizer)) {
+    if (!counts.has(compound) && corpus.segments.some(({ index }) => index.termId(compound) >= 0)) counts.set(compound, n);
+  }
+  const termWeights = new Map<string, number>();
+  for (const [t, n] of counts) termWeights.set(t, ((k3 + 1) * n) / (k3 + n));
+  if (maxTerms > 0 && counts.size > maxTerms) {
+    const kept = corpusStats(corpus.segments, [...counts.keys()], termWeights)
+      .terms.sort((a, b) => b.idf * b.weight - a.idf * a.weight || (a.term < b.term ? -1 : 1))
+      .slice(0, maxTerms);
+    const keep = new Set(kept.map((t) => t.term));
+    for (const t of counts.keys()) if (!keep.has(t)) termWeights.delete(t);
+  }
+  // Roles are asked for by the title alone: a report about library behaviour mentions its tests in passing.
+  const title = task.text.split('\n').find((line) => line.trim()) ?? '';
+  return { terms: [...termWeights.keys()], termWeights, roleTerms: tokenizer.text(title), targetName: [], targetLanguage: '' };
+}
+
+/** Adjacent plain words run together, stemmed as the tokenizer would stem the identifier `manpage`, with their counts. */
+function compounds(text: string, tokenizer: Tokenizer): Map<string, number> {
+  const out = new Map<string, number>();
+  let previous = '';
+  for (const [word] of text.matchAll(/[A-Za-z]+|[^A-Za-z\s]+/g)) {
+    const plain = /^[a-z]{2,}$/i.test(word) ? word.toLowerCase() : '';
+    if (previous && plain && previous.length + plain.length >= 6) {
+      const joined = tokenizer.identifier(previous + plain);
+      const only = joined.length === 1 ? joined[0] : undefined;
+      if (only) out.set(only, (out.get(only) ?? 0) + 1);
+    }
+    previous = plain;
+  }
+  return out;
+}
+
+/**
+ * Corpus documents the anchors point at, with a strength in (0, 1]: several anchors on one file combine as
+ * independent evidence (1 - the product of their complements).
+ */
+export function resolveAnchors(corpus: SearchCorpus, anchors: readonly Anchor[], params: TaskParams = TASK_PARAMS): Map<number, number> {
+  const out = new Map<number, number>();
+  const add = (doc: number, strength: number) => {
+    if (strength <= 0) return;
+    out.set(doc, 1 - (1 - (out.get(doc) ?? 0)) * (1 - Math.min(1, strength)));
+  };
+  for (const anchor of anchors) {
+    const weight = params.sources[anchor.source];
+    if (anchor.kind === 'path') for (const [doc, s] of pathMatches(corpus, anchor.text, params)) add(doc, weight * s);
+    else if (anchor.kind === 'symbol') for (const [doc, s] of symbolMatches(corpus, anchor.text, params)) add(doc, weight * s);
+    else for (const [doc, s] of optionMatches(corpus, anchor.text)) add(doc, weight * s);
+  }
+  return out;
+}
+
+/** Each segment's documents by lower-cased file stem (`manpage` for `builders/manpage.py`), built once. */
+function byStem(index: FieldIndex): Map<string, number[]> {
+  return index.memo('task-stems', () => {
+    const map = new Map<string, number[]>();
+    const paths = index.paths.all();
+    for (let d = 0; d < paths.length; d++) {
+      const key = stemOf(paths[d] as string);
+      const list = map.get(key);
+      if (list) list.push(d);
+      else map.set(key, [d]);
+    }
+    return map;
+  });
+}
+
+function stemOf(filePath: string): string {
+  const base = filePath.slice(filePath.lastIndexOf('/') + 1).toLowerCase();
+  const dot = base.indexOf('.', 1);
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+/** Path segments without the file's extension(s): `a/b/c.test.ts` -> [a, b, c]. */
+function moduleSegments(filePath: string): string[] {
+  const segments = filePath.toLowerCase().split('/').filter(Boolean);
+  const last = segments.pop() ?? '';
+  const dot = last.indexOf('.', 1);
+  segments.push(dot > 0 ? last.slice(0, dot) : last);
+  return segments;
+}
+
+/** How many trailing segments two segment lists share. */
+function sharedTail(a: readonly string[], b: readonly string[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+  return n;
+}
+
+/**
+ * Files a path anchor names: those whose path ends with it, or with its longest tail any file has (a frame's
+ * `/home/me/proj/pkg/mod.py` is the repository's `pkg/mod.py`). A match on the file name alone is weaker, and
+ * an ambiguous match is shared among the files it could mean.
+ */
+function pathMatches(corpus: SearchCorpus, anchorPath: string, params: TaskParams): Map<number, number> {
+  const wanted = anchorPath.toLowerCase().split('/').filter(Boolean);
+  const wantedModule = moduleSegments(anchorPath);
+  const stem = wantedModule[wantedModule.length - 1] ?? '';
+  let best = 0;
+  let matches: number[] = [];
+  for (const { index, base } of corpus.segments) {
+    for (const d of byStem(index).get(stem) ?? []) {
+      const have = index.paths.at(d).toLowerCase().split('/');
+      // The whole file name must agree (extension too) before folders count.
+      if (have[have.length - 1] !== wanted[wanted.length - 1]) continue;
+      const shared = sharedTail(wanted, have);
+      if (shared > best) {
+        best = shared;
+        matches = [];
+      }
+      if (shared === best) matches.push(base + d);
+    }
+  }
+  const out = new Map<number, number>();
+  if (!best) return out;
+  const strength = (best >= 2 || best === wanted.length ? 1 : params.basenameOnly) / matches.length;
+  for (const doc of matches) out.set(doc, strength);
+  return out;
+}
+
+/**
+ * Files that define a named symbol. `a.b.C.m` is looked up as the symbol `m` (qualified by `C`), and its
+ * leading parts also as a module path (`a/b.py`, `a/b/__init__.py`, `a/b/C.java`): a dotted name in a report
+ * is as often a module as a member. A symbol many files define is no pointer and is dropped.
+ */
+function symbolMatches(corpus: SearchCorpus, name: string, params: TaskParams): Map<number, number> {
+  const parts = name.split('.').filter(Boolean);
+  const out = new Map<number, number>();
+  const last = parts[parts.length - 1];
+  if (!last) return out;
+  const definers = definersOf(corpus, last, parts.slice(0, -1));
+  if (definers.length && definers.length <= MAX_DEFINERS) {
+    for (const { doc, qualified } of definers) out.set(doc, (qualified ? 1 : params.unqualified) / Math.sqrt(definers.length));
+  }
+  // A module named like the symbol (`latex` -> printing/latex.py) is as likely meant; a lone name less surely.
+  const moduleWeight = parts.length >= 2 ? 1 : params.basenameOnly;
+  for (const [doc, s] of moduleMatches(corpus, parts)) out.set(doc, Math.max(out.get(doc) ?? 0, moduleWeight * s));
+  return out;
+}
+
+/**
+ * Documents defining a symbol named `name`, and whether one of them sits under its qualifier. A name of several
+ * words (`_format_repr_exception`) is a token of its own in the symbols field; a one-word name (`saferepr`) has its
+ * definition token there (profileTokens.ts). Either way the postings answer, no profile is read.
+ */
+function definersOf(corpus: SearchCorpus, name: string, qualifiers: readonly string[]): Array<{ doc: number; qualified: boolean }> {
+  const tokens = corpus.tokenizer.identifier(name);
+  const key = splitIdentifier(name).length === 1 ? definitionToken(name) : tokens[tokens.length - 1];
+  if (!key) return [];
+  const qualifier = qualifiers[qualifiers.length - 1];
+  const qualifierTokens = qualifier ? corpus.tokenizer.identifier(qualifier) : [];
+  const qualifierKey = qualifier && splitIdentifier(qualifier).length === 1 ? definitionToken(qualifier) : qualifierTokens[qualifierTokens.length - 1];
+  const out: Array<{ doc: number; qualified: boolean }> = [];
+  for (const { index, base } of corpus.segments) {
+    const candidates = docsWith(index, key, SYMBOLS_FIELD);
+    if (candidates.length > MAX_DEFINERS) return [];
+    const underQualifier = qualifierKey ? new Set(docsWith(index, qualifierKey, SYMBOLS_FIELD)) : null;
+    for (const d of candidates) {
+      const qualified = !underQualifier || underQualifier.has(d) || index.paths.at(d).toLowerCase().includes((qualifier as string).toLowerCase());
+      out.push({ doc: base + d, qualified });
+    }
+  }
+  return out;
+}
+
+/** A segment's documents holding `term` in one field. */
+function docsWith(index: FieldIndex, term: string, field: number): number[] {
+  const id = index.termId(term);
+  if (id < 0) return [];
+  const postings = index.postingsOf(id);
+  const fieldMask = (1 << FIELD_BITS) - 1;
+  const out: number[] = [];
+  for (let i = 0; i + 1 < postings.length; i += 2) {
+    if (((postings[i + 1] as number) & fieldMask) === field) out.push(postings[i] as number);
+  }
+  return out;
+}
+
+/**
+ * The longest leading run of a dotted name that is a module path of some file: `django.db.models.query.Q` ->
+ * `django/db/models/query.py`; a package's `__init__`, `index` or `mod` file answers for its folder.
+ */
+function moduleMatches(corpus: SearchCorpus, parts: readonly string[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (let k = parts.length; k >= 1; k--) {
+    const wanted = parts.slice(0, k).map((p) => p.toLowerCase());
+    const matches: number[] = [];
+    for (const { index, base } of corpus.segments) {
+      for (const d of byModule(index).get(wanted[wanted.length - 1] as string) ?? []) {
+        const have = modulePath(index.paths.at(d));
+        // All of the name's module part must be the path's end; one part alone only when the whole name is it.
+        if (sharedTail(wanted, have) === wanted.length && (wanted.length >= 2 || k === parts.length)) matches.push(base + d);
+      }
+    }
+    if (matches.length && matches.length <= MAX_DEFINERS) {
+      for (const doc of matches) out.set(doc, 1 / Math.sqrt(matches.length));
+    }
+    if (matches.length) return out;
+  }
+  return out;
+}
+
+const PACKAGE_FILES = new Set(['__init__', 'index', 'mod']);
+
+/** A file's module path: its segments without the extension, and without a package file's own name. */
+function modulePath(filePath: string): string[] {
+  const segments = moduleSegments(filePath);
+  return PACKAGE_FILES.has(segments[segments.length - 1] as string) ? segments.slice(0, -1) : segments;
+}
+
+/** Each segment's documents by the last part of their module path (`models` for `db/models/__init__.py`), built once. */
+function byModule(index: FieldIndex): Map<string, number[]> {
+  return index.memo('task-modules', () => {
+    const map = new Map<string, number[]>();
+    const paths = index.paths.all();
+    for (let d = 0; d < paths.length; d++) {
+      const key = modulePath(paths[d] as string).pop() ?? '';
+      const list = map.get(key);
+      if (list) list.push(d);
+      else map.set(key, [d]);
+    }
+    return map;
+  });
+}
+
+/** Files holding an option's name as one identifier (`--ignore-paths` -> `ignore_paths`, `ignorePaths`). */
+function optionMatches(corpus: SearchCorpus, option: string): Map<number, number> {
+  const tokens = corpus.tokenizer.identifier(option.replace(/-/g, '_'));
+  const key = tokens.length > 1 ? tokens[tokens.length - 1] : undefined;
+  const out = new Map<number, number>();
+  if (!key) return out;
+  const holders: number[] = [];
+  for (const { index, base } of corpus.segments) {
+    const id = index.termId(key);
+    if (id < 0) continue;
+    const postings = index.postingsOf(id);
+    for (let i = 0; i < postings.length; i += 2) if (postings[i] !== postings[i - 2]) holders.push(base + (postings[i] as number));
+  }
+  if (!holders.length || holders.length > MAX_DEFINERS) return out;
+  for (const doc of holders) out.set(doc, 1 / Math.sqrt(holders.length));
+  return out;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import type { CodeSymbol, FileSummary, RepoIndex } from '../../src/index/types.js';
+import { SearchCorpus, search } from '../../src/search/search.js';
+import type { SearchRequest } from '../../src/search/types.js';
+
+const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', start_line = 1, ast_path = name, doc?: string): CodeSymbol => ({
+  kind, name, ast_path, start_line, end_line: start_line + 9, ...(doc ? { doc } : {}),
+});
+
+function file(file_path: string, fields: Partial<FileSummary> = {}): FileSummary {
+  return {
+    file_path, file_type: 'Python source', main_functions: (fields.symbols ?? []).map((s) => s.name), key_concepts: [], dependencies: [],
+    summary: '', lines_of_code: 60, last_modified: '', language: 'Python', role: 'source', status: 'ok', profile_source: 'static',
+    content_hash: '', size_bytes: 1000, symbols: [], local_imports: [], ...fields,
+  };
+}
+
+const corpusOf = (files: FileSummary[]): SearchCorpus =>
+  new SearchCorpus([{ key: 'demo_index', file: '', index: { repo_name: 'demo', total_files: files.length, file_summaries: files, relationships: [] } as unknown as RepoIndex }]);
+
+const paths = (corpus: SearchCorpus, request: SearchRequest): string[] => search(corpus, { maxResults: 10, ...request }).references.map((r) => r.file_path);
+
+/** A hub holding every word of the reports below many times, a small module, its test and a doc page. */
+const HUB_WORDS = 'repr exception object raise format error message printing pretty output value string broken bare fails';
+function project(): SearchCorpus {
+  return corpusOf([
+    file('src/pkg/main.py', {
+      lines_of_code: 3000,
+      symbols: [symbol('Session', 'class'), symbol('run', 'method', 50, 'Session-run'), symbol('format_output', 'function', 300)],
+      key_concepts: ['session', 'output', 'format'],
+      vocabulary: HUB_WORDS.split(' ').map((w) => `${w}:40`).join(' '),
+    } as Partial<FileSummary>),
+    file('src/pkg/_io/saferepr.py', {
+      lines_of_code: 80,
+      symbols: [symbol('saferepr'), symbol('_format_repr_exception', 'function', 20), symbol('SafeRepr', 'class', 40), symbol('repr_instance', 'method', 45, 'SafeRepr-repr_instance')],
+      vocabulary: 'repr:6 exception:3 format:2 object:1',
+    } as Partial<FileSummary>),
+    file('src/pkg/builders/manpage.py', { lines_of_code: 90, symbols: [symbol('ManualPageBuilder', 'class')], vocabulary: 'manpage:3 builder:2 section:2' } as Partial<FileSummary>),
+    file('src/pkg/builders/html.py', { lines_of_code: 400, symbols: [symbol('HtmlBuilder', 'class')], vocabulary: 'page:30 output:20 build:12 section:10 settings:6 configuration:5 wrong:2' } as Partial<FileSummary>),
+    file('src/pkg/lint/expand_modules.py', { lines_of_code: 70, symbols: [symbol('expand_modules'), symbol('_is_ignored_file', 'function', 30)], vocabulary: 'ignore_paths:3 modules:4 expand:2' } as Partial<FileSummary>),
+    file('src/pkg/walker.py', { lines_of_code: 500, symbols: [symbol('walk_folder')], vocabulary: 'ignore:30 paths:30 folder:25 recursive:12 files:20 skip:10 patterns:8 run:10 setting:4 vendored:1' } as Partial<FileSummary>),
+    file('tests/test_saferepr.py', {
+      role: 'test', lines_of_code: 200, symbols: [symbol('test_repr_exception'), symbol('test_broken_repr', 'function', 30)],
+      vocabulary: 'repr:30 exception:20 broken:12 raise:10 saferepr:10 message:5', local_imports: ['src/pkg/_io/saferepr.py'],
+    } as Partial<FileSummary>),
+    file('docs/printing.rst', { role: 'docs', language: 'Text', file_type: 'reStructuredText', lines_of_code: 300, vocabulary: 'repr:20 printing:15 pretty:12 exception:8 output:9' } as Partial<FileSummary>),
+  ]);
+}
+
+const REPORT = [
+  'Pretty printing fails with an exception when an object has a broken __repr__',
+  '',
+  'When the repr of an object raises, the whole output is lost. I would expect the error message to be printed instead of',
+  'crashing; the bare exception escapes and the value is never shown. This happens with any object whose repr raises an',
+  'exception, and the string that should have been printed as a fallback never reaches the output at all.',
+].join('\n');
+
+const TRACE = [
+  'Traceback (most recent call last):',
+  '  File "/usr/lib/python3.11/site-packages/pkg/_io/saferepr.py", line 23, in _format_repr_exception',
+  '    exc_info = _try_repr_or_str(exc)',
+  'RuntimeError: No active exception to reraise',
+].join('\n');
+
+describe('ranking a task text', () => {
+  it('keeps the small module a stack frame names at the top, above the hub holding every word', () => {
+    expect(paths(project(), { query: `${REPORT}\n\n${TRACE}` })[0]).toBe('src/pkg/_io/saferepr.py');
+  });
+
+  it('puts source above the tests and docs that repeat the report\'s words', () => {
+    const ranked = paths(project(), { query: REPORT });
+    expect(ranked.indexOf('src/pkg/_io/saferepr.py')).toBeLessThan(ranked.indexOf('tests/test_saferepr.py'));
+    expect(ranked.indexOf('src/pkg/_io/saferepr.py')).toBeLessThan(ranked.indexOf('docs/printing.rst'));
+  });
+
+  it('finds a file by an option the text names, through the identifier it becomes in code', () => {
+    const text = [
+      'Recursive runs ignore the setting that should skip folders',
+      '',
+      'With `--ignore-paths` set to a vendored folder, a recursive run still reports every file below it. The configured',
+      'patterns work when each file is given on the command line, and fail as soon as the tool expands the folder by itself.',
+      'I expected the run to skip those files and print nothing for them, the way it does when they are listed one by one;',
+      'instead the output is as long as if the setting had never been given at all.',
+    ].join('\n');
+    expect(paths(project(), { query: text })[0]).toBe('src/pkg/lint/expand_modules.py');
+  });
+
+  it('joins words the code runs together, so "man page" reaches manpage.py', () => {
+    const text = [
+      'Wrong section numbers in the generated man page',
+      '',
+      'When I build the man page of my project, every section number in the output is 1, whatever the configuration',
+      'says. The value from the settings is never used and the printed page has the wrong section. Building the other',
+      'formats works and their output is fine; only the man page output is broken, so installing it puts it in the',
+      'wrong place and the manual cannot be found by the system.',
+    ].join('\n');
+    // Without the compound, nothing of the text is a token of manpage.py: it would not be in the answer at all.
+    expect(paths(project(), { query: text }).slice(0, 2)).toContain('src/pkg/builders/manpage.py');
+  });
+
+  it('reports what it read the text as', () => {
+    const answer = search(project(), { query: `${REPORT}\n\n${TRACE}` });
+    expect(answer.task?.anchors).toContainEqual({ kind: 'path', text: 'pkg/_io/saferepr.py', source: 'frame' });
+    expect(answer.task?.truncated).toBe(false);
+  });
+
+  it('lists a reference\'s symbols best first for a task, the one a frame names first', () => {
+    const answer = search(project(), { query: `${REPORT}\n\n${TRACE}` });
+    const saferepr = answer.references.find((r) => r.file_path === 'src/pkg/_io/saferepr.py');
+    expect(saferepr?.symbols[0]?.name).toBe('_format_repr_exception');
+  });
+
+  it('leaves a short query to the keyword ranker: the same answer as before', () => {
+    const corpus = project();
+    const answer = search(corpus, { query: 'saferepr exception' });
+    expect(answer.task).toBeUndefined();
+    expect(answer.references[0]?.file_path).toBe('src/pkg/_io/saferepr.py');
+  });
+
+  it('answers a text of only punctuation, or only a traceback of files it does not hold, without failing', () => {
+    expect(search(project(), { query: '!!! ... ??? '.repeat(30) }).notice).toMatch(/only stopwords, numbers or punctuation/);
+    const foreign = ['Traceback (most recent call last):', '  File "/usr/lib/python3.11/threading.py", line 980, in _bootstrap', 'KeyError: 3'].join('\n');
+    const answer = search(project(), { query: foreign });
+    expect(answer.task?.anchors.map((a) => a.text)).toContain('usr/lib/python3.11/threading.py');
+    expect(Array.isArray(answer.references)).toBe(true);
+  });
+});
+
+describe('symbol-level answers', () => {
+  it('ranks the symbols of the best files, the named one first, with file, kind and lines', () => {
+    const answer = search(project(), { query: `${REPORT}\n\n${TRACE}`, granularity: 'symbol', maxResults: 5 });
+    expect(answer.symbols?.[0]).toMatchObject({ file_path: 'src/pkg/_io/saferepr.py', name: '_format_repr_exception', kind: 'function', start_line: 20, end_line: 29, score: 1 });
+    expect(answer.symbols).toHaveLength(5);
+    const scores = answer.symbols?.map((s) => s.score) ?? [];
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+  });
+
+  it('ranks symbols for a few keywords too, and keeps only the asked kind', () => {
+    const answer = search(project(), { query: 'saferepr repr', granularity: 'symbol', type: 'method' });
+    expect(answer.symbols?.length).toBeGreaterThan(0);
+    expect(answer.symbols?.every((s) => s.kind === 'method')).toBe(true);
+    expect(answer.symbols?.[0]?.name).toBe('repr_instance');
+  });
+
+  it('gives no symbol list unless asked', () => {
+    expect(search(project(), { query: REPORT }).symbols).toBeUndefined();
+  });
+});
