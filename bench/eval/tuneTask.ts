@@ -101,7 +101,8 @@ function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string }, halves:
   if (!sources.length) throw new Error('no SWE-bench dataset found (see bench/eval/README.md, issue set)');
   const instances = mergeInstances(sources.map((s) => parseDataset(s.read())));
   const selected = selectIssueCases(instances, o.cap);
-  const halfOf = splitHalves(selected.map((c) => c.instance_id), o.tuneOn);
+  // run.ts's halves: over every eligible instance, uncapped (issues.ts).
+  const halfOf = splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), o.tuneOn);
   const key = indexCacheKey(undefined);
   const out: Case[] = [];
   for (const c of selected) {
