@@ -69,6 +69,8 @@ export interface IndexRepositoryOptions {
   llm?: LlmSession | null;
   /** Profile only this shard's files (a partial index for `coderag merge`). */
   shard?: Shard | null;
+  /** Where the indexes go (default `paths.output_dir`): left out of the walk, as the cache folder is. */
+  outDir?: string;
 }
 
 /** What profiling a repository knows besides its entries, which went to the entry sink. */
@@ -227,7 +229,12 @@ async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
   const { file_analysis } = run.config;
   const walked = await walkRepository(
     repoPath,
-    { supportedExtensions: file_analysis.supported_extensions, skipDirectories: file_analysis.skip_directories, respectGitignore: file_analysis.respect_gitignore },
+    {
+      supportedExtensions: file_analysis.supported_extensions,
+      skipDirectories: file_analysis.skip_directories,
+      respectGitignore: file_analysis.respect_gitignore,
+      ownOutput: [run.options.outDir ?? run.config.paths.output_dir, run.config.paths.cache_dir],
+    },
     run.git,
   );
   // A shard profiles its own files but resolves imports against the whole repository's.
@@ -291,6 +298,7 @@ function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | 
     gitCommit: walked.gitCommit,
     gitDirty: walked.gitDirty,
     excludedByRule: walked.excludedByRule,
+    ownOutput: walked.ownOutput,
     ...(walked.shard ? { shard: shardInfo(walked.shard, walkedPaths, profileSettings(run.config, facts)) } : {}),
     startedAt: run.started,
     run: facts,

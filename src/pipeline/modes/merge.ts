@@ -96,6 +96,7 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config): Repo
     gitCommit: meta.git_commit,
     gitDirty: metas.some((m) => m.git_dirty === true) ? true : (meta.git_dirty ?? null),
     excludedByRule: meta.excluded_by_rule ?? {},
+    ownOutput: [...new Set(metas.flatMap((m) => m.own_output_excluded ?? []))].sort(),
     startedAt: Number.isFinite(startedAt) ? startedAt : Date.now(),
     finishedAt: Number.isFinite(finishedAt) ? finishedAt : Date.now(),
     run: {
