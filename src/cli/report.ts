@@ -4,7 +4,7 @@
  */
 import type { RepoIndex } from '../index/types.js';
 import type { RunIndexResult } from '../pipeline/runIndex.js';
-import type { FailedFile, WrittenIndex } from '../pipeline/writeIndex.js';
+import type { FailedFile, ReuseFigures, WrittenIndex } from '../pipeline/writeIndex.js';
 import type { Progress } from './progress.js';
 
 /** Exit code of a run that wrote its indexes although some files failed (their reasons are in the index). */
@@ -24,7 +24,7 @@ export function reportRun(result: RunIndexResult, progress: Progress, flags: { q
     for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
     for (const f of failures.slice(0, MAX_FAILURES_LISTED)) process.stderr.write(`warning: ${f.repo}: ${f.path} failed: ${f.reason}\n`);
     if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failed files (status "failed" in the index, with reasons)\n`);
-    if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
+    if (!flags.quiet) for (const { index, reuse } of result.written) process.stderr.write(`${closingLine(index, reuse)}\n`);
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ ...runSummary(result.written, result.reports, Date.now() - started), exit_code: exitCode, failed_files: failures }, null, 2)}\n`);
@@ -41,7 +41,8 @@ export function failedFiles(index: Pick<WrittenIndex, 'failed_files'>): FailedFi
   return index.failed_files;
 }
 
-export function closingLine(index: Omit<RepoIndex, 'file_summaries'>): string {
+/** A repository's closing line: what was indexed, skipped, failed, reused and left out, and how long it took. */
+export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: ReuseFigures): string {
   const meta = index.analysis_metadata;
   const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
   const { ok, skipped, failed } = meta.files_by_status;
@@ -53,7 +54,8 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>): string {
   const excludedPart = excludedTotal ? `, ${excludedTotal} excluded by .coderagignore (${excluded.map(([rule, n]) => `${rule} ${n}`).join(', ')})` : '';
   const own = meta.own_output_excluded ?? [];
   const ownPart = own.length ? `, left out CodeRAG's own output: ${own.join(', ')}` : '';
-  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
+  const reusedPart = reuse?.reused ? `, ${reuse.reused} reused (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash)` : '';
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${reusedPart}${excludedPart}${ownPart}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
   return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens, ${index.relationships.length} relationships${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;

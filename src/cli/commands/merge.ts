@@ -5,7 +5,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
-import { mergeShards, readShard, writeMergedIndexes, type ShardPart } from '../../pipeline/modes/merge.js';
+import { mergeRepositories, readShard, writeMergedRepositories, type ShardPart } from '../../pipeline/modes/merge.js';
+import type { IndexEvent } from '../../pipeline/events.js';
 import { UsageError } from '../../shared/errors.js';
 import { closingLine, EXIT_FILES_FAILED, failedFiles } from '../report.js';
 
@@ -26,7 +27,10 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise
   const files = await shardFiles(inputs);
   const parts: ShardPart[] = [];
   for (const shardFile of files) parts.push(await readShard(shardFile));
-  const { written, reports } = await writeMergedIndexes(mergeShards(parts, config), config.paths.output_dir, config, file);
+  const notes = (event: IndexEvent) => {
+    if (!flags.quiet && (event.type === 'info' || event.type === 'warning')) process.stderr.write(`${event.type === 'warning' ? 'warning: ' : ''}${event.message}\n`);
+  };
+  const { written, reports } = await writeMergedRepositories(mergeRepositories(parts, config), config.paths.output_dir, config, file, notes);
   if (!flags.quiet) {
     for (const { index } of written) process.stderr.write(`merged ${closingLine(index)}\n`);
   }
