@@ -384,7 +384,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }
       written.push({ index, outputPath, reuse, summaryRanges });
-      emit({ type: 'repo_done', repo: index.repo_name, outputPath });
+      emit({ type: 'repo_done', repo: index.repo_name, output_path: outputPath });
     }
   } finally {
     if (!options.extractors) await extractors.close();
