@@ -45,7 +45,7 @@ import { profileFiles, skippedSummary } from './profile.js';
 import { writeSearchPacks } from './searchPacks.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
-import { indexPathFor, jsonStyle, writeRunReports, type ReuseFigures, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
+import { indexPathFor, jsonStyle, prepareOutputDir, writeRunReports, type ReuseFigures, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
@@ -366,6 +366,7 @@ export interface RunIndexResult {
  */
 export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
   preferCompactHeap();
+  await prepareOutputDir(options.outDir);
   const extractors = options.extractors ?? createExtractors(options.config, options.readFile);
   // The stages take turns: the reuse stage's reads are done before the profile stage's files start.
   const hashLimit = options.hashLimit ?? pLimit(HASH_READS_IN_FLIGHT);

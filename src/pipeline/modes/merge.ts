@@ -20,7 +20,7 @@ import { buildRepoIndex, type BuildIndexInput } from '../buildIndex.js';
 import { ignoreEvents, type EventSink } from '../events.js';
 import { writeSearchPacks } from '../searchPacks.js';
 import { writeMergedIndex } from './mergeReuse.js';
-import { describeIndex, writeRepoIndex, writeRunReports, type WrittenRepo } from '../writeIndex.js';
+import { describeIndex, prepareOutputDir, writeRepoIndex, writeRunReports, type WrittenRepo } from '../writeIndex.js';
 
 /** One partial index and the file it came from (named in refusals). */
 export interface ShardPart {
@@ -212,6 +212,7 @@ export async function writeMergedRepositories(
   configFile: string | null,
   emit: EventSink = ignoreEvents,
 ): Promise<{ written: WrittenRepo[]; reports: string[] }> {
+  await prepareOutputDir(outDir);
   const written: WrittenRepo[] = [];
   for (const { input, parts } of merged) written.push(await writeMergedIndex(input, parts, outDir, config, emit));
   const reports = await writeRunReports(written, outDir, config, configFile);
@@ -224,6 +225,7 @@ export async function writeMergedRepositories(
  * then the search packs.
  */
 export async function writeMergedIndexes(merged: readonly RepoIndex[], outDir: string, config: Config, configFile: string | null): Promise<{ written: WrittenRepo[]; reports: string[] }> {
+  await prepareOutputDir(outDir);
   const written: WrittenRepo[] = [];
   for (const index of merged) {
     const outputPath = await writeRepoIndex(index, outDir, config);
