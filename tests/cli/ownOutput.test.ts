@@ -56,10 +56,11 @@ describe('indexing a repository from its own root', () => {
     expect(index.analysis_metadata.own_output_excluded).toEqual(['.coderag-cache/', 'indexes/']);
   });
 
-  it('reuses every entry on the second run: its own output did not change the file list', () => {
+  it('reuses every entry on the second run: its own output, reuse state included, did not change the file list', () => {
     const index = read(path.join(repo.root, 'indexes', 'polyglot_index.json'));
     expect(index.total_files).toBe(firstIndex.total_files);
     expect(readdirSync(path.join(repo.root, 'indexes'))).toContain('.polyglot_index.json.state');
+    expect(second.stderr).toMatch(new RegExp(`polyglot: ${firstIndex.total_files} of ${firstIndex.total_files} entries reused`));
   });
 });
 
