@@ -612,6 +612,18 @@ export function datasetSources(flag: string | undefined, findMirror: (hint: stri
 // ---------------------------------------------------------------------------------------------------------------
 // Runner
 
+/**
+ * Each eligible instance's half: split.ts over every eligible instance (uncapped), so neither a cap nor --repo /
+ * --limit moves a case between halves; drawn separately for the SWE-bench (ISSUE_REPOS) and the Multi-SWE-bench
+ * (ML_ISSUE_REPOS) repositories, so adding the second group moved no Python case.
+ */
+export function issueHalves(instances: readonly IssueInstance[], tuneOn: TuneOn = 'even'): Map<string, Half> {
+  return new Map([
+    ...splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), tuneOn),
+    ...splitHalves(selectIssueCases(instances, Infinity, ML_ISSUE_REPOS.map((m) => m.repo)).map((c) => c.instance_id), tuneOn),
+  ]);
+}
+
 /** A ranker that can also say which symbols of its files match (CodeRAG). */
 export interface SymbolRanker extends Ranker {
   rankWithSymbols(prepared: unknown, q: RankQuery, k: number): Promise<{ files: string[]; symbols: RankedSymbol[] }>;
@@ -676,13 +688,7 @@ export async function runIssues(
 ): Promise<IssueRun> {
   const mlRepos = ML_ISSUE_REPOS.map((m) => m.repo);
   const selected = [...selectIssueCases(instances, o.cap), ...selectIssueCases(instances, o.mlCap ?? DEFAULT_ML_ISSUE_CAP, mlRepos)];
-  // Halves over every eligible instance (uncapped), so neither the cap nor --repo / --limit moves a case between
-  // halves; drawn separately for the SWE-bench and the Multi-SWE-bench repositories, so adding the second set did not
-  // move a Python case.
-  const halves = new Map([
-    ...splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), o.tuneOn),
-    ...splitHalves(selectIssueCases(instances, Infinity, mlRepos).map((c) => c.instance_id), o.tuneOn),
-  ]);
+  const halves = issueHalves(instances, o.tuneOn);
   const perRepo = new Map<string, number>();
   const cases = selected.filter((c) => {
     if (o.repo && o.repo !== c.repo && o.repo !== c.repo.split('/')[1]) return false;
