@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   accAtK,
   alignHunks,
+  fromMultiSweBench,
   functionMetrics,
   goldFiles,
   goldFunctions,
   isHeldOutRepo,
+  issueHalves,
+  issueLanguage,
+  issueRows,
   mergeInstances,
   parseDataset,
   parsePatch,
@@ -13,6 +17,7 @@ import {
   selectIssueCases,
   touchedDefs,
   touchedLines,
+  type IssueCaseResult,
   type IssueInstance,
 } from './issues.js';
 
@@ -217,5 +222,85 @@ describe('issue set: case selection', () => {
       expect(isHeldOutRepo(r)).toBe(true);
     }
     expect(isHeldOutRepo('django/django')).toBe(false);
+  });
+});
+
+describe('issue set: Multi-SWE-bench rows and languages', () => {
+  const row = {
+    org: 'fasterxml',
+    repo: 'jackson-core',
+    number: 980,
+    title: 'Fix the number check (the pull request: never the query)',
+    body: 'Fixes #973',
+    base: { label: 'fasterxml:2.15', ref: '2.15', sha: 'b0f217a' },
+    resolved_issues: [
+      { number: 973, title: 'Too long numbers are not rejected', body: 'Parsing `1e99999` gives Infinity.' },
+      { number: 974, title: 'Second report', body: '' },
+    ],
+    fix_patch: 'diff --git a/src/main/java/A.java b/src/main/java/A.java\n',
+    test_patch: 'diff --git a/src/test/java/ATest.java b/src/test/java/ATest.java\n',
+    instance_id: 'fasterxml__jackson-core-980',
+  };
+
+  it('maps a row to an instance: the resolved issues are the text, fix_patch the patch, base.sha the commit', () => {
+    expect(fromMultiSweBench(row)).toEqual({
+      instance_id: 'fasterxml__jackson-core-980',
+      repo: 'fasterxml/jackson-core',
+      base_commit: 'b0f217a',
+      problem_statement: 'Too long numbers are not rejected\n\nParsing `1e99999` gives Infinity.\n\nSecond report',
+      patch: row.fix_patch,
+    });
+    const { instance_id: _omit, ...noId } = row;
+    expect(fromMultiSweBench(noId)?.instance_id).toBe('fasterxml__jackson-core-980');
+    expect(fromMultiSweBench({ ...row, resolved_issues: [] })).toBeUndefined();
+    expect(fromMultiSweBench({ ...row, base: {} })).toBeUndefined();
+    // parseDataset reads both formats, line by line
+    const swe = { instance_id: 'sympy__sympy-1', repo: 'sympy/sympy', base_commit: 'a', problem_statement: 'x', patch: '' };
+    expect(parseDataset(`${JSON.stringify(swe)}\n${JSON.stringify(row)}\n`).map((i) => i.repo)).toEqual(['sympy/sympy', 'fasterxml/jackson-core']);
+  });
+
+  it('matches repositories without regard to case and gives the listed spelling; languages per repository', () => {
+    const i = fromMultiSweBench(row) as IssueInstance;
+    expect(selectIssueCases([i], 6, ['FasterXML/jackson-core']).map((c) => c.repo)).toEqual(['FasterXML/jackson-core']);
+    expect(issueLanguage('FasterXML/jackson-core')).toBe('java');
+    expect(issueLanguage('fasterxml/JACKSON-core')).toBe('java');
+    expect(issueLanguage('tokio-rs/tokio')).toBe('rust');
+    expect(issueLanguage('iamkun/dayjs')).toBe('javascript');
+    expect(issueLanguage('grpc/grpc-go')).toBe('go');
+    expect(issueLanguage('sympy/sympy')).toBe('python');
+    // held out stays held out in any language
+    expect(selectIssueCases([{ ...i, repo: 'gin-gonic/gin' }], 6, ['gin-gonic/gin'])).toEqual([]);
+  });
+
+  it('draws the Python halves as before: the Multi-SWE-bench instances are split on their own', () => {
+    const py = Array.from({ length: 12 }, (_, n): IssueInstance => ({ instance_id: `sympy__sympy-${n}`, repo: 'sympy/sympy', base_commit: 'a', problem_statement: 'x', patch: '' }));
+    const ml = Array.from({ length: 9 }, (_, n): IssueInstance => ({ instance_id: `tokio-rs__tokio-${n}`, repo: 'tokio-rs/tokio', base_commit: 'a', problem_statement: 'x', patch: '' }));
+    const alone = issueHalves(py);
+    const both = issueHalves([...ml, ...py]);
+    for (const i of py) expect(both.get(i.instance_id)).toBe(alone.get(i.instance_id));
+    const mlHalves = ml.map((i) => both.get(i.instance_id));
+    expect(mlHalves.filter((h) => h === 'tune')).toHaveLength(5);
+    expect(mlHalves.filter((h) => h === 'holdout')).toHaveLength(4);
+  });
+
+  it('reports each language and its halves when there is more than one language', () => {
+    const res = (repo: string, language: string, half: 'tune' | 'holdout', acc1: number): IssueCaseResult => ({
+      set: 'issues', ranker: 'bm25', repo, language, half, commit: `${repo}-${half}-${acc1}`, base_commit: 'a', answers: ['a'],
+      r1: acc1, r5: acc1, r10: acc1, rr: acc1, firstRank: acc1 ? 1 : null, acc1, acc5: acc1, acc10: acc1, gold_functions: [], top10: [],
+    });
+    const rows = issueRows(['bm25'], [res('sympy', 'python', 'tune', 1), res('tokio', 'rust', 'tune', 0), res('tokio', 'rust', 'holdout', 1)]);
+    expect(rows.map((r) => [r.group, r.cases, r.acc1])).toEqual([
+      ['sympy', 1, 1],
+      ['tokio', 2, 0.5],
+      ['lang: python', 1, 1],
+      ['lang: python, tune', 1, 1],
+      ['lang: rust', 2, 0.5],
+      ['lang: rust, tune', 1, 0],
+      ['lang: rust, held out', 1, 1],
+      ['half: tune', 2, 0.5],
+      ['half: held out', 1, 1],
+      ['overall', 3, 2 / 3],
+    ]);
+    expect(issueRows(['bm25'], [res('sympy', 'python', 'tune', 1)]).map((r) => r.group)).toEqual(['sympy', 'half: tune', 'overall']);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * The issue set: real issue reports (SWE-bench Lite and SWE-bench Verified) → the files, and the functions, their
- * fix edits. The query is the issue's `problem_statement`, verbatim; the index is built from the tree at the
- * instance's `base_commit`.
+ * The issue set: real issue reports (SWE-bench Lite and SWE-bench Verified for Python; Multi-SWE-bench for Rust,
+ * Java, JavaScript and Go) → the files, and (Python only) the functions, their fix edits. The query is the issue's
+ * `problem_statement` verbatim (Multi-SWE-bench: its resolved issues' titles and bodies, see fromMultiSweBench);
+ * the index is built from the tree at the instance's `base_commit`.
  *
  * Nothing of the data is committed: the instances are read at run time from the dataset files (see
  * `datasetSources`), the trees from git mirrors (mirrors.ts), extracted by checkout.ts. This module holds the pure
@@ -9,9 +10,11 @@
  * and the runner `runIssues`, which run.ts calls for `--set issues`.
  *
  * Rules
- * - Cases: instances of ISSUE_REPOS (never of HELD_OUT_NAMES), Lite and Verified merged by instance_id (the first
- *   source wins; the copies agree). Per repository at most `cap` (default 40): the instances ordered by SHA-256 of
- *   their instance_id, the first `cap` kept, chosen without looking at any result.
+ * - Cases: instances of ISSUE_REPOS and ML_ISSUE_REPOS (never of HELD_OUT_NAMES), Lite and Verified merged by
+ *   instance_id (the first source wins; the copies agree). Per repository at most `cap` (default 40; the
+ *   Multi-SWE-bench repositories `mlCap`, default 6): the instances ordered by SHA-256 of their instance_id, the
+ *   first `cap` kept, chosen without looking at any result. Halves: split.ts over every eligible instance, drawn
+ *   separately for the two groups of repositories.
  * - Gold files: the files the gold `patch` modifies or deletes that exist at base_commit (a file the patch adds
  *   is no answer), restricted to paths.ts's source rule (no tests, docs, examples, non-code files). SWE-bench's
  *   tests are in a separate `test_patch`, not read. An instance left without a gold file is skipped.
@@ -36,7 +39,7 @@ import { isSourceFile } from './paths.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
 import type { RankQuery, Ranker } from './types.js';
 
-/** One SWE-bench instance, the fields this set reads. */
+/** One SWE-bench instance, the fields this set reads (Multi-SWE-bench rows are mapped to the same shape). */
 export interface IssueInstance {
   instance_id: string;
   /** owner/name */
@@ -46,8 +49,43 @@ export interface IssueInstance {
   patch: string;
 }
 
-/** Repositories whose instances make the set. */
+/** Repositories whose instances make the Python set (SWE-bench Lite / Verified). */
 export const ISSUE_REPOS: readonly string[] = ['django/django', 'sympy/sympy', 'scikit-learn/scikit-learn', 'matplotlib/matplotlib', 'astropy/astropy'];
+
+/**
+ * Repositories of the non-Python set (Multi-SWE-bench), with their language and the dataset file of the mirror
+ * copy that holds their instances (MULTI_SWE_BENCH_MIRROR). Chosen: every repository of that copy with at least 4
+ * instances whose data file is present (not a Git LFS pointer, not an absent blob) and whose code the workspace
+ * `fetch` brings, except the held-out ones; see bench/eval/README.md for those left out and why.
+ */
+export const ML_ISSUE_REPOS: ReadonlyArray<{ repo: string; language: string; data: string }> = [
+  { repo: 'BurntSushi/ripgrep', language: 'rust', data: 'rust/BurntSushi__ripgrep_dataset.jsonl' },
+  { repo: 'sharkdp/bat', language: 'rust', data: 'rust/sharkdp__bat_dataset.jsonl' },
+  { repo: 'sharkdp/fd', language: 'rust', data: 'rust/sharkdp__fd_dataset.jsonl' },
+  { repo: 'tokio-rs/tokio', language: 'rust', data: 'rust/tokio-rs__tokio_dataset.jsonl' },
+  { repo: 'tokio-rs/tracing', language: 'rust', data: 'rust/tokio-rs__tracing_dataset.jsonl' },
+  { repo: 'tokio-rs/bytes', language: 'rust', data: 'rust/tokio-rs__bytes_dataset.jsonl' },
+  { repo: 'google/gson', language: 'java', data: 'java/google__gson_dataset.jsonl' },
+  { repo: 'FasterXML/jackson-core', language: 'java', data: 'java/fasterxml__jackson-core_dataset.jsonl' },
+  { repo: 'FasterXML/jackson-dataformat-xml', language: 'java', data: 'java/fasterxml__jackson-dataformat-xml_dataset.jsonl' },
+  { repo: 'mockito/mockito', language: 'java', data: 'java/mockito__mockito_dataset.jsonl' },
+  { repo: 'alibaba/fastjson2', language: 'java', data: 'java/alibaba__fastjson2_dataset.jsonl' },
+  { repo: 'GoogleContainerTools/jib', language: 'java', data: 'java/googlecontainertools__jib_dataset.jsonl' },
+  { repo: 'iamkun/dayjs', language: 'javascript', data: 'js/iamkun__dayjs_dataset.jsonl' },
+  { repo: 'axios/axios', language: 'javascript', data: 'js/axios__axios_dataset.jsonl' },
+  { repo: 'anuraghazra/github-readme-stats', language: 'javascript', data: 'js/anuraghazra__github-readme-stats_dataset.jsonl' },
+  { repo: 'grpc/grpc-go', language: 'go', data: 'go/grpc__grpc-go_dataset.jsonl' },
+  { repo: 'zeromicro/go-zero', language: 'go', data: 'go/zeromicro__go-zero_dataset.jsonl' },
+];
+
+/** The mirror copy of Multi-SWE-bench (ByteDance-Seed/Multi-SWE-bench, one JSON-lines file per repository). */
+export const MULTI_SWE_BENCH_MIRROR = { repo: 'kuppireddypravalika/MSWE-validation-dataset', dir: 'MSWE-agent/data' } as const;
+
+/** A repository's language: 'python' for the SWE-bench repositories, ML_ISSUE_REPOS's otherwise. */
+export function issueLanguage(repo: string): string {
+  const r = repo.toLowerCase();
+  return ML_ISSUE_REPOS.find((m) => m.repo.toLowerCase() === r)?.language ?? 'python';
+}
 
 /** Held out from all tuning (issue 20): never a case here, whatever a dataset holds. Matched on the name part. */
 export const HELD_OUT_NAMES: ReadonlySet<string> = new Set([
@@ -55,6 +93,8 @@ export const HELD_OUT_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 export const DEFAULT_ISSUE_CAP = 40;
+/** Per-repository cap of the non-Python set: 17 repositories of 2 to 56 instances, about 100 trees in all. */
+export const DEFAULT_ML_ISSUE_CAP = 6;
 
 export const ISSUES_DATA_ENV = 'CODERAG_EVAL_ISSUES_DATA';
 export const ISSUES_DATA_FLAG = '--issues-data';
@@ -63,12 +103,39 @@ export const ISSUES_DATA_FLAG = '--issues-data';
  * Where the dataset is looked for when neither `--issues-data` nor $CODERAG_EVAL_ISSUES_DATA names files: public
  * GitHub repositories carrying copies, as mirrors under the mirror root (fetched like the code repositories).
  */
-export const DATASET_MIRRORS: ReadonlyArray<{ repo: string; path: string; name: string }> = [
-  { repo: 'ivan4722/csvtransfer', path: 'swe-bench-lite.json', name: 'SWE-bench Lite (300)' },
-  { repo: 'ITMO-NSS-team/chronorepo_icdm26', path: 'data/swebench_verified.jsonl', name: 'SWE-bench Verified (500)' },
+export const DATASET_MIRRORS: ReadonlyArray<{ repo: string; paths: readonly string[]; name: string }> = [
+  { repo: 'ivan4722/csvtransfer', paths: ['swe-bench-lite.json'], name: 'SWE-bench Lite (300)' },
+  { repo: 'ITMO-NSS-team/chronorepo_icdm26', paths: ['data/swebench_verified.jsonl'], name: 'SWE-bench Verified (500)' },
+  {
+    repo: MULTI_SWE_BENCH_MIRROR.repo,
+    paths: ML_ISSUE_REPOS.map((m) => `${MULTI_SWE_BENCH_MIRROR.dir}/${m.data}`),
+    name: `Multi-SWE-bench (${ML_ISSUE_REPOS.length} repositories)`,
+  },
 ];
 
-/** A JSON array of instances, or JSON lines. Rows lacking a field this set needs are dropped. */
+/**
+ * One Multi-SWE-bench row (`org`, `repo`, `number`, `base.sha`, `resolved_issues`, `fix_patch`) as an instance:
+ * the id is the row's `instance_id` (else `<org>__<repo>-<number>`), the problem statement the resolved issues'
+ * titles and bodies (all of them, in order; never the pull request's own title or body, which describe the fix),
+ * the patch `fix_patch` (its tests are in a separate `test_patch`, not read). Undefined when a field is missing.
+ */
+export function fromMultiSweBench(r: unknown): IssueInstance | undefined {
+  const o = r as { org?: unknown; repo?: unknown; number?: unknown; instance_id?: unknown; base?: { sha?: unknown }; resolved_issues?: unknown; fix_patch?: unknown };
+  if (typeof o.org !== 'string' || typeof o.repo !== 'string' || typeof o.fix_patch !== 'string' || typeof o.base?.sha !== 'string') return undefined;
+  if (!Array.isArray(o.resolved_issues) || o.resolved_issues.length === 0) return undefined;
+  const text = (o.resolved_issues as Array<{ title?: unknown; body?: unknown }>)
+    .map((i) => [i.title, i.body].filter((x): x is string => typeof x === 'string' && x.trim() !== '').join('\n\n'))
+    .filter(Boolean)
+    .join('\n\n');
+  if (!text) return undefined;
+  const id = typeof o.instance_id === 'string' ? o.instance_id : `${o.org}__${o.repo}-${String(o.number)}`;
+  return { instance_id: id, repo: `${o.org}/${o.repo}`, base_commit: o.base.sha, problem_statement: text, patch: o.fix_patch };
+}
+
+/**
+ * A JSON array of instances, or JSON lines: SWE-bench rows (instance_id, repo, base_commit, problem_statement,
+ * patch) or Multi-SWE-bench rows (fromMultiSweBench). Rows lacking a field this set needs are dropped.
+ */
 export function parseDataset(text: string): IssueInstance[] {
   const t = text.trim();
   const rows: unknown[] = t.startsWith('[') ? (JSON.parse(t) as unknown[]) : t.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
@@ -77,7 +144,10 @@ export function parseDataset(text: string): IssueInstance[] {
     const o = r as Partial<Record<keyof IssueInstance, unknown>>;
     if (typeof o.instance_id === 'string' && typeof o.repo === 'string' && typeof o.base_commit === 'string' && typeof o.problem_statement === 'string' && typeof o.patch === 'string') {
       out.push({ instance_id: o.instance_id, repo: o.repo, base_commit: o.base_commit, problem_statement: o.problem_statement, patch: o.patch });
+      continue;
     }
+    const m = fromMultiSweBench(r);
+    if (m) out.push(m);
   }
   return out;
 }
@@ -101,17 +171,20 @@ function sha256(s: string): string {
 /**
  * The cases: instances of `repos` (never a held-out one), at most `cap` per repository, each repository's
  * instances taken in order of SHA-256 of their instance_id. Returned grouped by repository (in `repos` order).
+ * Repository names match without regard to case (Multi-SWE-bench spells `fasterxml/jackson-core`); a selected
+ * instance carries the spelling of `repos`, the one its mirror is found by.
  */
 export function selectIssueCases(instances: readonly IssueInstance[], cap: number = DEFAULT_ISSUE_CAP, repos: readonly string[] = ISSUE_REPOS): IssueInstance[] {
   const out: IssueInstance[] = [];
   for (const repo of repos) {
     if (isHeldOutRepo(repo)) continue;
+    const lower = repo.toLowerCase();
     const mine = instances
-      .filter((i) => i.repo === repo)
+      .filter((i) => i.repo.toLowerCase() === lower)
       .map((i) => ({ i, h: sha256(i.instance_id) }))
       .sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0))
       .slice(0, cap);
-    out.push(...mine.map(({ i }) => i));
+    out.push(...mine.map(({ i }) => (i.repo === repo ? i : { ...i, repo })));
   }
   return out;
 }
@@ -528,8 +601,9 @@ export function datasetSources(flag: string | undefined, findMirror: (hint: stri
     if (!gitDir) continue;
     const dir = gitDir;
     out.push({
-      label: `${m.name}: ${dir}:${m.path}`,
-      read: () => execFileSync('git', [`--git-dir=${dir}`, 'show', `HEAD:${m.path}`], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 }),
+      label: `${m.name}: ${dir}:${m.paths.length === 1 ? m.paths[0] : `{${m.paths.length} files}`}`,
+      // several JSON-lines files read as one (each ends with a newline, or is given one)
+      read: () => m.paths.map((p) => execFileSync('git', [`--git-dir=${dir}`, 'show', `HEAD:${p}`], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 }).replace(/\n?$/, '\n')).join(''),
     });
   }
   return out;
@@ -537,6 +611,18 @@ export function datasetSources(flag: string | undefined, findMirror: (hint: stri
 
 // ---------------------------------------------------------------------------------------------------------------
 // Runner
+
+/**
+ * Each eligible instance's half: split.ts over every eligible instance (uncapped), so neither a cap nor --repo /
+ * --limit moves a case between halves; drawn separately for the SWE-bench (ISSUE_REPOS) and the Multi-SWE-bench
+ * (ML_ISSUE_REPOS) repositories, so adding the second group moved no Python case.
+ */
+export function issueHalves(instances: readonly IssueInstance[], tuneOn: TuneOn = 'even'): Map<string, Half> {
+  return new Map([
+    ...splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), tuneOn),
+    ...splitHalves(selectIssueCases(instances, Infinity, ML_ISSUE_REPOS.map((m) => m.repo)).map((c) => c.instance_id), tuneOn),
+  ]);
+}
 
 /** A ranker that can also say which symbols of its files match (CodeRAG). */
 export interface SymbolRanker extends Ranker {
@@ -568,7 +654,12 @@ export interface IssueCaseResult extends CaseMetrics {
 }
 
 export interface IssueRunOptions {
+  /** Per-repository cap of the SWE-bench (Python) repositories. */
   cap: number;
+  /** Per-repository cap of the Multi-SWE-bench repositories (default DEFAULT_ML_ISSUE_CAP). */
+  mlCap?: number;
+  /** Only cases of these languages (all when absent). */
+  languages?: readonly string[];
   repo?: string;
   limit?: number;
   k: number;
@@ -595,12 +686,13 @@ export async function runIssues(
   listCandidates: (treeDir: string, includeGenerated: boolean) => string[],
   timing: Map<string, { prepareMs: number; rankMs: number }>,
 ): Promise<IssueRun> {
-  const selected = selectIssueCases(instances, o.cap);
-  // Halves over every eligible instance (uncapped), so neither the cap nor --repo / --limit moves a case between halves.
-  const halves = splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), o.tuneOn);
+  const mlRepos = ML_ISSUE_REPOS.map((m) => m.repo);
+  const selected = [...selectIssueCases(instances, o.cap), ...selectIssueCases(instances, o.mlCap ?? DEFAULT_ML_ISSUE_CAP, mlRepos)];
+  const halves = issueHalves(instances, o.tuneOn);
   const perRepo = new Map<string, number>();
   const cases = selected.filter((c) => {
     if (o.repo && o.repo !== c.repo && o.repo !== c.repo.split('/')[1]) return false;
+    if (o.languages && !o.languages.includes(issueLanguage(c.repo))) return false;
     const n = perRepo.get(c.repo) ?? 0;
     if (o.limit !== undefined && n >= o.limit) return false;
     perRepo.set(c.repo, n + 1);
@@ -608,7 +700,7 @@ export async function runIssues(
   });
   const notices: string[] = [];
   const repos = [...new Set(cases.map((c) => c.repo))];
-  console.error(`[eval] issues: ${cases.length} cases (${repos.map((r) => `${r.split('/')[1]}:${cases.filter((c) => c.repo === r).length}`).join(' ')}), cap ${o.cap} per repository`);
+  console.error(`[eval] issues: ${cases.length} cases (${repos.map((r) => `${r.split('/')[1]}:${cases.filter((c) => c.repo === r).length}`).join(' ')}), cap ${o.cap} per SWE-bench repository, ${o.mlCap ?? DEFAULT_ML_ISSUE_CAP} per Multi-SWE-bench one`);
 
   const results: IssueCaseResult[] = [];
   let checkoutMs = 0;
@@ -678,7 +770,7 @@ export async function runIssues(
         set: 'issues',
         ranker: ranker.name,
         repo: short,
-        language: 'python',
+        language: issueLanguage(c.repo),
         half: halves.get(c.instance_id) ?? 'holdout',
         commit: c.instance_id,
         base_commit: c.base_commit,
@@ -727,8 +819,20 @@ function mean(list: readonly number[]): number {
 export function issueRows(rankers: readonly string[], results: readonly IssueCaseResult[]): IssueRow[] {
   const rows: IssueRow[] = [];
   const repos = [...new Set(results.map((r) => r.repo))];
-  const groups: Array<[string, (r: IssueCaseResult) => boolean]> = [
-    ...repos.map((repo): [string, (r: IssueCaseResult) => boolean] => [repo, (r) => r.repo === repo]),
+  const languages = [...new Set(results.map((r) => r.language))];
+  type Group = [string, (r: IssueCaseResult) => boolean];
+  // With more than one language: each language, and each language's halves (a tuning rule holds per language too).
+  const perLanguage: Group[] =
+    languages.length > 1
+      ? languages.flatMap((l): Group[] => [
+          [`lang: ${l}`, (r) => r.language === l],
+          [`lang: ${l}, tune`, (r) => r.language === l && r.half === 'tune'],
+          [`lang: ${l}, held out`, (r) => r.language === l && r.half === 'holdout'],
+        ])
+      : [];
+  const groups: Group[] = [
+    ...repos.map((repo): Group => [repo, (r) => r.repo === repo]),
+    ...perLanguage,
     ['half: tune', (r) => r.half === 'tune'],
     ['half: held out', (r) => r.half === 'holdout'],
     ['overall', () => true],

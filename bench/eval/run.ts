@@ -5,7 +5,8 @@
  *                                       [--mode query|target] [--json out.json] [--rankers keyword,bm25,coderag]
  *                                       [--scorer NAME] [--k N] [--include-generated] [--cases FILE]
  *                                       [--describe-cases FILE] [--tune-on even|odd]
- *                                       [--issues-data FILE[,FILE]] [--issues-cap N]
+ *                                       [--issues-data FILE[,FILE]] [--issues-cap N] [--issues-ml-cap N]
+ *                                       [--issues-lang python,rust,java,javascript,go]
  *
  * Git snapshots come from `--mirrors DIR` or $CODERAG_EVAL_MIRRORS (see mirrors.ts); they are needed only for trees
  * not yet cached under bench/.work.
@@ -16,9 +17,10 @@
  * into bench/.work/describe/<owner>+<name>@<sha12>/, and asks each ranker for files across all of them at once; a
  * repository's rank is the rank of its best file.
  * Prints R@1/R@5/R@10/MRR per set x ranker x language, and per set x ranker x half (tuning / held out, see split.ts).
- * Issue set (issues.ts): SWE-bench instances read at run time from the dataset files ($CODERAG_EVAL_ISSUES_DATA,
- * `--issues-data`, or the dataset mirrors under the mirror root); the problem statement is the query, the tree is
- * the base commit's, the answer the gold patch's source files; Acc@k, R@1, MRR per repository and half, and for
+ * Issue set (issues.ts): SWE-bench (Python) and Multi-SWE-bench (Rust, Java, JavaScript, Go) instances read at run
+ * time from the dataset files ($CODERAG_EVAL_ISSUES_DATA, `--issues-data`, or the dataset mirrors under the mirror
+ * root); the issue text is the query, the tree is the base commit's, the answer the gold patch's source files;
+ * Acc@k, R@1, MRR per repository, language and half, and for
  * CodeRAG function-level Acc@5/Acc@10. `--set all` (the default) runs it only when the dataset is found.
  *
  * Modes
@@ -40,6 +42,7 @@ import { isCandidatePath } from './paths.js';
 import { cleanMessage } from './select.js';
 import {
   DEFAULT_ISSUE_CAP,
+  DEFAULT_ML_ISSUE_CAP,
   ISSUES_DATA_ENV,
   ISSUES_DATA_FLAG,
   datasetSources,
@@ -65,6 +68,8 @@ interface Options {
   issuesIfFound: boolean;
   issuesData?: string;
   issuesCap: number;
+  issuesMlCap: number;
+  issuesLangs?: string[];
   mirrors?: string;
   describeCases: string;
   tuneOn: TuneOn;
@@ -84,6 +89,7 @@ function parseArgs(argv: string[]): Options {
     sets: ['commits', 'describe'],
     issuesIfFound: true,
     issuesCap: DEFAULT_ISSUE_CAP,
+    issuesMlCap: DEFAULT_ML_ISSUE_CAP,
     describeCases: join(HERE, 'describe-cases.json'),
     tuneOn: 'even',
     mode: 'query',
@@ -113,6 +119,8 @@ function parseArgs(argv: string[]): Options {
       case MIRRORS_FLAG: o.mirrors = val(); break;
       case ISSUES_DATA_FLAG: o.issuesData = val(); break;
       case '--issues-cap': o.issuesCap = Number(val()); break;
+      case '--issues-ml-cap': o.issuesMlCap = Number(val()); break;
+      case '--issues-lang': o.issuesLangs = val().split(',').map((s) => s.trim().toLowerCase()).filter(Boolean); break;
       case '--describe-cases': o.describeCases = resolve(val()); break;
       case '--tune-on': {
         const v = val();
@@ -144,6 +152,7 @@ function parseArgs(argv: string[]): Options {
   if (o.limit !== undefined && !(o.limit > 0)) throw new Error('--limit must be a positive number');
   if (!(o.k >= 10)) throw new Error('--k must be >= 10');
   if (!(o.issuesCap > 0)) throw new Error('--issues-cap must be a positive number');
+  if (!(o.issuesMlCap > 0)) throw new Error('--issues-ml-cap must be a positive number');
   if (o.mode === 'target' && (o.sets.includes('describe') || o.sets.includes('issues'))) {
     if (o.sets.includes('commits')) o.sets = ['commits'];
     else throw new Error('--mode target applies to the commit set only');
@@ -469,7 +478,7 @@ async function main(): Promise<void> {
       const instances = mergeInstances(issueSources.map((s) => parseDataset(s.read())));
       const r = await runIssues(
         instances,
-        { cap: o.issuesCap, ...(o.repo ? { repo: o.repo } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}), k: o.k, tuneOn: o.tuneOn, includeGenerated: o.includeGenerated },
+        { cap: o.issuesCap, mlCap: o.issuesMlCap, ...(o.issuesLangs ? { languages: o.issuesLangs } : {}), ...(o.repo ? { repo: o.repo } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}), k: o.k, tuneOn: o.tuneOn, includeGenerated: o.includeGenerated },
         rankers,
         findMirror,
         listCandidates,
@@ -514,7 +523,7 @@ async function main(): Promise<void> {
       describe_cases_file: o.describeCases,
       generated_at: new Date().toISOString(),
       summary: rows,
-      ...(runs.has('issues') ? { issues_summary: issueRows(rankers.map((r) => r.name), runs.get('issues')?.results as IssueCaseResult[]), issues_cap: o.issuesCap } : {}),
+      ...(runs.has('issues') ? { issues_summary: issueRows(rankers.map((r) => r.name), runs.get('issues')?.results as IssueCaseResult[]), issues_cap: o.issuesCap, issues_ml_cap: o.issuesMlCap } : {}),
       timing_ms: { total: totalMs, checkout_and_listing: checkoutMs, ...Object.fromEntries(timing) },
       per_case: [...runs.values()].flatMap((r) => r.results),
     };

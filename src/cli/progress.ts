@@ -105,7 +105,7 @@ export function createProgress(options: ProgressOptions): Progress {
       case 'repo_done':
         bar?.stop();
         bar = null;
-        log('INFO', `${event.repo}: index written to ${event.outputPath ?? '(not written)'}`);
+        log('INFO', `${event.repo}: index written to ${event.output_path ?? '(not written)'}`);
         return;
     }
   };

@@ -4,30 +4,44 @@
  */
 import type { RepoIndex } from '../index/types.js';
 import type { RunIndexResult } from '../pipeline/runIndex.js';
-import type { FailedFile, WrittenIndex } from '../pipeline/writeIndex.js';
+import type { FailedFile, ReuseFigures, WrittenIndex } from '../pipeline/writeIndex.js';
 import type { Progress } from './progress.js';
 
 /** Exit code of a run that wrote its indexes although some files failed (their reasons are in the index). */
 export const EXIT_FILES_FAILED = 3;
+/** Exit code of a run that a spending limit stopped (its indexes are written). */
+export const EXIT_BUDGET_STOPPED = 4;
+
+/**
+ * The one word for how a finished run ended, beside its exit code, wherever a summary gives it (NDJSON and
+ * `--json` summaries of `index` and `merge`): `success` 0; `files_failed` 3, some files failed (a model answer
+ * that never came, a file that could not be read: status `failed` in the index, listed on stderr);
+ * `budget_stopped` 4.
+ */
+export type RunStatus = 'success' | 'files_failed' | 'budget_stopped';
+
+export function runStatus(exitCode: number): RunStatus {
+  return exitCode === EXIT_BUDGET_STOPPED ? 'budget_stopped' : exitCode === EXIT_FILES_FAILED ? 'files_failed' : 'success';
+}
 
 /**
  * Prints what a run wrote: warnings, failed files and closing lines on stderr (or one NDJSON summary), index
  * paths (or the JSON summary) on stdout. Answers the exit code: 0, or EXIT_FILES_FAILED when some files failed.
  */
-export function reportRun(result: RunIndexResult, progress: Progress, flags: { quiet: boolean; json: boolean }, started: number): number {
+export function reportRun(result: RunIndexResult, progress: Progress, flags: { quiet: boolean; json: boolean }, started: number, budgetStopped = false): number {
   progress.stop();
-  const failures = result.written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
-  const exitCode = failures.length ? EXIT_FILES_FAILED : 0;
+  const failures = runFailures(result.written);
+  // A run the budget stopped exits 4 (runControls.throwIfStopped), failed files or not.
+  const exitCode = budgetStopped ? EXIT_BUDGET_STOPPED : failures.length ? EXIT_FILES_FAILED : 0;
   if (progress.json) {
-    progress.record({ type: 'summary', exit_code: exitCode, ...runSummary(result.written, result.reports, Date.now() - started), failed_files: failures });
+    progress.record({ type: 'summary', exit_code: exitCode, ...runSummary(result.written, result.reports, Date.now() - started, exitCode), failed_files: failures });
   } else {
     for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
-    for (const f of failures.slice(0, MAX_FAILURES_LISTED)) process.stderr.write(`warning: ${f.repo}: ${f.path} failed: ${f.reason}\n`);
-    if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failed files (status "failed" in the index, with reasons)\n`);
-    if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
+    writeFailures(failures);
+    if (!flags.quiet) for (const { index, reuse } of result.written) process.stderr.write(`${closingLine(index, reuse)}\n`);
   }
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ ...runSummary(result.written, result.reports, Date.now() - started), exit_code: exitCode, failed_files: failures }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...runSummary(result.written, result.reports, Date.now() - started, exitCode), exit_code: exitCode, failed_files: failures }, null, 2)}\n`);
   } else {
     for (const { outputPath } of result.written) process.stdout.write(`${outputPath}\n`);
   }
@@ -36,12 +50,30 @@ export function reportRun(result: RunIndexResult, progress: Progress, flags: { q
 
 const MAX_FAILURES_LISTED = 20;
 
+export interface RunFailure {
+  repo: string;
+  path: string;
+  reason: string;
+}
+
+/** The failed files on stderr, one line each (the first 20), as `index` and `merge` name them. */
+export function writeFailures(failures: readonly RunFailure[]): void {
+  for (const f of failures.slice(0, MAX_FAILURES_LISTED)) process.stderr.write(`warning: ${f.repo}: ${f.path} failed: ${f.reason}\n`);
+  if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failed files (status "failed" in the index, with reasons)\n`);
+}
+
+/** Every failed file of the indexes written, with its reason. */
+export function runFailures(written: ReadonlyArray<{ index: Pick<WrittenIndex, 'repo_name' | 'failed_files'> }>): RunFailure[] {
+  return written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
+}
+
 /** Files whose profile could not be made as asked: a model answer that never came, or a file that could not be read. */
 export function failedFiles(index: Pick<WrittenIndex, 'failed_files'>): FailedFile[] {
   return index.failed_files;
 }
 
-export function closingLine(index: Omit<RepoIndex, 'file_summaries'>): string {
+/** A repository's closing line: what was indexed, skipped, failed, reused and left out, and how long it took. */
+export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: ReuseFigures): string {
   const meta = index.analysis_metadata;
   const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
   const { ok, skipped, failed } = meta.files_by_status;
@@ -51,15 +83,18 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>): string {
   const excluded = Object.entries(meta.excluded_by_rule ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const excludedTotal = excluded.reduce((n, [, count]) => n + count, 0);
   const excludedPart = excludedTotal ? `, ${excludedTotal} excluded by .coderagignore (${excluded.map(([rule, n]) => `${rule} ${n}`).join(', ')})` : '';
-  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
+  const own = meta.own_output_excluded ?? [];
+  const ownPart = own.length ? `, left out CodeRAG's own output: ${own.join(', ')}` : '';
+  const reusedPart = reuse?.reused ? `, ${reuse.reused} reused (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash)` : '';
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${reusedPart}${excludedPart}${ownPart}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
   return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens, ${index.relationships.length} relationships${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
 }
 
-function runSummary(written: Array<{ index: WrittenIndex; outputPath: string }>, reports: string[], durationMs: number) {
+function runSummary(written: Array<{ index: WrittenIndex; outputPath: string }>, reports: string[], durationMs: number, exitCode: number) {
   return {
-    status: 'success',
+    status: runStatus(exitCode),
     duration_ms: durationMs,
     reports,
     repositories: written.map(({ index, outputPath }) => ({

@@ -14,9 +14,19 @@ const ATTRIBUTE_LINE = /^(?:@|#\[|\[|template\b)/;
 const LINE_COMMENT: Partial<Record<GrammarId, RegExp>> = { python: /^\s*#/, ruby: /^\s*#/, php: /^\s*(?:\/\/|#)/ };
 const C_STYLE_LINE_COMMENT = /^\s*\/\//;
 
+/** Blank lines a doc comment may stand from its definition (commander's JSDoc leaves one). */
+const MAX_BLANK_LINES = 2;
+/** A comment that is a doc by its marker, so it keeps its definition across blank lines: `/**`, `/*!`, `///`, `//!`. */
+const DOC_BLOCK_OPEN = /^\/\*[*!](?!\/)/;
+const DOC_LINE_COMMENT = /^\s*\/\/[/!]/;
+/** How far back a multi-line attribute's opening line is looked for. */
+const ATTRIBUTE_MAX_CHARS = 4000;
+
 /**
- * The comment block right above a definition (past its decorators), or a Python docstring. Read from the
- * text rather than the tree: a definition's neighbours cost a tree walk each, and there is one per symbol.
+ * The comment block right above a definition (past its decorators, annotations and attributes, one line or
+ * several), or a Python docstring. A doc-marked comment (`/** … *\/`, `///`) keeps its definition across up to
+ * two blank lines, as commander's JSDoc has it; a plain comment must touch it. Read from the text rather than
+ * the tree: a definition's neighbours cost a tree walk each, and there is one per symbol.
  */
 export function docFor(node: Node, grammar: GrammarId, source: string, startIndex: number = node.startIndex): string | undefined {
   if (grammar === 'python') {
@@ -30,20 +40,27 @@ export function docFor(node: Node, grammar: GrammarId, source: string, startInde
   if (!DECLARATION_PREFIX.test(source.slice(lineStart, startIndex))) return undefined;
   const lineComment = LINE_COMMENT[grammar] ?? C_STYLE_LINE_COMMENT;
   const lines: string[] = [];
+  let blanks = 0;
   let end = lineStart - 1;
   while (end > 0) {
     const start = source.lastIndexOf('\n', end - 1) + 1;
     const line = source.slice(start, end);
     const trimmed = line.trim();
-    if (!lines.length && ATTRIBUTE_LINE.test(trimmed)) {
+    const attribute = lines.length ? -1 : attributeStart(source, start, trimmed);
+    if (attribute >= 0) {
+      end = attribute - 1;
+    } else if (!lines.length && trimmed === '') {
+      if (++blanks > MAX_BLANK_LINES) break;
       end = start - 1;
     } else if (trimmed.endsWith('*/')) {
       const open = source.lastIndexOf('/*', start + line.lastIndexOf('*/'));
       const openLineStart = source.lastIndexOf('\n', open - 1) + 1;
       if (open < 0 || source.slice(openLineStart, open).trim() !== '') break;
+      // Across a blank line only a doc-marked block, and not the file's own leading doc.
+      if (blanks && (!DOC_BLOCK_OPEN.test(source.slice(open, open + 3)) || isFileStart(source, openLineStart))) break;
       lines.unshift(source.slice(open, end));
       end = openLineStart - 1;
-    } else if (lineComment.test(line)) {
+    } else if (lineComment.test(line) && (!blanks || DOC_LINE_COMMENT.test(line))) {
       lines.unshift(line);
       end = start - 1;
     } else {
@@ -51,6 +68,31 @@ export function docFor(node: Node, grammar: GrammarId, source: string, startInde
     }
   }
   return lines.length ? cleanDoc(lines.join('\n')) : undefined;
+}
+
+/**
+ * Where the attribute ending on this line starts (`@decorator`, `#[derive(…)]`, `[Attr]`, `template <…>`,
+ * across lines when its brackets are), or -1 when the line ends no attribute.
+ */
+function attributeStart(source: string, lineStart: number, trimmed: string): number {
+  if (ATTRIBUTE_LINE.test(trimmed)) return lineStart;
+  if (!/[)\]}]$/.test(trimmed)) return -1;
+  let depth = 0;
+  const stop = Math.max(0, lineStart - ATTRIBUTE_MAX_CHARS);
+  for (let at = lineStart + source.slice(lineStart).search(/[)\]}]\s*(?:\n|$)/); at >= stop; at--) {
+    const char = source[at];
+    if (char === ')' || char === ']' || char === '}') depth++;
+    else if (char === '(' || char === '[' || char === '{') depth--;
+    if (depth > 0) continue;
+    const openLine = source.lastIndexOf('\n', at - 1) + 1;
+    return openLine < lineStart && ATTRIBUTE_LINE.test(source.slice(openLine, at + 1).trim()) ? openLine : -1;
+  }
+  return -1;
+}
+
+/** Whether only a shebang line and blank space come before this offset: the file's leading comment. */
+function isFileStart(source: string, offset: number): boolean {
+  return source.slice(0, offset).replace(/^#!.*/, '').trim() === '';
 }
 
 /** Strips comment markers and returns the first paragraph, shortened. */

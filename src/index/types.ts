@@ -140,6 +140,8 @@ export interface AnalysisMetadata {
   git_dirty?: boolean | null;
   /** Files each `.coderagignore` rule excluded, by rule. */
   excluded_by_rule?: Record<string, number>;
+  /** CodeRAG's own output the walk left out (its indexes, caches, search packs), repo-relative, folders ending in `/`. */
+  own_output_excluded?: string[];
   /** Set on a partial index (`coderag index --shard i/n`); `coderag merge` combines a complete set. */
   shard?: ShardInfo;
 }

@@ -50,6 +50,8 @@ export interface BuildIndexInput {
   gitCommit: string | null;
   gitDirty?: boolean | null;
   excludedByRule?: Record<string, number>;
+  /** CodeRAG's own files and folders the walk left out (walk.ts). */
+  ownOutput?: readonly string[];
   shard?: ShardInfo;
   startedAt: number;
   finishedAt: number;
@@ -125,6 +127,7 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
     git_dirty: input.gitDirty ?? null,
     excluded_by_rule: input.excludedByRule ?? {},
   };
+  if (input.ownOutput?.length) metadata.own_output_excluded = [...input.ownOutput];
   if (input.shard) metadata.shard = input.shard;
   return metadata;
 }

@@ -9,7 +9,7 @@ export type IndexEvent =
   | { type: 'warning'; message: string }
   | { type: 'repo_start'; repo: string; files: number }
   | { type: 'file_done'; repo: string; path: string; status: FileStatus; cached: boolean; reason?: string }
-  | { type: 'repo_done'; repo: string; outputPath: string | null };
+  | { type: 'repo_done'; repo: string; output_path: string | null };
 
 export type EventSink = (event: IndexEvent) => void;
 

@@ -43,21 +43,27 @@ export function staticSummary(file: WalkedFile, hash: string, facts: StaticFacts
   return summary;
 }
 
+/**
+ * The entry of a file that was not profiled: skipped for what it is (too large, binary, a secret…), or failed
+ * when it could not be read, as a model answer that never came fails: listed on stderr, exit code 3, and
+ * read again by the next run.
+ */
 export function skippedSummary(file: WalkedFile, reason: SkipReason, detail: string): FileSummary {
   const language = detectLanguage(file.path).name;
   const role = detectRole(file.path);
+  const status = reason === 'unreadable' ? 'failed' : 'skipped';
   return {
     file_path: file.path,
-    file_type: `${describeFileType(language, role)} (skipped: ${reason.replace(/_/g, ' ')})`,
+    file_type: `${describeFileType(language, role)} (${status}: ${reason.replace(/_/g, ' ')})`,
     main_functions: [],
     key_concepts: [],
     dependencies: [],
-    summary: `File skipped: ${detail}.`,
+    summary: status === 'failed' ? `File could not be read: ${detail}.` : `File skipped: ${detail}.`,
     lines_of_code: 0,
     last_modified: isoDate(file.mtimeMs),
     language,
     role,
-    status: 'skipped',
+    status,
     reason,
     profile_source: 'none',
     content_hash: '',

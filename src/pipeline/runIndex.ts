@@ -45,7 +45,7 @@ import { profileFiles, skippedSummary } from './profile.js';
 import { writeSearchPacks } from './searchPacks.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
-import { indexPathFor, jsonStyle, writeRunReports, type ReuseFigures, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
+import { indexPathFor, jsonStyle, prepareOutputDir, writeRunReports, type ReuseFigures, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
@@ -69,6 +69,8 @@ export interface IndexRepositoryOptions {
   llm?: LlmSession | null;
   /** Profile only this shard's files (a partial index for `coderag merge`). */
   shard?: Shard | null;
+  /** Where the indexes go (default `paths.output_dir`): left out of the walk, as the cache folder is. */
+  outDir?: string;
 }
 
 /** What profiling a repository knows besides its entries, which went to the entry sink. */
@@ -227,7 +229,12 @@ async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
   const { file_analysis } = run.config;
   const walked = await walkRepository(
     repoPath,
-    { supportedExtensions: file_analysis.supported_extensions, skipDirectories: file_analysis.skip_directories, respectGitignore: file_analysis.respect_gitignore },
+    {
+      supportedExtensions: file_analysis.supported_extensions,
+      skipDirectories: file_analysis.skip_directories,
+      respectGitignore: file_analysis.respect_gitignore,
+      ownOutput: [run.options.outDir ?? run.config.paths.output_dir, run.config.paths.cache_dir],
+    },
     run.git,
   );
   // A shard profiles its own files but resolves imports against the whole repository's.
@@ -291,6 +298,7 @@ function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | 
     gitCommit: walked.gitCommit,
     gitDirty: walked.gitDirty,
     excludedByRule: walked.excludedByRule,
+    ownOutput: walked.ownOutput,
     ...(walked.shard ? { shard: shardInfo(walked.shard, walkedPaths, profileSettings(run.config, facts)) } : {}),
     startedAt: run.started,
     run: facts,
@@ -358,6 +366,7 @@ export interface RunIndexResult {
  */
 export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
   preferCompactHeap();
+  await prepareOutputDir(options.outDir);
   const extractors = options.extractors ?? createExtractors(options.config, options.readFile);
   // The stages take turns: the reuse stage's reads are done before the profile stage's files start.
   const hashLimit = options.hashLimit ?? pLimit(HASH_READS_IN_FLIGHT);
@@ -376,7 +385,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }
       written.push({ index, outputPath, reuse, summaryRanges });
-      emit({ type: 'repo_done', repo: index.repo_name, outputPath });
+      emit({ type: 'repo_done', repo: index.repo_name, output_path: outputPath });
     }
   } finally {
     if (!options.extractors) await extractors.close();

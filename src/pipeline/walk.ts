@@ -5,6 +5,12 @@
  * Symlinked directories are never followed (so no loops); a symlinked file is kept only when it points
  * inside the repository. `.coderagignore` files (gitignore syntax, at the root or in any folder) exclude more,
  * whether or not .gitignore is honoured, and the walk counts what each of their rules excluded.
+ *
+ * CodeRAG never indexes what it writes, whatever .gitignore says: the output and cache folders it is given
+ * (compared as resolved absolute paths), and wherever they are, the folders that hold its indexes (a search
+ * pack folder or a reuse state beside them), its answer caches (`ab/ab…64 hex….json`), state files and shard
+ * files. So a run from inside the repository it indexes, or shards whose runners left different things
+ * behind, walk the same files.
  */
 import { execFile } from 'node:child_process';
 import { lstatSync, realpathSync, statSync } from 'node:fs';
@@ -21,6 +27,8 @@ export interface WalkOptions {
   supportedExtensions: readonly string[];
   skipDirectories: readonly string[];
   respectGitignore: boolean;
+  /** CodeRAG's own output and cache folders (absolute, or relative to the working directory): never walked. */
+  ownOutput?: readonly string[];
 }
 
 export interface WalkResult {
@@ -34,6 +42,8 @@ export interface WalkResult {
   gitDirty: boolean | null;
   /** Candidate files each `.coderagignore` rule excluded, by rule (`pattern`, or `pattern (in folder/)` for a nested file). */
   excludedByRule: Record<string, number>;
+  /** CodeRAG's own files and folders the walk left out (repo-relative, folders with a trailing `/`), when they held candidates. */
+  ownOutput: string[];
 }
 
 /** The tool's own ignore file, beside `.gitignore`. */
@@ -58,6 +68,8 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   const skip = new Set(options.skipDirectories);
   const ownRules = await loadIgnoreFiles(root, candidates, CODERAG_IGNORE);
   const excludedByRule: Record<string, number> = {};
+  const ownOutput = ownOutputOf(root, candidates, options.ownOutput ?? []);
+  const leftOut = new Set<string>();
 
   const files: WalkedFile[] = [];
   const outside: WalkedFile[] = [];
@@ -66,6 +78,11 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
     if (!extensions.has(path.posix.extname(relative).toLowerCase())) continue;
     const segments = relative.split('/');
     if (segments.slice(0, -1).some((segment) => skip.has(segment))) continue;
+    const own = ownOutput(relative);
+    if (own !== null) {
+      leftOut.add(own);
+      continue;
+    }
     const rule = excludingRule(relative, ownRules);
     if (rule !== null) {
       excludedByRule[rule] = (excludedByRule[rule] ?? 0) + 1;
@@ -83,7 +100,69 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   }
   const gitCommit = listed && asked ? await asked.head : null;
   const gitDirty = gitCommit && asked ? await asked.dirty : null;
-  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule };
+  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule, ownOutput: [...leftOut].sort() };
+}
+
+/** A search pack folder (search/pack.ts PACK_DIR): it sits beside the indexes it serves. */
+const PACK_FOLDER = '.coderag-search';
+/** A reuse state, `.<index file>.state` (incremental/reuseState.ts), beside the index it describes. */
+const STATE_FILE = /^\.(.+\.json)\.state$/;
+/** A partial index of `coderag index --shard i/n` (shard.ts shardFileName). */
+const SHARD_FILE = /\.shard-\d+-of-\d+\.json$/;
+/** An answer of the profile cache: `<first two hex digits>/<64 hex digits>.json` (cache/profileCache.ts). */
+const CACHE_ENTRY = /(?:^|\/)([0-9a-f]{2})\/\1[0-9a-f]{62}\.json$/;
+
+/**
+ * Which of CodeRAG's own things a candidate belongs to (its label: a folder with a trailing `/`, or a file),
+ * or null: the folders given, as resolved paths; and, wherever they are, folders holding CodeRAG's indexes
+ * or answer caches, search packs, reuse states and shard files. The repository's root is never left out
+ * whole: an index written into it is left out file by file.
+ */
+function ownOutputOf(root: string, candidates: readonly string[], given: readonly string[]): (relative: string) => string | null {
+  const folders = new Set<string>();
+  for (const dir of given) {
+    const relative = path.relative(root, resolvedPath(dir)).split(path.sep).join('/');
+    if (relative && !relative.startsWith('..') && !path.isAbsolute(relative)) folders.add(relative);
+  }
+  const ownFiles = new Set<string>();
+  for (const candidate of candidates) {
+    const slash = candidate.lastIndexOf('/');
+    const dir = slash < 0 ? '' : candidate.slice(0, slash);
+    const name = candidate.slice(slash + 1);
+    const packAt = `/${candidate}`.indexOf(`/${PACK_FOLDER}/`);
+    const state = STATE_FILE.exec(name);
+    const cache = CACHE_ENTRY.exec(candidate);
+    const holder = packAt >= 0 ? candidate.slice(0, Math.max(0, packAt - 1)) : state ? dir : cache ? candidate.slice(0, Math.max(0, candidate.length - name.length - 4)) : null;
+    if (holder === null) continue;
+    if (holder) folders.add(holder);
+    else if (state) ownFiles.add(state[1] as string);
+  }
+  const ordered = [...folders].sort();
+  return (relative) => {
+    for (const folder of ordered) if (relative === folder || relative.startsWith(`${folder}/`)) return `${folder}/`;
+    const packAt = `/${relative}`.indexOf(`/${PACK_FOLDER}/`);
+    if (packAt >= 0) return `${relative.slice(0, packAt)}${PACK_FOLDER}/`;
+    const name = relative.slice(relative.lastIndexOf('/') + 1);
+    if (STATE_FILE.test(name) || SHARD_FILE.test(name) || ownFiles.has(relative) || CACHE_ENTRY.test(relative)) return relative;
+    return null;
+  };
+}
+
+/** An absolute path with its symbolic links resolved, as far as it exists (the rest appended as given). */
+function resolvedPath(dir: string): string {
+  const absolute = path.resolve(dir);
+  let existing = absolute;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(realpathSync(existing), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return absolute;
+      rest.push(path.basename(existing));
+      existing = parent;
+    }
+  }
 }
 
 const STATS_PER_TURN = 2000;

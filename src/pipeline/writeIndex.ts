@@ -3,14 +3,42 @@
  * `output` section asks, all atomically. Key order follows DeepCode's (repo_name, total_files,
  * file_summaries, relationships, analysis_metadata).
  */
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { FileStatus, FileSummary, RepoIndex } from '../index/types.js';
 import { toJson, type JsonStyle } from '../index/serialize.js';
 import { writeFileAtomic } from '../shared/atomicFile.js';
+import { CodeRagError } from '../shared/errors.js';
 import { writeJsonStreamAtomic } from '../index/writeStream.js';
 import { VERSION } from '../shared/version.js';
 import { shardFileName } from './shard.js';
+
+/**
+ * Creates the folder a command writes into, or fails at once with what is wrong with it (a file in its place
+ * or on its path, no permission), before any work that would be lost.
+ */
+export async function prepareOutputDir(dir: string, setting = 'paths.output_dir'): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const isFile = await stat(dir).then((info) => !info.isDirectory(), () => false);
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? isFile
+          ? 'a file of that name is there'
+          : 'part of its path is a file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EROFS'
+            ? 'the file system is read-only'
+            : (error as Error).message;
+    throw new CodeRagError(`cannot write to ${dir} (${setting}): ${why}`, { cause: error, hint: 'name a folder that can be created or written, with --out' });
+  }
+}
 
 export function indexFileName(config: Config, repoName: string): string {
   const safe = repoName.replace(/[^\w.-]+/g, '_');

@@ -94,6 +94,15 @@ describe('spending limits', () => {
     expect(liveFiles()).toBe(FILES - asked);
   });
 
+  it('--max-calls gives the NDJSON and JSON summaries the exit code the run ends with, 4, and its word', async () => {
+    const config = configWith('performance:\n  max_concurrent_files: 2\n');
+    const result = await runCli(['index', fixture, '--out', makeTempDir(), '--config', config, '--max-calls', '1', '--progress', 'json', '--json'], { env: openaiEnv(makeTempDir('coderag-cache-')) });
+    expect(result.code).toBe(4);
+    const summary = result.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((e) => e.type === 'summary');
+    expect(summary).toMatchObject({ status: 'budget_stopped', exit_code: 4 });
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'budget_stopped', exit_code: 4 });
+  });
+
   it('--max-cost for a model without a price is refused before any request', async () => {
     const result = await runCli(['index', fixture, '--out', makeTempDir(), '--max-cost', '1', '--model', 'gpt-4.1-nano', '--config', configWith('')], { env: openaiEnv() });
     expect(result.code).toBe(2);
@@ -111,6 +120,8 @@ describe('coderag index --batch', () => {
     expect(submit.code).toBe(0);
     const manifest = submit.stdout.trim();
     expect(existsSync(manifest)).toBe(true);
+    // Named after the batch, whose id says `batch` already: never `batch_msgbatch_…` or `batch_batch_…`.
+    expect(path.basename(manifest)).toMatch(/^msgbatch_\w+\.manifest$/);
     expect(submit.stderr).toContain(`coderag index --collect ${manifest}`);
     expect(server.batch.stats.submitted[0]?.requests).toHaveLength(FILES);
     expect(existsSync(path.join(out, 'polyglot_index.json'))).toBe(false);
@@ -153,6 +164,7 @@ describe('coderag index --batch', () => {
   it('--collect of a batch the provider no longer knows fails with a clear message', async () => {
     const env = openaiEnv();
     const submit = await runCli(['index', fixture, '--batch', '--out', makeTempDir(), '--config', configWith('')], { env });
+    expect(path.basename(submit.stdout.trim())).toMatch(/^batch_\d+\.manifest$/);
     server.batch.forget();
     const result = await runCli(['index', '--collect', submit.stdout.trim()], { env });
     expect(result.code).toBe(1);

@@ -33,7 +33,7 @@ describe('coderag index --progress json (offline)', () => {
     expect(result.code).toBe(0);
     const lines = events(result.stderr);
     expect(lines.filter((e) => e.type === 'file_done').map((e) => e.path).sort()).toEqual(['src/cache.ts', 'src/clock.ts']);
-    expect(lines).toContainEqual(expect.objectContaining({ type: 'repo_done', repo: 'repo', outputPath: path.join(out, 'repo_index.json') }));
+    expect(lines).toContainEqual(expect.objectContaining({ type: 'repo_done', repo: 'repo', output_path: path.join(out, 'repo_index.json') }));
     const summary = lines.at(-1);
     expect(summary).toMatchObject({ type: 'summary', exit_code: 0, failed_files: [] });
     expect((summary?.repositories as Array<Record<string, unknown>>)[0]).toMatchObject({

@@ -268,7 +268,8 @@ describe('three nights of the workflow, its run steps run in order and its actio
     expect(warned).toHaveLength(1);
     expect(warned[0]!.stderr).toContain(`"path":"${FLAKY}","status":"failed"`);
     for (let shard = 1; shard <= SHARDS; shard++) {
-      expect(artifactFiles(run!, `coderag-shard-${shard}`)).toEqual([`demo_index.shard-${shard}-of-${SHARDS}.json`]);
+      // The shard and its reuse state, which merge combines into the merged index's.
+      expect(artifactFiles(run!, `coderag-shard-${shard}`)).toEqual([`.demo_index.shard-${shard}-of-${SHARDS}.json.state`, `demo_index.shard-${shard}-of-${SHARDS}.json`]);
       expect(step(run!, 'index', shard, "Save this shard's cache").missing).toEqual([]);
       const cached = cacheFiles(stores, keyOf(101, shard));
       expect(cached).toContain(`coderag/shards/demo_index.shard-${shard}-of-${SHARDS}.json`);
@@ -292,7 +293,9 @@ describe('three nights of the workflow, its run steps run in order and its actio
     const summary = readFileSync(path.join(merge!.runnerTemp, '_step_summary'), 'utf8');
     expect(summary).toContain(`- demo: ${FLAKY} failed: `);
     expect(summary).toMatch(/## demo/);
-    expect(artifactFiles(run, 'coderag-indexes')).toEqual(expect.arrayContaining(['demo_index.json']));
+    expect(artifactFiles(run, 'coderag-indexes')).toEqual(expect.arrayContaining(['demo_index.json', '.demo_index.json.state']));
+    expect(merged.stderr).not.toContain('without a reuse state');
+    expect(merged.stderr).not.toContain('has no reuse state');
     expect(artifactFiles(run, 'coderag-indexes').some((f) => f.startsWith('.coderag-search/'))).toBe(true);
 
     const files = mergedIndex(run).file_summaries;

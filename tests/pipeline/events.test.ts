@@ -8,7 +8,7 @@ describe('the events a run reports', () => {
       { type: 'warning', message: 'w' },
       { type: 'repo_start', repo: 'r', files: 1 },
       { type: 'file_done', repo: 'r', path: 'a.ts', status: 'ok', cached: false },
-      { type: 'repo_done', repo: 'r', outputPath: null },
+      { type: 'repo_done', repo: 'r', output_path: null },
     ];
     for (const event of every) expect(ignoreEvents(event)).toBeUndefined();
   });

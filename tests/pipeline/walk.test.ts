@@ -167,3 +167,42 @@ describe('a file git lists that the work tree no longer has', () => {
     expect(await walkedPaths(repo.root)).toEqual(['src/a.ts']);
   });
 });
+
+describe.each([
+  ['a plain folder', false],
+  ['a git work tree', true],
+])("CodeRAG's own output in %s", (_label, git) => {
+  const cacheEntry = `cd/cd${'e'.repeat(62)}.json`;
+  const layout = {
+    'src/app.ts': 'x',
+    // The output folder given, by a path through a symbolic link (below).
+    'idx/repo_index.json': '{}',
+    // Another run's output, found by its reuse state; another one's by its search packs.
+    'old/repo_index.json': '{}',
+    'old/.repo_index.json.state': '',
+    'older/x_index.json': '{}',
+    'older/.coderag-search/x_index.pack': '',
+    // An answer cache under another name, and a stray shard.
+    [`answers/${cacheEntry}`]: '{}',
+    'stray/repo_index.shard-1-of-2.json': '{}',
+    // Look-alikes that are the repository's own.
+    'data/settings.json': '{}',
+    'data/ab/notacache.json': '{}',
+  };
+
+  it('is left out by resolved path, and wherever it is by what marks it, and named once per folder', async () => {
+    const repo = repoWith(layout, git);
+    const link = path.join(makeTempDir(), 'link-to-repo');
+    symlinkSync(repo.root, link);
+    const result = await walkRepository(repo.root, { ...options, ownOutput: [path.join(link, 'idx'), path.join(repo.root, 'not-there-yet')] });
+    expect(result.files.map((f) => f.path)).toEqual(['data/ab/notacache.json', 'data/settings.json', 'src/app.ts']);
+    expect(result.ownOutput).toEqual(['answers/', 'idx/', 'old/', 'older/', 'stray/repo_index.shard-1-of-2.json']);
+  });
+
+  it('never leaves out the repository itself when the indexes are written into its root', async () => {
+    const repo = repoWith({ 'src/app.ts': 'x', 'repo_index.json': '{}', '.repo_index.json.state': '', '.coderag-search/repo_index.pack': '' }, git);
+    const result = await walkRepository(repo.root, { ...options, ownOutput: [repo.root] });
+    expect(result.files.map((f) => f.path)).toEqual(['src/app.ts']);
+    expect(result.ownOutput).toEqual(['repo_index.json']);
+  });
+});

@@ -96,7 +96,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
       return 0;
     }
     const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, shard, reuse: !flags.full });
-    const exitCode = reportRun(result, progress, flags, started);
+    const exitCode = reportRun(result, progress, flags, started, Boolean(llm?.budget?.stopped));
     throwIfStopped(llm?.budget ?? null);
     return exitCode;
   } catch (error) {

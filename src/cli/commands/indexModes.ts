@@ -130,8 +130,9 @@ async function finishBatch(setup: ModeSetup, manifest: BatchManifest, file: stri
   for (const miss of collected.misses.slice(0, 20)) progress.sink({ type: 'warning', message: `${miss.repo}: ${miss.path}: batch request ${miss.type}: ${miss.error}; ${live}` });
   if (collected.misses.length > 20) progress.sink({ type: 'warning', message: `… and ${collected.misses.length - 20} more requests the batch did not answer; ${live}` });
   const result = await runIndex(setup.repos, { config, configFile: setup.configFile, outDir: config.paths.output_dir, onEvent: progress.sink, signal, llm });
-  reportRun(result, progress, flags, setup.started);
-  if (llm.budget?.stopped !== NOT_RETRIED_LIVE) throwIfStopped(llm.budget);
+  const stopped = Boolean(llm.budget?.stopped) && llm.budget?.stopped !== NOT_RETRIED_LIVE;
+  reportRun(result, progress, flags, setup.started, stopped);
+  if (stopped) throwIfStopped(llm.budget);
 }
 
 function dryRunText(plans: readonly RepoPlan[], cost: PlanCost, provider: string, model: string): string {

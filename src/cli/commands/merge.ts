@@ -5,9 +5,10 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
-import { mergeShards, readShard, writeMergedIndexes, type ShardPart } from '../../pipeline/modes/merge.js';
+import { mergeRepositories, readShard, writeMergedRepositories, type ShardPart } from '../../pipeline/modes/merge.js';
+import type { IndexEvent } from '../../pipeline/events.js';
 import { UsageError } from '../../shared/errors.js';
-import { closingLine, EXIT_FILES_FAILED, failedFiles } from '../report.js';
+import { closingLine, EXIT_FILES_FAILED, runFailures, runStatus, writeFailures } from '../report.js';
 
 export interface MergeFlags {
   out?: string;
@@ -18,7 +19,7 @@ export interface MergeFlags {
 
 const SHARD_FILE = /\.shard-\d+-of-\d+\.json$/;
 
-/** Answers the exit code: 0, or EXIT_FILES_FAILED when the merged indexes hold failed files (as `index` does). */
+/** Answers the exit code: 0, or EXIT_FILES_FAILED when the merged indexes hold failed files, named on stderr (as `index` does). */
 export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise<number> {
   const overrides: Record<string, Record<string, unknown>> = {};
   if (flags.out !== undefined) overrides.paths = { output_dir: flags.out };
@@ -26,17 +27,31 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise
   const files = await shardFiles(inputs);
   const parts: ShardPart[] = [];
   for (const shardFile of files) parts.push(await readShard(shardFile));
-  const { written, reports } = await writeMergedIndexes(mergeShards(parts, config), config.paths.output_dir, config, file);
+  const notes = (event: IndexEvent) => {
+    if (!flags.quiet && (event.type === 'info' || event.type === 'warning')) process.stderr.write(`${event.type === 'warning' ? 'warning: ' : ''}${event.message}\n`);
+  };
+  const { written, reports } = await writeMergedRepositories(mergeRepositories(parts, config), config.paths.output_dir, config, file, notes);
+  const failures = runFailures(written);
+  const exitCode = failures.length ? EXIT_FILES_FAILED : 0;
+  // Named as `index` names them: a nightly merge's log says which files tonight's shards could not profile.
+  writeFailures(failures);
   if (!flags.quiet) {
     for (const { index } of written) process.stderr.write(`merged ${closingLine(index)}\n`);
   }
   if (flags.json) {
-    const summary = { status: 'success', reports, shards: files, repositories: written.map(({ index, outputPath }) => ({ repo_name: index.repo_name, output_path: outputPath, total_files: index.total_files, git_commit: index.analysis_metadata.git_commit })) };
+    const summary = {
+      status: runStatus(exitCode),
+      exit_code: exitCode,
+      reports,
+      shards: files,
+      repositories: written.map(({ index, outputPath }) => ({ repo_name: index.repo_name, output_path: outputPath, total_files: index.total_files, git_commit: index.analysis_metadata.git_commit })),
+      failed_files: failures,
+    };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
     for (const { outputPath } of written) process.stdout.write(`${outputPath}\n`);
   }
-  return written.some(({ index }) => failedFiles(index).length > 0) ? EXIT_FILES_FAILED : 0;
+  return exitCode;
 }
 
 /** The files given, and every shard file directly inside the folders given. */

@@ -152,7 +152,7 @@ async function indexProblem(indexFile: string): Promise<string | null> {
 }
 
 /** The file's digest (writeStream.ts DIGEST), read a megabyte at a time into one buffer. */
-async function fileDigest(file: string): Promise<string> {
+export async function fileDigest(file: string): Promise<string> {
   const hash = createHash(DIGEST);
   const handle = await open(file, 'r');
   try {

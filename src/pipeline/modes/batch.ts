@@ -20,6 +20,7 @@ import type { LlmStats } from '../../llm/ask.js';
 import { soleEntry } from '../llmProfile.js';
 import type { LlmSession } from '../llmSession.js';
 import type { RepoPlan } from './dryRun.js';
+import { prepareOutputDir } from '../writeIndex.js';
 
 const manifestSchema = z.object({
   tool: z.literal('coderag'),
@@ -50,9 +51,17 @@ export interface SubmitOptions {
   now?: () => number;
 }
 
+/** `<batch id>.manifest`, the id prefixed with `batch_` only when it does not say `batch` already (OpenAI's `batch_…`, Anthropic's `msgbatch_…`). */
+export function manifestName(batchId: string): string {
+  const safe = batchId.replace(/[^\w.-]+/g, '_');
+  return `${/batch/i.test(safe) ? safe : `batch_${safe}`}.manifest`;
+}
+
 /** Submits every planned request as one batch and writes its manifest; answers the manifest and its path. */
 export async function submitBatch(plans: readonly RepoPlan[], options: SubmitOptions): Promise<{ manifest: BatchManifest; file: string }> {
   const { llm } = options;
+  // Before the batch is paid for: its manifest is written there.
+  await prepareOutputDir(options.outDir);
   const api = batchApiOf(llm);
   const requests = plans.flatMap((plan) => plan.requests);
   // Anthropic allows [a-zA-Z0-9_-]{1,64}; the manifest maps each id back to its file and cache key.
@@ -73,7 +82,7 @@ export async function submitBatch(plans: readonly RepoPlan[], options: SubmitOpt
     focus: llm.focus,
     requests: requests.map((request, i) => ({ custom_id: items[i]?.customId ?? '', key: request.key, repo: request.repo, path: request.path, ...(request.part ? { part: request.part } : {}), prompt_tokens: request.promptTokens })),
   };
-  const file = path.resolve(options.outDir, `batch_${id.replace(/[^\w.-]+/g, '_')}.manifest`);
+  const file = path.resolve(options.outDir, manifestName(id));
   await writeFileAtomic(file, toJson(manifest, { indent: 2, ensureAscii: false }));
   return { manifest, file };
 }

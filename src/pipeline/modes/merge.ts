@@ -7,7 +7,8 @@
  * Per-file facts (symbols, imports resolved against the whole tree, model answers, relationships) are already
  * final in each shard. What depends on the whole repository is recomputed: static key concepts are weighted
  * by document frequency across every file, so they are chosen again from the stored profiles
- * (`chooseConcepts`, the same step a single run ends with).
+ * (`chooseConcepts`, the same step a single run ends with). `writeMergedRepositories` writes each merged index
+ * with the reuse state a single run leaves beside its own (mergeReuse.ts), so the next run updates it.
  */
 import { readFile } from 'node:fs/promises';
 import type { Config } from '../../config/schema.js';
@@ -15,9 +16,11 @@ import { chooseConcepts } from '../../extract/staticProfile.js';
 import { normalizeRepoIndex, repoIndexProblem } from '../../index/serialize.js';
 import type { AnalysisMetadata, FileSummary, RepoIndex, ShardInfo } from '../../index/types.js';
 import { CodeRagError } from '../../shared/errors.js';
-import { buildRepoIndex } from '../buildIndex.js';
+import { buildRepoIndex, type BuildIndexInput } from '../buildIndex.js';
+import { ignoreEvents, type EventSink } from '../events.js';
 import { writeSearchPacks } from '../searchPacks.js';
-import { describeIndex, writeRepoIndex, writeRunReports, type WrittenRepo } from '../writeIndex.js';
+import { writeMergedIndex } from './mergeReuse.js';
+import { describeIndex, prepareOutputDir, writeRepoIndex, writeRunReports, type WrittenRepo } from '../writeIndex.js';
 
 /** One partial index and the file it came from (named in refusals). */
 export interface ShardPart {
@@ -46,6 +49,17 @@ export async function readShard(file: string): Promise<ShardPart> {
 
 /** Merges every repository's shards; the answer is in repository-name order. */
 export function mergeShards(parts: readonly ShardPart[], config: Config): RepoIndex[] {
+  return mergeRepositories(parts, config).map(({ input }) => buildRepoIndex(input));
+}
+
+/** A repository's merged index, not yet built, and the shards it came from (in shard order). */
+export interface MergedRepository {
+  input: BuildIndexInput;
+  parts: ShardPart[];
+}
+
+/** Every repository's shards, checked and combined; in repository-name order. */
+export function mergeRepositories(parts: readonly ShardPart[], config: Config): MergedRepository[] {
   if (parts.length === 0) throw new MergeError('no shards to merge');
   const byRepo = new Map<string, ShardPart[]>();
   for (const part of parts) {
@@ -56,7 +70,7 @@ export function mergeShards(parts: readonly ShardPart[], config: Config): RepoIn
   return [...byRepo.keys()].sort().map((repo) => mergeRepository(repo, byRepo.get(repo) as ShardPart[], config));
 }
 
-function mergeRepository(repo: string, parts: ShardPart[], config: Config): RepoIndex {
+function mergeRepository(repo: string, parts: ShardPart[], config: Config): MergedRepository {
   const ordered = checkComplete(repo, parts);
   checkAgreement(repo, ordered);
   const first = ordered[0] as ShardPart;
@@ -86,7 +100,7 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config): Repo
     performance: { ...config.performance, enable_concurrent_analysis: meta.concurrent_analysis_used, enable_content_caching: meta.content_caching_enabled },
   };
   const target = meta.target_structure_analyzed;
-  const merged = buildRepoIndex({
+  const input: BuildIndexInput = {
     repoName: repo,
     repoPath: meta.repo_path,
     summaries,
@@ -96,6 +110,7 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config): Repo
     gitCommit: meta.git_commit,
     gitDirty: metas.some((m) => m.git_dirty === true) ? true : (meta.git_dirty ?? null),
     excludedByRule: meta.excluded_by_rule ?? {},
+    ownOutput: [...new Set(metas.flatMap((m) => m.own_output_excluded ?? []))].sort(),
     startedAt: Number.isFinite(startedAt) ? startedAt : Date.now(),
     finishedAt: Number.isFinite(finishedAt) ? finishedAt : Date.now(),
     run: {
@@ -117,8 +132,8 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config): Repo
       cacheHits: sum((m) => m.cache_hits),
       secretsRedacted: sum((m) => m.secrets_redacted),
     },
-  });
-  return merged;
+  };
+  return { input, parts: ordered };
 }
 
 function shardOf(part: ShardPart): ShardInfo {
@@ -187,10 +202,30 @@ function distinctBy<T>(items: T[], key: (item: T) => unknown): [T, T] {
 }
 
 /**
- * Writes merged indexes into `outDir` as a single run writes its own: the indexes, the run reports, then the
- * search packs.
+ * Writes merged repositories into `outDir` as a single run writes its own: each index with its reuse state
+ * (mergeReuse.ts), the run reports, then the search packs.
+ */
+export async function writeMergedRepositories(
+  merged: readonly MergedRepository[],
+  outDir: string,
+  config: Config,
+  configFile: string | null,
+  emit: EventSink = ignoreEvents,
+): Promise<{ written: WrittenRepo[]; reports: string[] }> {
+  await prepareOutputDir(outDir);
+  const written: WrittenRepo[] = [];
+  for (const { input, parts } of merged) written.push(await writeMergedIndex(input, parts, outDir, config, emit));
+  const reports = await writeRunReports(written, outDir, config, configFile);
+  await writeSearchPacks(written);
+  return { written, reports };
+}
+
+/**
+ * Writes merged indexes held in memory into `outDir`, without reuse states: the indexes, the run reports,
+ * then the search packs.
  */
 export async function writeMergedIndexes(merged: readonly RepoIndex[], outDir: string, config: Config, configFile: string | null): Promise<{ written: WrittenRepo[]; reports: string[] }> {
+  await prepareOutputDir(outDir);
   const written: WrittenRepo[] = [];
   for (const index of merged) {
     const outputPath = await writeRepoIndex(index, outDir, config);

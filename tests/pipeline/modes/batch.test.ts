@@ -15,7 +15,7 @@ import { OpenAiProvider } from '../../../src/llm/openai.js';
 import { priceOf } from '../../../src/llm/pricing.js';
 import type { LlmProvider } from '../../../src/llm/provider.js';
 import { promptTokenCounter } from '../../../src/llm/tokens.js';
-import { batchStatus, collectBatch, submitBatch, waitForBatch } from '../../../src/pipeline/modes/batch.js';
+import { batchStatus, collectBatch, manifestName, submitBatch, waitForBatch } from '../../../src/pipeline/modes/batch.js';
 import { createLlmSession, type LlmSession } from '../../../src/pipeline/llmSession.js';
 import { costOfPlan, planRun } from '../../../src/pipeline/modes/dryRun.js';
 import { indexRepository } from '../../../src/pipeline/runIndex.js';
@@ -268,5 +268,13 @@ describe('spending limits', () => {
     expect(budget.spent).toBeLessThanOrEqual(maxCost);
     expect(budget.stopped).toMatch(/^--max-cost \$0\.50 reached/);
     expect(index.file_summaries.filter((f) => f.profile_source === 'llm')).toHaveLength(liveFiles().length);
+  });
+});
+
+describe('a batch manifest\'s name', () => {
+  it('is the batch id, prefixed with batch_ only when the id does not say batch already', () => {
+    expect(manifestName('batch_abc123')).toBe('batch_abc123.manifest');
+    expect(manifestName('msgbatch_01XY')).toBe('msgbatch_01XY.manifest');
+    expect(manifestName('job/42')).toBe('batch_job_42.manifest');
   });
 });
