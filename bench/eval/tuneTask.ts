@@ -11,14 +11,14 @@
  * the figure the field quotes, MRR keeps @1 from being traded away. A knob's value moves only for a gain of at
  * least MIN_GAIN. Prints the chosen params as JSON, ready for TASK_PARAMS.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { TASK_PARAMS, type TaskParams } from '../../src/search/taskRank.js';
 import type { RepoIndex } from '../../src/index/types.js';
 import { INDEX_CACHE_DIR, indexCacheKey, normaliseRefPath } from './coderagRanker.js';
 import { materialise, treeDirFor } from './checkout.js';
-import { DEFAULT_ISSUE_CAP, accAtK, datasetSources, goldFiles, mergeInstances, parseDataset, selectIssueCases } from './issues.js';
+import { DEFAULT_ISSUE_CAP, accAtK, datasetSources, functionMetrics, goldFiles, goldFunctions, mergeInstances, parseDataset, selectIssueCases, type GoldFunction } from './issues.js';
 import { caseMetrics } from './metrics.js';
 import { MIRRORS_FLAG, mirrorFinder } from './mirrors.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
@@ -28,6 +28,7 @@ const K = 50;
 
 interface Case {
   id: string;
+  gold: GoldFunction[];
   repo: string;
   half: Half;
   query: string;
@@ -38,6 +39,10 @@ interface Case {
 
 interface Figures {
   cases: number;
+  /** Function level over the cases with gold functions (search's symbol answers): Acc@5, Acc@10. */
+  fnCases: number;
+  fnAcc5: number;
+  fnAcc10: number;
   acc1: number;
   acc5: number;
   acc10: number;
@@ -82,8 +87,18 @@ function evaluate(cases: readonly Case[], params: TaskParams): Figures {
   let acc5 = 0;
   let acc10 = 0;
   let mrr = 0;
+  let fnCases = 0;
+  let fnAcc5 = 0;
+  let fnAcc10 = 0;
   for (const c of cases) {
-    const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params });
+    const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params, granularity: 'symbol' });
+    if (c.gold.length) {
+      const symbols = (answer.symbols ?? []).map((s) => ({ file: normaliseRefPath(c.treeDir, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line }));
+      const fn = functionMetrics(symbols, c.gold);
+      fnCases++;
+      fnAcc5 += fn.fnAcc5;
+      fnAcc10 += fn.fnAcc10;
+    }
     const ranked = [...new Set(answer.references.map((r) => normaliseRefPath(c.treeDir, r.file_path)))];
     acc1 += accAtK(ranked, c.answers, 1);
     acc5 += accAtK(ranked, c.answers, 5);
@@ -91,8 +106,26 @@ function evaluate(cases: readonly Case[], params: TaskParams): Figures {
     mrr += caseMetrics(ranked, c.answers).rr;
   }
   const n = Math.max(1, cases.length);
-  const f = { cases: cases.length, acc1: acc1 / n, acc5: acc5 / n, acc10: acc10 / n, mrr: mrr / n };
+  const f = { cases: cases.length, acc1: acc1 / n, acc5: acc5 / n, acc10: acc10 / n, mrr: mrr / n, fnCases, fnAcc5: fnAcc5 / Math.max(1, fnCases), fnAcc10: fnAcc10 / Math.max(1, fnCases) };
   return { ...f, objective: (f.acc5 + f.mrr) / 2 };
+}
+
+let staleIndexes = 0;
+
+/**
+ * The cached index of a tree: the one the current sources would build, else the newest (as tune.ts reads them:
+ * ranking weights are tuned over indexes whose content the sources outside src/search rarely change; the count
+ * of older ones is reported).
+ */
+function cachedIndex(tree: string, key: string): string | undefined {
+  const current = join(INDEX_CACHE_DIR, `${tree}.${key}.json`);
+  if (existsSync(current)) return current;
+  const older = readdirSync(INDEX_CACHE_DIR)
+    .filter((f) => f.startsWith(`${tree}.`) && f.endsWith('.json'))
+    .map((f) => join(INDEX_CACHE_DIR, f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (older) staleIndexes++;
+  return older;
 }
 
 function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string }, halves: readonly Half[]): Case[] {
@@ -116,13 +149,14 @@ function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string }, halves:
     // A repository with no mirror is left out, as run.ts leaves it out.
     if (!cachedTree && !gitDir) continue;
     const treeDir = materialise(short, c.base_commit, gitDir);
-    const cached = join(INDEX_CACHE_DIR, `${treeDir.split('/').pop()}.${key}.json`);
-    if (!existsSync(cached)) {
+    const cached = cachedIndex(treeDir.split('/').pop() as string, key);
+    if (!cached) {
       console.error(`[tune-task] no cached index for ${c.instance_id}, left out (run bench/eval/run.ts --set issues first)`);
       continue;
     }
     const index = JSON.parse(readFileSync(cached, 'utf8')) as RepoIndex;
-    out.push({ id: c.instance_id, repo: short, half, query: c.problem_statement, answers, treeDir, corpus: new SearchCorpus([{ key: index.repo_name, file: '', index }]) });
+    const gold = goldFunctions(c.patch, (p) => (existsSync(join(treeDir, p)) ? readFileSync(join(treeDir, p), 'utf8') : undefined));
+    out.push({ id: c.instance_id, gold, repo: short, half, query: c.problem_statement, answers, treeDir, corpus: new SearchCorpus([{ key: index.repo_name, file: '', index }]) });
   }
   return out;
 }
@@ -148,13 +182,14 @@ function parseArgs(argv: string[]) {
   return o;
 }
 
-const fmt = (f: Figures): string => `Acc@1 ${f.acc1.toFixed(3)}  Acc@5 ${f.acc5.toFixed(3)}  Acc@10 ${f.acc10.toFixed(3)}  MRR ${f.mrr.toFixed(3)}  (objective ${f.objective.toFixed(4)}, ${f.cases} cases)`;
+const fmt = (f: Figures): string =>
+  `Acc@1 ${f.acc1.toFixed(3)}  Acc@5 ${f.acc5.toFixed(3)}  Acc@10 ${f.acc10.toFixed(3)}  MRR ${f.mrr.toFixed(3)}  (objective ${f.objective.toFixed(4)}, ${f.cases} cases)  fn Acc@5 ${f.fnAcc5.toFixed(3)} Acc@10 ${f.fnAcc10.toFixed(3)} (${f.fnCases})`;
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const start: TaskParams = o.from ? (JSON.parse(readFileSync(o.from, 'utf8')) as TaskParams) : TASK_PARAMS;
   const tuning = loadCases(o, ['tune']);
-  console.error(`[tune-task] ${tuning.length} tuning cases loaded`);
+  console.error(`[tune-task] ${tuning.length} tuning cases loaded${staleIndexes ? `, ${staleIndexes} from indexes cached by older sources` : ''}`);
   let params = start;
   let best = evaluate(tuning, params);
   console.error(`[tune-task] start: ${fmt(best)}`);

@@ -1,8 +1,10 @@
 /**
  * Function-level answers: the symbols of the best files, ranked as the places most likely to need the change.
- * A symbol scores its file's score times how well its own name and doc comment match the request (idf-weighted
- * overlap, normalised by the name's length, so `_format_repr_exception` beats `Printer` for a report about
- * repr exceptions) and the anchors the text names (a symbol a frame or a backtick names comes first).
+ * A symbol scores its file's relative score to the 4th power (the best files' symbols first) times how well its
+ * own name, its class's name (half weight) and its doc comment match the request (idf-weighted overlap, normalised
+ * by the name's length, so `_format_repr_exception` beats `Printer` for a report about repr exceptions) and the
+ * anchors the text names (a symbol a frame or a backtick names comes first). SCOPE_WEIGHT and FILE_POWER were
+ * chosen on the issue set's tuning half (bench/eval/tuneTask.ts reports function-level figures).
  */
 import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
@@ -30,6 +32,10 @@ const FLOOR = 0.05;
 const ANCHOR_BONUS = 2;
 const DOC_WEIGHT = 0.3;
 const DOC_CHARS = 300;
+/** Weight of the words of a member's class (its ast_path) beside those of its own name. */
+const SCOPE_WEIGHT = 0.5;
+/** Symbols of the best files first: a file's relative score counts to this power. */
+const FILE_POWER = 4;
 
 /** How well each of a file's symbols matches the request; 0 for one that its words and anchors do not reach. */
 export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery, tokenizer: Tokenizer): number[] {
@@ -38,6 +44,14 @@ export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery,
     let name = 0;
     for (const t of nameTokens) name += query.termWeight.get(t) ?? 0;
     name /= Math.sqrt(Math.max(1, nameTokens.length));
+    // A member is also about its class: `Permutation.__new__` for a report about the Permutation constructor.
+    const scope = symbol.ast_path.split('-').slice(0, -1);
+    if (scope.length) {
+      const scopeTokens = [...new Set(scope.flatMap((part) => tokenizer.identifier(part)))];
+      let inScope = 0;
+      for (const t of scopeTokens) inScope += query.termWeight.get(t) ?? 0;
+      name += (SCOPE_WEIGHT * inScope) / Math.sqrt(scopeTokens.length || 1);
+    }
     let doc = 0;
     // A doc comment's first sentences say what the symbol is for; the rest costs more to read than it adds.
     const text = `${symbol.doc?.slice(0, DOC_CHARS) ?? ''} ${symbol.description ?? ''}`;
@@ -86,7 +100,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
     symbols.forEach((symbol, i) => {
       out.push({
         repo_name: repo, file_path: file.file_path, kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path,
-        start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore * (FLOOR + (scores[i] as number)),
+        start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore ** FILE_POWER * (FLOOR + (scores[i] as number)),
         ...(symbol.description ? { description: symbol.description } : {}),
       });
     });
