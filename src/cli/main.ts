@@ -23,6 +23,11 @@ async function run(argv: string[]): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   cliState.verbose = argv.includes('--verbose');
   cliState.quit = (code) => process.exit(code);
+  // A reader that stops early (`coderag search … | head`) closes the pipe: that ends the command, quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   try {
     return await run(argv);
   } catch (error) {

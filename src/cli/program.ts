@@ -7,6 +7,7 @@ import { VERSION } from '../shared/version.js';
 import { cliState } from './state.js';
 import { SYMBOL_KINDS } from '../search/symbols.js';
 import { InvalidValue, SEARCH_OPTIONS, nonNegativeInt, nonNegativeNumber, positiveInt, type OptionSpec, type ValueParser } from './options.js';
+import { MCP_TOOLS } from '../mcp/toolNames.js';
 
 /** A value parser as commander wants it: a bad value is its InvalidArgumentError, reported as a usage error. */
 function checked(parse: ValueParser): (value: string) => number {
@@ -152,7 +153,7 @@ export function buildProgram(): Command {
 
   program
     .command('mcp')
-    .description('Serve the indexes to MCP clients on stdio: search_code_references, get_indexes_overview and search.')
+    .description(`Serve the indexes to MCP clients on stdio, with the tools ${MCP_TOOLS.join(', ')}.`)
     .option('-i, --indexes <dir>', 'default folder of RepoIndex files (default: paths.output_dir, "indexes")')
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
     .addHelpText('after', '\nstdout carries the protocol; logs go to stderr.\nExample (an MCP client\'s command):\n  npx coderag mcp --indexes /abs/path/indexes\n')

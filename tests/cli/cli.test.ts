@@ -158,3 +158,18 @@ describe('coderag on bad input', () => {
     expect(result.stdout).toContain('(default: 10)');
   });
 });
+
+describe('coderag writing into a pipe that closes early', () => {
+  it('ends quietly with exit 0 when the reader stops reading, as `coderag --help | head -1` does', async () => {
+    const { spawn } = await import('node:child_process');
+    const { CLI, cleanEnv } = await import('../support/cli.js');
+    const child = spawn(process.execPath, [CLI, 'index', '--help'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // Close our end before the command writes: its write then fails with EPIPE.
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(code).toBe(0);
+  });
+});

@@ -23,7 +23,7 @@ async function commanderFlags(args: string[]): Promise<Record<string, unknown> |
 describe('reading a search command line without commander', () => {
   it.each([
     [['--target', 'cache.ts', '--keywords', 'ttl,eviction']],
-    [['-q', 'parse yaml', '--json']],
+    [['--query', 'parse yaml', '--json']],
     [['--query=retry with backoff', '-n', '3', '--scorer', 'deepcode']],
     [['-i', 'indexes', '-n5', '--type', 'function', '--snippets', '2', '-c', 'my.yaml']],
     [['-tsrc/cache.ts', '-kttl', '--verbose', '--json', '--json']],
@@ -47,5 +47,23 @@ describe('reading a search command line without commander', () => {
   ])('leaves %j to commander, which answers with help or a usage error', async (args) => {
     expect(searchFlagsWithoutCommander(args)).toBeNull();
     expect(await commanderFlags(args)).toBeInstanceOf(CommanderError);
+  });
+});
+
+describe('the short option letters of every command', () => {
+  it('mean one option each across the whole program', () => {
+    const meaning = new Map<string, string>();
+    const clashes: string[] = [];
+    for (const command of buildProgram().commands) {
+      for (const option of command.options) {
+        if (!option.short) continue;
+        const long = option.long ?? '';
+        const known = meaning.get(option.short);
+        if (known !== undefined && known !== long) clashes.push(`${option.short} is ${known} and ${long} (${command.name()})`);
+        meaning.set(option.short, known ?? long);
+      }
+    }
+    expect(clashes).toEqual([]);
+    expect(meaning.size).toBeGreaterThan(4);
   });
 });

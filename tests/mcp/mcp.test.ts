@@ -49,8 +49,12 @@ describe('coderag mcp over stdio, end to end', () => {
 
   it('lists DeepCode\'s two tools, the free-text search and the symbol look-ups', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['find_symbol', 'get_file_outline', 'get_indexes_overview', 'search', 'search_code_references']);
-    expect(stderr).toContain(`coderag mcp: serving ${out} on stdio`);
+    const names = tools.map((t) => t.name);
+    expect([...names].sort()).toEqual(['find_symbol', 'get_file_outline', 'get_indexes_overview', 'search', 'search_code_references']);
+    // The start-up line and --help name every tool the server has, no more.
+    expect(stderr).toContain(`coderag mcp: serving ${out} on stdio (tools: ${names.join(', ')})`);
+    const help = await runCli(['mcp', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(`with the tools ${names.join(', ')}.`);
   });
 
   it('answers search_code_references as DeepCode does, with the cache file first', async () => {

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from '../../mcp/server.js';
+import { MCP_TOOLS } from '../../mcp/toolNames.js';
 import { AbortedError, errorMessage } from '../../shared/errors.js';
 import { indexesDir } from './search.js';
 
@@ -24,7 +25,7 @@ export async function mcpCommand(flags: { indexes?: string; config?: string }): 
   });
 
   await server.connect(new StdioServerTransport());
-  log(`serving ${dir} on stdio (tools: search_code_references, get_indexes_overview, search)`);
+  log(`serving ${dir} on stdio (tools: ${MCP_TOOLS.join(', ')})`);
   const stopReason = await stopped;
   await server.close().catch((error: unknown) => log(`error while closing: ${errorMessage(error)}`));
   log(`stopped (${stopReason === 'hangup' ? 'client disconnected' : stopReason})`);
