@@ -4,7 +4,7 @@
  */
 import type { RepoIndex } from '../index/types.js';
 import type { RunIndexResult } from '../pipeline/runIndex.js';
-import type { FailedFile, WrittenIndex } from '../pipeline/writeIndex.js';
+import type { FailedFile, ReuseFigures, WrittenIndex } from '../pipeline/writeIndex.js';
 import type { Progress } from './progress.js';
 
 /** Exit code of a run that wrote its indexes although some files failed (their reasons are in the index). */
@@ -24,7 +24,7 @@ export function reportRun(result: RunIndexResult, progress: Progress, flags: { q
     for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
     for (const f of failures.slice(0, MAX_FAILURES_LISTED)) process.stderr.write(`warning: ${f.repo}: ${f.path} failed: ${f.reason}\n`);
     if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failed files (status "failed" in the index, with reasons)\n`);
-    if (!flags.quiet) for (const { index } of result.written) process.stderr.write(`${closingLine(index)}\n`);
+    if (!flags.quiet) for (const { index, reuse, unchanged } of result.written) process.stderr.write(`${closingLine(index, reuse, unchanged)}\n`);
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ ...runSummary(result.written, result.reports, Date.now() - started), exit_code: exitCode, failed_files: failures }, null, 2)}\n`);
@@ -41,7 +41,11 @@ export function failedFiles(index: Pick<WrittenIndex, 'failed_files'>): FailedFi
   return index.failed_files;
 }
 
-export function closingLine(index: Omit<RepoIndex, 'file_summaries'>): string {
+/**
+ * A repository's closing line: its files by status, the run's duration, and, for a run that reused a previous
+ * index, how many entries it took by each identity and whether the index was left as it stood.
+ */
+export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: ReuseFigures, unchanged?: boolean): string {
   const meta = index.analysis_metadata;
   const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
   const { ok, skipped, failed } = meta.files_by_status;
@@ -51,10 +55,16 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>): string {
   const excluded = Object.entries(meta.excluded_by_rule ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const excludedTotal = excluded.reduce((n, [, count]) => n + count, 0);
   const excludedPart = excludedTotal ? `, ${excludedTotal} excluded by .coderagignore (${excluded.map(([rule, n]) => `${rule} ${n}`).join(', ')})` : '';
-  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
   return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens, ${index.relationships.length} relationships${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
+}
+
+function reusePart(reuse: ReuseFigures | undefined, unchanged: boolean | undefined): string {
+  if (!reuse || reuse.reused === 0) return '';
+  const taken = `; ${reuse.reused} reused (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash), ${reuse.extracted} extracted`;
+  return unchanged ? `${taken}; index unchanged, not written` : taken;
 }
 
 function runSummary(written: Array<{ index: WrittenIndex; outputPath: string }>, reports: string[], durationMs: number) {

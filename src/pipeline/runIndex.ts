@@ -94,12 +94,12 @@ export async function indexRepositoryToFile(
   repoPath: string,
   indexFile: string,
   options: IndexRepositoryOptions & { previousIndex: string | null },
-): Promise<{ index: WrittenIndex; reuse: ReuseFigures; summaryRanges: Float64Array }> {
+): Promise<{ index: WrittenIndex; reuse: ReuseFigures; summaryRanges: Float64Array; unchanged: boolean }> {
   const entries = await StreamedEntries.create(indexFile, jsonStyle(options.config));
   try {
     const { facts, state, reuse } = await profileRepository(repoPath, options, entries, options.previousIndex);
-    const { index, summaryRanges } = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
-    return { index, reuse, summaryRanges };
+    const { index, summaryRanges, unchanged } = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
+    return { index, reuse, summaryRanges, unchanged };
   } finally {
     await entries.dispose();
   }
@@ -367,7 +367,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   try {
     for (const repoPath of repoPaths) {
       const outputPath = indexPathFor(options.outDir, options.config, path.basename(path.resolve(repoPath)), options.shard);
-      const { index, reuse, summaryRanges } = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, hashLimit, previousIndex: options.reuse === false ? null : outputPath });
+      const { index, reuse, summaryRanges, unchanged } = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, hashLimit, previousIndex: options.reuse === false ? null : outputPath });
       if (names.has(index.repo_name)) {
         emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });
       }
@@ -375,7 +375,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
       if (index.analysis_metadata.files_by_status.ok === 0) {
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }
-      written.push({ index, outputPath, reuse, summaryRanges });
+      written.push({ index, outputPath, reuse, summaryRanges, unchanged });
       emit({ type: 'repo_done', repo: index.repo_name, outputPath });
     }
   } finally {

@@ -3,6 +3,7 @@
  * `output` section asks, all atomically. Key order follows DeepCode's (repo_name, total_files,
  * file_summaries, relationships, analysis_metadata).
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { FileStatus, FileSummary, RepoIndex } from '../index/types.js';
@@ -104,22 +105,30 @@ export interface WrittenRepo {
   reuse?: ReuseFigures;
   /** Where each file summary landed in the index file (start, end pairs), when it was written entry by entry. */
   summaryRanges?: Float64Array;
+  /** The run left the index on disk as it stood (nothing in it would change but the date of the run). */
+  unchanged?: boolean;
 }
 
+/**
+ * Writes the run reports. A run that left every index as it stood leaves reports already there as they are too:
+ * they describe the same indexes, and a folder's combined search pack answers only while its `.json` files,
+ * reports included, are the ones it was made from.
+ */
 export async function writeRunReports(written: WrittenRepo[], outDir: string, config: Config, configFile: string | null): Promise<string[]> {
   const files: string[] = [];
   const style = jsonStyle(config);
-  if (config.output.generate_summary) {
-    const file = path.join(outDir, config.output.summary_filename);
-    await writeFileAtomic(file, toJson(summaryReport(written, config, configFile), style));
+  const unchanged = written.length > 0 && written.every((repo) => repo.unchanged);
+  const write = async (file: string, report: () => unknown) => {
+    if (!(unchanged && (await exists(file)))) await writeFileAtomic(file, toJson(report(), style));
     files.push(file);
-  }
-  if (config.output.generate_statistics) {
-    const file = path.join(outDir, config.output.stats_filename);
-    await writeFileAtomic(file, toJson(statisticsReport(written, config, configFile), style));
-    files.push(file);
-  }
+  };
+  if (config.output.generate_summary) await write(path.join(outDir, config.output.summary_filename), () => summaryReport(written, config, configFile));
+  if (config.output.generate_statistics) await write(path.join(outDir, config.output.stats_filename), () => statisticsReport(written, config, configFile));
   return files;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then((info) => info.isFile(), () => false);
 }
 
 function summaryReport(written: WrittenRepo[], config: Config, configFile: string | null) {

@@ -20,14 +20,15 @@ import { WordCache } from '../../extract/wordCache.js';
 import { CHANGEABLE, changeEntry, ENTRY_DEPTH, entryJson, nestedJson, rewriteEntry } from '../../index/entryJson.js';
 import { FragmentFile } from '../../index/fileRanges.js';
 import type { JsonStyle } from '../../index/serialize.js';
-import type { FileRelationship, FileSummary } from '../../index/types.js';
+import type { AnalysisMetadata, FileRelationship, FileSummary } from '../../index/types.js';
+import { readTrailingMetadata } from '../../search/freshness.js';
 import { RawArray, writeJsonStreamAtomic } from '../../index/writeStream.js';
 import { tempPathFor } from '../../shared/atomicFile.js';
 import { buildMetadata, sortRelationships } from '../buildIndex.js';
 import { EntryTable } from './entryTable.js';
 import type { EntrySink, FreshEntry, IndexFacts } from './entries.js';
 import type { PreviousIndex } from './previousIndex.js';
-import type { ReusedEntry } from './reuse.js';
+import { RACY_MS, type ReusedEntry } from './reuse.js';
 import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RepoIdentity, type StateLine, type StoredRecord } from './reuseState.js';
 import { EntryTally, type WrittenIndex } from '../writeIndex.js';
 
@@ -45,6 +46,8 @@ export interface AssembledIndex {
   index: WrittenIndex;
   /** Where each entry of `file_summaries` landed in the index file: start, end pairs, in order. */
   summaryRanges: Float64Array;
+  /** The index on disk was left as it stood: this run would have written the same entries and metadata. */
+  unchanged: boolean;
 }
 
 export class StreamedEntries implements EntrySink {
@@ -137,6 +140,7 @@ export class StreamedEntries implements EntrySink {
       return reason ? { status, reason } : { status };
     });
     const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, statuses);
+    if (this.standsAsIs(order, counts, metadata, includeMetadata)) return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
     const relationshipsAt: [number, number] = [-1, -1];
     const summaryRanges = new Float64Array(2 * order.length);
     const body: Record<string, unknown> = {
@@ -172,16 +176,80 @@ export class StreamedEntries implements EntrySink {
       this.stateLines(recorded),
       counts || !this.previous ? (counts ?? this.frequencies).toJson() : await this.previous.frequencies(),
     );
+    return { index: this.describe(order, relationships, metadata, facts.repoName), summaryRanges, unchanged: false };
+  }
+
+  /**
+   * Whether the previous index already is the one this run would write, but for the run facts of its metadata
+   * (RUN_FACTS): every entry taken from it as it stands, its concepts kept, nothing paid for from a model in
+   * this run, and the rest of its metadata the same (its count of entries by status included, so no entry of
+   * it went). Then the index is left as it is, its date and duration those of the run that wrote it, and so
+   * is its search pack, which answers for its size and modification time.
+   */
+  private standsAsIs(order: Int32Array, counts: DocumentFrequencies | null, metadata: AnalysisMetadata, includeMetadata: boolean): boolean {
+    const { previous } = this;
+    if (!previous || !includeMetadata || counts !== null || !sameStyle(previous.style, this.style)) return false;
+    if (metadata.llm_calls > 0 || metadata.retries > 0) return false;
+    for (const i of order) if (!this.entries.asBefore(i, false)) return false;
+    const before = readTrailingMetadata(this.indexFile);
+    return before !== null && JSON.stringify(withoutRunFacts(before)) === JSON.stringify(withoutRunFacts(metadata));
+  }
+
+  /**
+   * Leaves the previous index as it stands (standsAsIs) and its reuse state too, unless a record in it changed
+   * (a blob id learnt, a file dated too close to the previous run to trust its date) or what the state says of
+   * the run did: then only the state is written again, still describing the same index.
+   */
+  private async keepPrevious(order: Int32Array, relationships: FileRelationship[], metadata: AnalysisMetadata, state: RunState, repoName: string): Promise<AssembledIndex> {
+    const { entries } = this;
+    const previous = this.previous as PreviousIndex;
+    const summaryRanges = new Float64Array(2 * order.length);
+    order.forEach((i, n) => {
+      const { start, end } = entries.place(i);
+      summaryRanges[2 * n] = start;
+      summaryRanges[2 * n + 1] = end;
+    });
+    const { header } = previous;
+    const stateStands =
+      JSON.stringify(header.shape) === JSON.stringify(state.shape) &&
+      header.repo.path === state.repo.path &&
+      header.repo.origin === state.repo.origin &&
+      previous.goModule === state.goModule &&
+      previous.walkedDigest === state.walkedDigest &&
+      Array.from(order).every((i) => entries.asBefore(i, true) && (entries.from(i) as StoredRecord).mtimeMs < previous.startedAt - RACY_MS);
+    if (!stateStands) {
+      const recorded = Array.from(order);
+      await saveReuseState(
+        this.indexFile,
+        {
+          index_digest: header.index_digest,
+          index_bytes: header.index_bytes,
+          started_ms: state.startedAt,
+          shape: state.shape,
+          repo: state.repo,
+          go_module: state.goModule,
+          walked_digest: state.walkedDigest,
+          style: this.style,
+          files: recorded.length,
+          relationships: header.relationships,
+        },
+        this.stateLines(recorded),
+        await previous.frequencies(),
+      );
+    }
+    return { index: this.describe(order, relationships, metadata, repoName), summaryRanges, unchanged: true };
+  }
+
+  /** What the reports need of the index written (or kept), its entries counted. */
+  private describe(order: Int32Array, relationships: FileRelationship[], metadata: AnalysisMetadata, repoName: string): WrittenIndex {
+    const { entries } = this;
     const tally = new EntryTally();
     for (const i of order) {
       const { fileType, status, reason, lines } = entries.facts(i);
       tally.add({ file_path: entries.path(i), file_type: fileType, status, reason, lines_of_code: lines });
     }
     const { file_type_counts, analyzed_files, lines_of_code, failed_files } = tally;
-    return {
-      index: { repo_name: facts.repoName, total_files: order.length, relationships, analysis_metadata: metadata, file_type_counts, analyzed_files, lines_of_code, failed_files },
-      summaryRanges,
-    };
+    return { repo_name: repoName, total_files: order.length, relationships, analysis_metadata: metadata, file_type_counts, analyzed_files, lines_of_code, failed_files };
   }
 
   /** Closes the previous index and deletes the fragment file, whether or not the index was written. */
@@ -249,6 +317,18 @@ export class StreamedEntries implements EntrySink {
       };
     }
   }
+}
+
+/**
+ * The metadata that describes the run that wrote an index rather than the index: when, how long, and what its
+ * model calls cost. An index left as it stands keeps those of the run that wrote it.
+ */
+const RUN_FACTS = ['analysis_date', 'duration_ms', 'cache_hits', 'llm_calls', 'retries', 'token_usage', 'secrets_redacted'] as const;
+
+function withoutRunFacts(metadata: AnalysisMetadata): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...metadata };
+  for (const key of RUN_FACTS) delete rest[key];
+  return rest;
 }
 
 /** Whether the value in the entry's range for changeable field `field` is `json`. */

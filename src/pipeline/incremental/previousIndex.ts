@@ -15,7 +15,7 @@ import { DIGEST } from '../../shared/atomicFile.js';
 import { repoIndexProblem, type JsonStyle } from '../../index/serialize.js';
 import { SCHEMA_VERSION, type FileRelationship } from '../../index/types.js';
 import type { EventSink } from '../events.js';
-import { loadReuseState, type EntryShape, type RepoIdentity, type StateDetails, type StoredRecord } from './reuseState.js';
+import { loadReuseState, type EntryShape, type RepoIdentity, type StateDetails, type StateHeader, type StoredRecord } from './reuseState.js';
 
 export interface PreviousIndex {
   file: string;
@@ -31,6 +31,8 @@ export interface PreviousIndex {
   modelShapeMatches: boolean;
   /** How its entries are written: copied as they are into an index of the same style, else written again. */
   style: JsonStyle;
+  /** What its state's header recorded of the run and the index: an index left as it stands keeps them. */
+  header: Pick<StateHeader, 'index_digest' | 'index_bytes' | 'shape' | 'repo' | 'relationships'>;
   /** The previous index's relationships, by the file they relate (read on first use). */
   relationships(): Promise<Map<string, FileRelationship[]>>;
   /** The document frequencies recorded with the previous index, as JSON (`DocumentFrequencies.toJson`). */
@@ -100,6 +102,7 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
     startedAt: header.started_ms,
     modelShapeMatches: header.shape.model === shape.model,
     style: header.style,
+    header: { index_digest: header.index_digest, index_bytes: header.index_bytes, shape: header.shape, repo: header.repo, relationships: header.relationships },
     relationships: () => (relationships ??= readRelationships(entries, header.relationships)),
     // Copied: a read answers a window of the file that the next read reuses.
     frequencies: async () => Buffer.from(await details.range(frequencies)),

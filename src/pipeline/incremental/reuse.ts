@@ -115,7 +115,7 @@ export interface ReuseResult {
  * A file modified this close before the previous run started may have been modified again within the same
  * mtime tick after it was read (FAT and HFS+ keep 1-2 s): its mtime proves nothing, its blob or hash does.
  */
-const RACY_MS = 2000;
+export const RACY_MS = 2000;
 
 /** Statuses that follow from the file's name, size and bytes alone, so they hold as long as those do. */
 const STABLE_SKIPS: ReadonlySet<string> = new Set<SkipReason>(['too_large', 'binary', 'not_utf8', 'generated', 'secret_file', 'empty']);
