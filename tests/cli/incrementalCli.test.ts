@@ -38,7 +38,7 @@ describe('coderag index run again into the same folder', () => {
     // Every output keeps its bytes and its modification time: the search pack still answers for the index.
     expect(snapshot(out)).toEqual(before);
 
-    appendFileSync(path.join(repo, 'src/lruCache.ts'), '\nexport function evictAll(): void {}\n');
+    appendFileSync(path.join(repo, 'src/cache/lruCache.ts'), '\nexport function evictAll(): void {}\n');
     const edited = await runCli(['index', repo, '--out', out]);
     expect(edited.code).toBe(0);
     expect(edited.stderr).not.toContain('index unchanged');

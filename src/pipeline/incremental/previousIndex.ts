@@ -3,7 +3,7 @@
  * the index file itself, opened for its entries' bytes. Neither is parsed whole: the state says where each
  * entry is, and its digest and size say it describes the index beside it.
  *
- * Ignored, with a warning, when the index is corrupt, of another schema or of another repository; ignored
+ * Ignored, with a warning, when the index is corrupt or of another schema; ignored
  * with a note when only the state is missing or stale, or when extraction changed since. The run then
  * rebuilds the index.
  */
@@ -117,8 +117,9 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
  */
 export async function acceptPreviousIndex(loaded: LoadedPrevious, indexFile: string, repo: RepoIdentity, emit: EventSink, repoName: string): Promise<PreviousIndex | null> {
   if (loaded.ok && !sameRepository(loaded.repo, repo)) {
-    await loaded.previous.close();
-    return acceptPreviousIndex({ ok: false, warning: `describes another repository (${loaded.repo.origin ?? loaded.repo.path})` }, indexFile, repo, emit, repoName);
+    // Every entry is keyed by what its file holds, so a fork's, a mirror's or another folder's index serves
+    // as well; only the mtime shortcut needs the same folder, and the reuse stage uses it only there.
+    emit({ type: 'info', message: `${repoName}: previous index ${indexFile} was made from another clone (${loaded.repo.origin ?? loaded.repo.path}); its entries are taken by git blob and content hash` });
   }
   if (loaded.ok) return loaded.previous;
   if (loaded.warning) emit({ type: 'warning', message: `${repoName}: previous index ${indexFile} ${loaded.warning}; ignored, every file is indexed again` });

@@ -187,9 +187,11 @@ async function takeEntries(
   const toExtract: WalkedFile[] = [];
   const unmoved: Array<[WalkedFile, StoredRecord]> = [];
   const moved: WalkedFile[] = [];
+  // A date and size say nothing of another folder's file: there only blob ids and content hashes do.
+  const sameFolder = previous.header.repo.path === input.root;
   for (const file of input.files) {
     const record = records.get(file.path);
-    if (record && record.mtimeMs === file.mtimeMs && record.size === file.size && record.mtimeMs < previous.startedAt - RACY_MS) unmoved.push([file, record]);
+    if (sameFolder && record && record.mtimeMs === file.mtimeMs && record.size === file.size && record.mtimeMs < previous.startedAt - RACY_MS) unmoved.push([file, record]);
     else moved.push(file);
   }
   // Git works out blob ids while the entries of files whose mtime held are checked.
