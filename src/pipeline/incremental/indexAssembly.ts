@@ -30,7 +30,7 @@ import type { EntrySink, FreshEntry, IndexFacts } from './entries.js';
 import type { PreviousIndex } from './previousIndex.js';
 import { RACY_MS, type ReusedEntry } from './reuse.js';
 import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RepoIdentity, type StateLine, type StoredRecord } from './reuseState.js';
-import { EntryTally, type WrittenIndex } from '../writeIndex.js';
+import { EntryTally, type PreviousLayout, type WrittenIndex } from '../writeIndex.js';
 
 /** What the reuse state records of the run as a whole. */
 export interface RunState {
@@ -48,7 +48,14 @@ export interface AssembledIndex {
   summaryRanges: Float64Array;
   /** The index on disk was left as it stood: this run would have written the same entries and metadata. */
   unchanged: boolean;
+  /**
+   * When every entry is the previous index's under the same path with its key concepts as they were (only
+   * dates and sizes may differ, which no search reads): the previous index's size and date, and where each
+   * entry was in it (start, end pairs, in order), so the previous search pack's field index can be kept.
+   */
+  previous?: PreviousLayout;
 }
+
 
 export class StreamedEntries implements EntrySink {
   private readonly entries = new EntryTable();
@@ -141,6 +148,7 @@ export class StreamedEntries implements EntrySink {
     });
     const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, statuses);
     if (this.standsAsIs(order, counts, metadata, includeMetadata)) return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
+    const previousLayout = this.previousLayout(order, counts);
     const relationshipsAt: [number, number] = [-1, -1];
     const summaryRanges = new Float64Array(2 * order.length);
     const body: Record<string, unknown> = {
@@ -176,7 +184,22 @@ export class StreamedEntries implements EntrySink {
       this.stateLines(recorded),
       counts || !this.previous ? (counts ?? this.frequencies).toJson() : await this.previous.frequencies(),
     );
-    return { index: this.describe(order, relationships, metadata, facts.repoName), summaryRanges, unchanged: false };
+    return { index: this.describe(order, relationships, metadata, facts.repoName), summaryRanges, unchanged: false, ...(previousLayout ? { previous: previousLayout } : {}) };
+  }
+
+  /** The previous index's layout, when every entry is taken from it under its path and keeps its concepts. */
+  private previousLayout(order: Int32Array, counts: DocumentFrequencies | null): PreviousLayout | undefined {
+    const { previous, entries } = this;
+    if (!previous || counts !== null || !sameStyle(previous.style, this.style)) return undefined;
+    const ranges = new Float64Array(2 * order.length);
+    for (let n = 0; n < order.length; n++) {
+      const i = order[n] as number;
+      if (!entries.samePath(i)) return undefined;
+      const { start, end } = entries.place(i);
+      ranges[2 * n] = start;
+      ranges[2 * n + 1] = end;
+    }
+    return { source: previous.source, ranges };
   }
 
   /**

@@ -31,6 +31,8 @@ export interface PreviousIndex {
   modelShapeMatches: boolean;
   /** How its entries are written: copied as they are into an index of the same style, else written again. */
   style: JsonStyle;
+  /** The index file's size and modification time when it was opened: what its search pack answers for. */
+  source: { size: number; mtimeMs: number };
   /** What its state's header recorded of the run and the index: an index left as it stands keeps them. */
   header: Pick<StateHeader, 'index_digest' | 'index_bytes' | 'shape' | 'repo' | 'relationships'>;
   /** The previous index's relationships, by the file they relate (read on first use). */
@@ -62,8 +64,9 @@ export async function loadPreviousIndex(indexFile: string, shape: EntryShape): P
 
 async function load(indexFile: string, shape: EntryShape): Promise<LoadedPrevious> {
   let size: number;
+  let mtimeMs: number;
   try {
-    size = (await stat(indexFile)).size;
+    ({ size, mtimeMs } = await stat(indexFile));
   } catch {
     return { ok: false };
   }
@@ -102,6 +105,7 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
     startedAt: header.started_ms,
     modelShapeMatches: header.shape.model === shape.model,
     style: header.style,
+    source: { size, mtimeMs },
     header: { index_digest: header.index_digest, index_bytes: header.index_bytes, shape: header.shape, repo: header.repo, relationships: header.relationships },
     relationships: () => (relationships ??= readRelationships(entries, header.relationships)),
     // Copied: a read answers a window of the file that the next read reuses.
