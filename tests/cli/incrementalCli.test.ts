@@ -28,6 +28,7 @@ describe('coderag index run again into the same folder', () => {
     const out = makeTempDir();
     expect((await runCli(['index', repo, '--out', out])).code).toBe(0);
     const before = snapshot(out);
+    const folderDate = statSync(out).mtimeMs;
     expect(Object.keys(before)).toEqual(
       expect.arrayContaining(['poly_index.json', '.poly_index.json.state', 'indexing_summary.json', 'indexing_statistics.json', '.coderag-search/poly_index.pack']),
     );
@@ -37,6 +38,8 @@ describe('coderag index run again into the same folder', () => {
     expect(again.stderr).toMatch(/poly: 26 files indexed, 0 skipped, \d+\.\ds; 26 reused \(26 by mtime and size, 0 by git blob, 0 by content hash\), 0 extracted; index unchanged, not written/);
     // Every output keeps its bytes and its modification time: the search pack still answers for the index.
     expect(snapshot(out)).toEqual(before);
+    // Not even a temp file came and went.
+    expect(statSync(out).mtimeMs).toBe(folderDate);
 
     appendFileSync(path.join(repo, 'src/cache/lruCache.ts'), '\nexport function evictAll(): void {}\n');
     const edited = await runCli(['index', repo, '--out', out]);

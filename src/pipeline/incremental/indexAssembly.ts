@@ -70,9 +70,11 @@ export class StreamedEntries implements EntrySink {
   /** Records of entries taken from the previous index as they were whose concepts are chosen (their terms are in its state). */
   private readonly carried = new Set<StoredRecord>();
 
+  /** The fragment file, created when the first entry or detail is appended: a run that makes none writes none. */
+  private fragmentFile: Promise<FragmentFile> | null = null;
+
   private constructor(
     readonly indexFile: string,
-    private readonly fragment: FragmentFile,
     private readonly style: JsonStyle,
   ) {}
 
@@ -80,7 +82,11 @@ export class StreamedEntries implements EntrySink {
   static async create(indexFile: string, style: JsonStyle): Promise<StreamedEntries> {
     await mkdir(path.dirname(indexFile), { recursive: true });
     await removeStaleTemps(indexFile);
-    return new StreamedEntries(indexFile, await FragmentFile.create(tempPathFor(indexFile, 'fragment')), style);
+    return new StreamedEntries(indexFile, style);
+  }
+
+  private fragment(): Promise<FragmentFile> {
+    return (this.fragmentFile ??= FragmentFile.create(tempPathFor(this.indexFile, 'fragment')));
   }
 
   /** The previous index reused entries come from; this closes it when it is disposed of. */
@@ -96,8 +102,9 @@ export class StreamedEntries implements EntrySink {
       this.frequencies.add(terms);
     }
     const { text, holes } = entryJson(summary, this.style);
-    const { start, end } = await this.fragment.append(text);
-    const detail = record ? await this.fragment.append(detailText({ imports: record.imports, terms: terms ? terms.flat() : null })) : null;
+    const fragment = await this.fragment();
+    const { start, end } = await fragment.append(text);
+    const detail = record ? await fragment.append(detailText({ imports: record.imports, terms: terms ? terms.flat() : null })) : null;
     this.entries.add({
       // The walked file's path: one string for both.
       path: record?.file.path ?? summary.file_path,
@@ -125,7 +132,7 @@ export class StreamedEntries implements EntrySink {
       this.frequencies.add(terms);
       this.termsMoved = true;
       const imports = movedImports ?? (await previous.details.imports(from));
-      const appended = await this.fragment.append(detailText({ imports, terms: terms.flat() }));
+      const appended = await (await this.fragment()).append(detailText({ imports, terms: terms.flat() }));
       detail = [appended.start, appended.end];
     } else if (choosesOwn) {
       this.carried.add(from);
@@ -277,7 +284,8 @@ export class StreamedEntries implements EntrySink {
 
   /** Closes the previous index and deletes the fragment file, whether or not the index was written. */
   async dispose(): Promise<void> {
-    await Promise.all([this.fragment.remove(), this.previous?.close()]);
+    const fragment = this.fragmentFile;
+    await Promise.all([fragment?.then((file) => file.remove(), () => undefined), this.previous?.close()]);
   }
 
   /**
@@ -307,7 +315,7 @@ export class StreamedEntries implements EntrySink {
   private async storedTerms(i: number): Promise<TermList> {
     const range = this.entries.detailRange(i);
     const from = this.entries.from(i);
-    if (range) return termsFromFlat(parseDetail(await this.fragment.read(range[0], range[1])).terms ?? []);
+    if (range) return termsFromFlat(parseDetail(await (await this.fragment()).read(range[0], range[1])).terms ?? []);
     if (!this.previous || !from) throw new Error(`no stored terms for ${this.entries.path(i)}`);
     return termsFromFlat((await this.previous.details.terms(from)) ?? []);
   }
@@ -318,7 +326,7 @@ export class StreamedEntries implements EntrySink {
     const concepts = counts && entries.choosesConcepts(i) ? counts.concepts(await this.storedTerms(i)) : null;
     const place = entries.place(i);
     const previous = entries.inPrevious(i) ? (this.previous as PreviousIndex) : null;
-    const bytes = previous ? await previous.entries.read(place.start, place.end) : await this.fragment.read(place.start, place.end);
+    const bytes = previous ? await previous.entries.read(place.start, place.end) : await (await this.fragment()).read(place.start, place.end);
     const restyle = previous !== null && !sameStyle(previous.style, this.style);
     // Concepts chosen again are mostly the ones already written: those bytes stay as they are.
     const unchanged = concepts && !restyle && holeHolds(bytes, place.holes, CHANGEABLE.indexOf('key_concepts'), nestedJson(concepts, ENTRY_DEPTH + 1, this.style));
@@ -336,7 +344,7 @@ export class StreamedEntries implements EntrySink {
       const from = entries.from(i);
       yield {
         record: entries.record(i),
-        detail: range ? await this.fragment.read(range[0], range[1]) : await (this.previous as PreviousIndex).details.bytes(from as StoredRecord),
+        detail: range ? await (await this.fragment()).read(range[0], range[1]) : await (this.previous as PreviousIndex).details.bytes(from as StoredRecord),
       };
     }
   }
