@@ -8,23 +8,27 @@
  *     the index file's size and modification time, and for the pack format);
  *   - an index rewritten with every entry the previous one's under the same path and with the same concepts
  *     (a fresh clone: only dates and the repository's folder changed) gets the previous pack's field index
- *     with its new facts and byte ranges, when that pack was current for the previous index.
+ *     with its new facts and byte ranges, when that pack was current for the previous index;
+ *   - any other rewritten index whose previous pack was current gets that pack updated (packUpdate.ts): only
+ *     the entries a search would read differently are tokenised.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { indexedStateOf, readTrailingMetadata } from '../search/freshness.js';
 import { profileRangesOf, readPack, writePack } from '../search/pack.js';
 import { prepareFolderPack, prepareSearchPack, writtenLayout } from '../search/preparePacks.js';
+import { updatePack } from './packUpdate.js';
 import type { WrittenRepo } from './writeIndex.js';
 
-/** How each index got its pack: left as it was, written from the previous pack's field index, or built. */
-export type PackWay = 'kept' | 'field index kept' | 'built';
+/** How each index got its pack: left as it was, its previous field index kept, updated from the previous pack, or built. */
+export type PackWay = 'kept' | 'field index kept' | 'updated' | 'built';
 
 export async function writeSearchPacks(written: readonly WrittenRepo[]): Promise<PackWay[]> {
   const ways: PackWay[] = [];
   for (const repo of written) {
     if (repo.unchanged && (await packCurrent(repo.outputPath))) ways.push('kept');
     else if (repo.previous && (await keepFieldIndex(repo))) ways.push('field index kept');
+    else if (repo.previous && (await updatePack(repo))) ways.push('updated');
     else {
       await prepareSearchPack(repo.outputPath, writtenLayout(repo));
       ways.push('built');

@@ -107,14 +107,17 @@ export interface WrittenRepo {
   summaryRanges?: Float64Array;
   /** The run left the index on disk as it stood (nothing in it would change but the date of the run). */
   unchanged?: boolean;
-  /** The previous index's layout, when the run changed no entry's searched content (searchPacks.ts). */
+  /** The previous index's layout, for a search pack updated from the previous one (searchPacks.ts). */
   previous?: PreviousLayout;
 }
 
 /** An index's previous file, as far as its search pack goes: its size and date, and where each entry was. */
 export interface PreviousLayout {
   source: { size: number; mtimeMs: number };
-  /** Start, end pairs, in the order of the new index's entries. */
+  /**
+   * Start, end pairs, in the order of the new index's entries: where the entry was in the previous index when
+   * everything a search reads of it is as it was there (its path, its profile, its concepts); -1, -1 otherwise.
+   */
   ranges: Float64Array;
 }
 

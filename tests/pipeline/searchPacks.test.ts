@@ -44,7 +44,7 @@ describe('writing the search packs, the last stage of a run', () => {
     expect(existsSync(path.join(out, '.coderag-search'))).toBe(false);
   });
 
-  it('keeps what no search would see change: the pack of an unchanged run, the field index of a fresh clone', async () => {
+  it('keeps what no search would see change: the pack of an unchanged run, the field index of a fresh clone, the postings of unedited files', async () => {
     const git = (cwd: string, ...args: string[]) =>
       execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
     const repo = path.join(makeTempDir(), 'poly');
@@ -69,7 +69,11 @@ describe('writing the search packs, the last stage of a run', () => {
     expect(await prepareSearchPack(cloned.written[0]!.outputPath)).toBe(true);
     expect(readFileSync(pack).equals(kept)).toBe(true);
 
+    // An edit: the edited file's document is tokenised again, the others' postings kept; again as built from scratch.
     appendFileSync(path.join(clone, 'src/cache/clock.ts'), '\nexport const later = 1;\n');
-    expect((await runIndex([clone], { config, outDir: out })).packs).toEqual(['built']);
+    expect((await runIndex([clone], { config, outDir: out })).packs).toEqual(['updated']);
+    const updated = readFileSync(pack);
+    expect(await prepareSearchPack(cloned.written[0]!.outputPath)).toBe(true);
+    expect(readFileSync(pack).equals(updated)).toBe(true);
   });
 });

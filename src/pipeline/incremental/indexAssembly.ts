@@ -70,6 +70,8 @@ export class StreamedEntries implements EntrySink {
   /** Records of entries taken from the previous index as they were whose concepts are chosen (their terms are in its state). */
   private readonly carried = new Set<StoredRecord>();
 
+  /** Entries whose key concepts the write changed. */
+  private readonly newConcepts = new Set<number>();
   /** The fragment file, created when the first entry or detail is appended: a run that makes none writes none. */
   private fragmentFile: Promise<FragmentFile> | null = null;
 
@@ -155,7 +157,7 @@ export class StreamedEntries implements EntrySink {
     });
     const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, statuses);
     if (this.standsAsIs(order, counts, metadata, includeMetadata)) return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
-    const previousLayout = this.previousLayout(order, counts);
+    const previousLayout = this.previousLayout(order);
     const relationshipsAt: [number, number] = [-1, -1];
     const summaryRanges = new Float64Array(2 * order.length);
     const body: Record<string, unknown> = {
@@ -191,17 +193,23 @@ export class StreamedEntries implements EntrySink {
       this.stateLines(recorded),
       counts || !this.previous ? (counts ?? this.frequencies).toJson() : await this.previous.frequencies(),
     );
+    if (previousLayout) {
+      // An entry whose concepts were chosen anew is searched differently: its previous bytes are not its own.
+      order.forEach((i, n) => {
+        if (this.newConcepts.has(i)) previousLayout.ranges.fill(-1, 2 * n, 2 * n + 2);
+      });
+    }
     return { index: this.describe(order, relationships, metadata, facts.repoName), summaryRanges, unchanged: false, ...(previousLayout ? { previous: previousLayout } : {}) };
   }
 
   /** The previous index's layout, when every entry is taken from it under its path and keeps its concepts. */
-  private previousLayout(order: Int32Array, counts: DocumentFrequencies | null): PreviousLayout | undefined {
+  private previousLayout(order: Int32Array): PreviousLayout | undefined {
     const { previous, entries } = this;
-    if (!previous || counts !== null || !sameStyle(previous.style, this.style)) return undefined;
-    const ranges = new Float64Array(2 * order.length);
+    if (!previous || !sameStyle(previous.style, this.style)) return undefined;
+    const ranges = new Float64Array(2 * order.length).fill(-1);
     for (let n = 0; n < order.length; n++) {
       const i = order[n] as number;
-      if (!entries.samePath(i)) return undefined;
+      if (!entries.samePath(i)) continue;
       const { start, end } = entries.place(i);
       ranges[2 * n] = start;
       ranges[2 * n + 1] = end;
@@ -330,6 +338,7 @@ export class StreamedEntries implements EntrySink {
     const restyle = previous !== null && !sameStyle(previous.style, this.style);
     // Concepts chosen again are mostly the ones already written: those bytes stay as they are.
     const unchanged = concepts && !restyle && holeHolds(bytes, place.holes, CHANGEABLE.indexOf('key_concepts'), nestedJson(concepts, ENTRY_DEPTH + 1, this.style));
+    if (concepts && !unchanged) this.newConcepts.add(i);
     const changes = concepts && !unchanged ? { ...entries.changes(i), key_concepts: concepts } : entries.changes(i);
     if (!changes && !restyle) return [bytes];
     const changed = restyle ? rewriteEntry(bytes, changes ?? {}, this.style) : changeEntry(bytes, place.holes, changes ?? {}, this.style);
