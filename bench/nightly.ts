@@ -7,18 +7,21 @@
  *   clone      a fresh `git clone` with new mtimes (every file recognised by its git blob id, none read)
  *   commit     a commit that changes 1% of the files, deletes a few and renames a few
  * and reports wall time (also as a share of the cold run's), files read and parsed, entries reused by each
- * identity, and peak RSS. Targets: unchanged ≤ 10% of cold, clone ≤ 15%, commit ≤ 20%.
+ * identity, and peak RSS. Each case is also run as the whole command a CI job runs, `coderag index` from spawn
+ * to exit (module loading, threads, the index, its state, its search pack and the run reports), against the
+ * whole command's own cold run; the targets apply to those: unchanged ≤ 10% of cold, clone ≤ 15%, commit ≤ 20%.
  *
  *   node --import tsx bench/nightly.ts [--quick]      (after npm run build)
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { isMain, runJsonChild } from './lib/child.js';
+import { isMain, REPO_ROOT, runJsonChild } from './lib/child.js';
 import { buildCorpus, warmPageCache, WORK_DIR } from './lib/corpus.js';
 import { Figures, renderTable, type SectionResult } from './lib/figures.js';
 import { offlineTimeoutMs } from './lib/offlineRuns.js';
 import { median, round } from './lib/stats.js';
+import { timeCommand, type CommandRun } from './lib/wholeCommand.js';
 
 export interface NightlyBenchOptions {
   files: number;
@@ -111,9 +114,24 @@ function run(repo: string, out: string, files: number): Promise<NightlyRun> {
   return runJsonChild<NightlyRun>('nightlyWorker.ts', [repo, out], { timeoutMs: offlineTimeoutMs(files) });
 }
 
+/** What nightlyWorker.ts configures, as a config file for the CLI: index everything git lists. */
+const COMMAND_CONFIG = 'file_analysis:\n  skip_directories: [.git]\n  skip_generated: false\n';
+
+/** `coderag index <repo> --out <out>` from the build, timed from spawn to exit. */
+function runCommand(repo: string, out: string, config: string, files: number): Promise<CommandRun> {
+  return timeCommand(process.execPath, [path.join(REPO_ROOT, 'dist/cli/main.js'), 'index', repo, '--out', out, '--config', config, '--quiet'], {
+    cwd: REPO_ROOT,
+    timeoutMs: offlineTimeoutMs(files),
+  });
+}
+
+/**
+ * A copy of an output folder with its dates to the nanosecond, as a cache restore keeps them: a search pack
+ * answers for its index's exact modification time (cpSync's preserveTimestamps rounds it to the millisecond).
+ */
 function copyOut(from: string, to: string): string {
   rmSync(to, { recursive: true, force: true });
-  cpSync(from, to, { recursive: true });
+  execFileSync('cp', ['-a', from, to]);
   return to;
 }
 
@@ -130,42 +148,65 @@ export async function benchNightly(options: NightlyBenchOptions): Promise<Sectio
   warmPageCache(repo);
   warmPageCache(clone);
 
+  const config = path.join(work, 'config.yaml');
+  writeFileSync(config, COMMAND_CONFIG);
+
   const runs: Record<Case, NightlyRun[]> = { cold: [], unchanged: [], clone: [], commit: [] };
+  const commands: Record<Case, CommandRun[]> = { cold: [], unchanged: [], clone: [], commit: [] };
   const record = (which: Case, result: NightlyRun, rep: number) => {
     runs[which].push(result);
     const r = result.reuse;
     log(`nightly ${which} #${rep + 1}: ${(result.ms / 1000).toFixed(2)} s, read ${r.hashed + r.extracted}, parsed ${r.parsed}, reused ${r.reused} (mtime ${r.byMtime}, blob ${r.byBlob}, hash ${r.byHash}), ${result.maxRssMb} MB`);
   };
+  const recordCommand = (which: Case, result: CommandRun, rep: number) => {
+    commands[which].push(result);
+    log(`nightly ${which} #${rep + 1}, whole command: ${(result.ms / 1000).toFixed(2)} s, CPU ${((result.cpuMs ?? NaN) / 1000).toFixed(2)} s, ${result.maxRssMb} MB`);
+  };
+  // Each case starts from a copy of its own kind's cold output: the command's holds search packs and reports too.
   const base = path.join(work, 'out-base');
+  const baseCommand = path.join(work, 'out-base-command');
+  const eachCase = async (which: Exclude<Case, 'cold'>, from: string, rep: number) => {
+    record(which, await run(from, copyOut(base, path.join(work, `out-${which}`)), options.files), rep);
+    recordCommand(which, await runCommand(from, copyOut(baseCommand, path.join(work, `out-${which}-command`)), config, options.files), rep);
+  };
   for (let rep = 0; rep < options.reps; rep++) {
     rmSync(base, { recursive: true, force: true });
+    rmSync(baseCommand, { recursive: true, force: true });
     record('cold', await run(repo, base, options.files), rep);
-    record('unchanged', await run(repo, copyOut(base, path.join(work, 'out-unchanged')), options.files), rep);
-    record('clone', await run(clone, copyOut(base, path.join(work, 'out-clone')), options.files), rep);
+    recordCommand('cold', await runCommand(repo, baseCommand, config, options.files), rep);
+    await eachCase('unchanged', repo, rep);
+    await eachCase('clone', clone, rep);
   }
   const change = commitChanges(repo, options);
   warmPageCache(repo);
-  for (let rep = 0; rep < options.reps; rep++) {
-    record('commit', await run(repo, copyOut(base, path.join(work, 'out-commit')), options.files), rep);
-  }
+  for (let rep = 0; rep < options.reps; rep++) await eachCase('commit', repo, rep);
 
   const f = new Figures('nightly');
   const findings: string[] = [];
   const coldMs = median(runs.cold.map((r) => r.ms));
   const coldCpuMs = median(runs.cold.map((r) => r.cpuMs));
   f.add('files', runs.cold[0]?.files ?? options.files, 'files', `a git repository of real files; the commit changes ${change.changed}, deletes ${change.deleted}, renames ${change.renamed}`);
+  const coldCommandMs = median(commands.cold.map((r) => r.ms));
+  const coldCommandCpuMs = median(commands.cold.map((r) => r.cpuMs ?? NaN));
   for (const which of ['cold', 'unchanged', 'clone', 'commit'] as const) {
     const list = runs[which];
     const ms = median(list.map((r) => r.ms));
     const last = list[list.length - 1] as NightlyRun;
     const r = last.reuse;
-    f.add(`${which}: wall time`, round(ms / 1000, 2), 's', `median of ${list.length}`);
+    const whole = commands[which];
+    const commandMs = median(whole.map((x) => x.ms));
+    const commandCpuMs = median(whole.map((x) => x.cpuMs ?? NaN));
+    f.add(`${which}: whole command, wall time`, round(commandMs / 1000, 2), 's', `coderag index, spawn to exit, search pack and reports included; median of ${whole.length}`);
     if (which !== 'cold') {
-      const share = ms / coldMs;
+      const share = commandMs / coldCommandMs;
       const target = TARGETS[which];
-      f.add(`${which}: share of cold`, round(share * 100, 1), '%', `target ≤ ${target * 100}%`);
-      if (share > target) findings.push(`The ${which} case took ${(share * 100).toFixed(1)}% of the cold run's wall time, above its ${target * 100}% target.`);
+      f.add(`${which}: whole command, share of cold`, round(share * 100, 1), '%', `target ≤ ${target * 100}%`);
+      if (share > target) findings.push(`The ${which} case, as a whole command, took ${(share * 100).toFixed(1)}% of the cold command's wall time, above its ${target * 100}% target.`);
     }
+    f.add(`${which}: whole command, CPU time`, round(commandCpuMs / 1000, 2), 's', which === 'cold' ? 'every thread, GNU time' : `${((commandCpuMs / coldCommandCpuMs) * 100).toFixed(1)}% of the cold command's`);
+    f.add(`${which}: whole command, peak RSS`, median(whole.map((x) => x.maxRssMb ?? NaN)), 'MB');
+    f.add(`${which}: wall time`, round(ms / 1000, 2), 's', `in-process runIndex, no search pack; median of ${list.length}`);
+    if (which !== 'cold') f.add(`${which}: share of cold`, round((ms / coldMs) * 100, 1), '%', 'in-process');
     const cpuMs = median(list.map((x) => x.cpuMs));
     f.add(`${which}: CPU time`, round(cpuMs / 1000, 2), 's', which === 'cold' ? 'every thread' : `${((cpuMs / coldCpuMs) * 100).toFixed(1)}% of the cold run's`);
     f.add(`${which}: files read`, r.hashed + r.extracted, 'files', `${r.hashed} to hash, ${r.extracted} to extract`);
@@ -174,9 +215,9 @@ export async function benchNightly(options: NightlyBenchOptions): Promise<Sectio
     f.add(`${which}: peak RSS`, median(list.map((x) => x.maxRssMb)), 'MB');
   }
   return {
-    setup: { files: options.files, reps: options.reps, commit: change, targets: TARGETS, note: 'each run a fresh process running runIndex from dist/ (walk to written index)' },
+    setup: { files: options.files, reps: options.reps, commit: change, targets: TARGETS, note: 'each run a fresh process running runIndex from dist/ (walk to written index), and the whole coderag index command (spawn to exit, GNU time for CPU and peak RSS)' },
     figures: f.list,
-    runs,
+    runs: { ...runs, whole_command: commands },
     findings,
     seconds: round((performance.now() - started) / 1000, 1),
   };

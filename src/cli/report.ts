@@ -38,7 +38,7 @@ export function reportRun(result: RunIndexResult, progress: Progress, flags: { q
   } else {
     for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
     writeFailures(failures);
-    if (!flags.quiet) for (const { index, reuse } of result.written) process.stderr.write(`${closingLine(index, reuse)}\n`);
+    if (!flags.quiet) for (const { index, reuse, unchanged } of result.written) process.stderr.write(`${closingLine(index, reuse, unchanged)}\n`);
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ ...runSummary(result.written, result.reports, Date.now() - started, exitCode), exit_code: exitCode, failed_files: failures }, null, 2)}\n`);
@@ -72,8 +72,12 @@ export function failedFiles(index: Pick<WrittenIndex, 'failed_files'>): FailedFi
   return index.failed_files;
 }
 
-/** A repository's closing line: what was indexed, skipped, failed, reused and left out, and how long it took. */
-export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: ReuseFigures): string {
+/**
+ * A repository's closing line: its files by status, the run's duration, and, for a run that reused a previous
+ * index, how many entries it took by each identity and whether the index was left as it stood, and CodeRAG's own output
+ * it left out of the walk.
+ */
+export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: ReuseFigures, unchanged?: boolean): string {
   const meta = index.analysis_metadata;
   const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
   const { ok, skipped, failed } = meta.files_by_status;
@@ -85,11 +89,16 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: Re
   const excludedPart = excludedTotal ? `, ${excludedTotal} excluded by .coderagignore (${excluded.map(([rule, n]) => `${rule} ${n}`).join(', ')})` : '';
   const own = meta.own_output_excluded ?? [];
   const ownPart = own.length ? `, left out CodeRAG's own output: ${own.join(', ')}` : '';
-  const reusedPart = reuse?.reused ? `, ${reuse.reused} reused (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash)` : '';
-  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${reusedPart}${excludedPart}${ownPart}, ${(meta.duration_ms / 1000).toFixed(1)}s`;
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
   return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens, ${index.relationships.length} relationships${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
+}
+
+function reusePart(reuse: ReuseFigures | undefined, unchanged: boolean | undefined): string {
+  if (!reuse || reuse.reused === 0) return '';
+  const taken = `; ${reuse.reused} reused (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash), ${reuse.extracted} extracted`;
+  return unchanged ? `${taken}; index unchanged, not written` : taken;
 }
 
 function runSummary(written: Array<{ index: WrittenIndex; outputPath: string }>, reports: string[], durationMs: number, exitCode: number) {

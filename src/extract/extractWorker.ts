@@ -2,6 +2,7 @@
  * An extraction worker: its own parser pool, the current repository's file list, and a loop answering
  * jobs. Only loaded as compiled JavaScript (see ExtractorPool).
  */
+import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { RepoFileSet } from './imports.js';
 import { ParserPool } from './parser.js';
@@ -20,6 +21,11 @@ const parsers = new ParserPool();
 const words = new WordCache();
 let repoFiles = new RepoFileSet([]);
 let options: ExtractJobOptions | null = null;
+/**
+ * Files are read synchronously: a worker has one job at a time to wait for, and the promise-based read
+ * (open, stat, read, close, each a trip through libuv's pool) cost several times the read itself.
+ */
+const readFile = async (file: string): Promise<Buffer> => readFileSync(file);
 
 port.on('message', (message: WorkerRequest) => {
   if (message.type === 'repo') {
@@ -35,7 +41,7 @@ port.on('message', (message: WorkerRequest) => {
   }
   // Replies travel as JSON text: one string copy instead of a structured clone of many small objects, and
   // the main thread, which parses it, is otherwise idle.
-  runExtractJob(message.file, jobOptions, { parsers, repoFiles, words }).then(
+  runExtractJob(message.file, jobOptions, { parsers, repoFiles, words, readFile }).then(
     (result) => port.postMessage(JSON.stringify({ id: message.id, result })),
     (error: unknown) => port.postMessage(JSON.stringify({ id: message.id, error: error instanceof Error ? error.message : String(error) })),
   );

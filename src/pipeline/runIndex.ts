@@ -42,10 +42,10 @@ import {
 import { llmContext, type LlmSession } from './llmSession.js';
 import { prefilterFiles } from './prefilter.js';
 import { profileFiles, skippedSummary } from './profile.js';
-import { writeSearchPacks } from './searchPacks.js';
+import { writeSearchPacks, type PackWay } from './searchPacks.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
-import { indexPathFor, jsonStyle, prepareOutputDir, writeRunReports, type ReuseFigures, type WrittenIndex, type WrittenRepo } from './writeIndex.js';
+import { indexPathFor, jsonStyle, prepareOutputDir, writeRunReports, type ReuseFigures, type WrittenRepo } from './writeIndex.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
@@ -96,12 +96,12 @@ export async function indexRepositoryToFile(
   repoPath: string,
   indexFile: string,
   options: IndexRepositoryOptions & { previousIndex: string | null },
-): Promise<{ index: WrittenIndex; reuse: ReuseFigures; summaryRanges: Float64Array }> {
+): Promise<Omit<WrittenRepo, 'outputPath'> & { summaryRanges: Float64Array; reuse: ReuseFigures }> {
   const entries = await StreamedEntries.create(indexFile, jsonStyle(options.config));
   try {
     const { facts, state, reuse } = await profileRepository(repoPath, options, entries, options.previousIndex);
-    const { index, summaryRanges } = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
-    return { index, reuse, summaryRanges };
+    const assembled = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
+    return { ...assembled, reuse };
   } finally {
     await entries.dispose();
   }
@@ -357,6 +357,8 @@ export interface RunIndexOptions extends IndexRepositoryOptions {
 export interface RunIndexResult {
   written: WrittenRepo[];
   reports: string[];
+  /** How each index got its search pack, when packs were written (searchPacks.ts). */
+  packs?: PackWay[];
 }
 
 /**
@@ -376,7 +378,8 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   try {
     for (const repoPath of repoPaths) {
       const outputPath = indexPathFor(options.outDir, options.config, path.basename(path.resolve(repoPath)), options.shard);
-      const { index, reuse, summaryRanges } = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, hashLimit, previousIndex: options.reuse === false ? null : outputPath });
+      const repo = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, hashLimit, previousIndex: options.reuse === false ? null : outputPath });
+      const { index } = repo;
       if (names.has(index.repo_name)) {
         emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });
       }
@@ -384,7 +387,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
       if (index.analysis_metadata.files_by_status.ok === 0) {
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }
-      written.push({ index, outputPath, reuse, summaryRanges });
+      written.push({ ...repo, outputPath });
       emit({ type: 'repo_done', repo: index.repo_name, output_path: outputPath });
     }
   } finally {
@@ -392,6 +395,6 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   }
   const reports = await writeRunReports(written, options.outDir, options.config, options.configFile ?? null);
   // Partial indexes are never searched.
-  if (!options.shard && options.searchPacks !== false) await writeSearchPacks(written);
-  return { written, reports };
+  if (options.shard || options.searchPacks === false) return { written, reports };
+  return { written, reports, packs: await writeSearchPacks(written) };
 }

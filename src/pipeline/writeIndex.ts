@@ -132,22 +132,42 @@ export interface WrittenRepo {
   reuse?: ReuseFigures;
   /** Where each file summary landed in the index file (start, end pairs), when it was written entry by entry. */
   summaryRanges?: Float64Array;
+  /** The run left the index on disk as it stood (nothing in it would change but the date of the run). */
+  unchanged?: boolean;
+  /** The previous index's layout, for a search pack updated from the previous one (searchPacks.ts). */
+  previous?: PreviousLayout;
 }
 
+/** An index's previous file, as far as its search pack goes: its size and date, and where each entry was. */
+export interface PreviousLayout {
+  source: { size: number; mtimeMs: number };
+  /**
+   * Start, end pairs, in the order of the new index's entries: where the entry was in the previous index when
+   * everything a search reads of it is as it was there (its path, its profile, its concepts); -1, -1 otherwise.
+   */
+  ranges: Float64Array;
+}
+
+/**
+ * Writes the run reports. A run that left every index as it stood leaves reports already there as they are too:
+ * they describe the same indexes, and a folder's combined search pack answers only while its `.json` files,
+ * reports included, are the ones it was made from.
+ */
 export async function writeRunReports(written: WrittenRepo[], outDir: string, config: Config, configFile: string | null): Promise<string[]> {
   const files: string[] = [];
   const style = jsonStyle(config);
-  if (config.output.generate_summary) {
-    const file = path.join(outDir, config.output.summary_filename);
-    await writeFileAtomic(file, toJson(summaryReport(written, config, configFile), style));
+  const unchanged = written.length > 0 && written.every((repo) => repo.unchanged);
+  const write = async (file: string, report: () => unknown) => {
+    if (!(unchanged && (await exists(file)))) await writeFileAtomic(file, toJson(report(), style));
     files.push(file);
-  }
-  if (config.output.generate_statistics) {
-    const file = path.join(outDir, config.output.stats_filename);
-    await writeFileAtomic(file, toJson(statisticsReport(written, config, configFile), style));
-    files.push(file);
-  }
+  };
+  if (config.output.generate_summary) await write(path.join(outDir, config.output.summary_filename), () => summaryReport(written, config, configFile));
+  if (config.output.generate_statistics) await write(path.join(outDir, config.output.stats_filename), () => statisticsReport(written, config, configFile));
   return files;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then((info) => info.isFile(), () => false);
 }
 
 function summaryReport(written: WrittenRepo[], config: Config, configFile: string | null) {

@@ -78,7 +78,7 @@ export function postingsInMemory(values: Int32Array): PostingStore {
  * Postings kept as a term's list each, `lists[t]` being values `[starts[t], starts[t + 1])`: what a builder has,
  * without the copy joining them would take. A term's range is a view of its list; any other range is copied.
  */
-function postingsInLists(lists: readonly Int32Array[], starts: Int32Array): PostingStore {
+export function postingsInLists(lists: readonly Int32Array[], starts: Int32Array): PostingStore {
   const length = starts[lists.length] ?? 0;
   return {
     length,
@@ -464,12 +464,12 @@ export function combineFieldIndexes(parts: readonly FieldIndex[]): FieldIndexDat
 }
 
 /** Terms in the order of their bytes (they are ASCII), the order term tables search. */
-function compareTerms(a: string, b: string): number {
+export function compareTerms(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** What the import graph needs of a document. */
-interface LinkedDoc {
+export interface LinkedDoc {
   repo: string;
   file: Pick<FileSummary, 'file_path' | 'role' | 'local_imports'>;
 }
@@ -485,7 +485,7 @@ function intern(ids: Map<string, number>, value: string): number {
  * also "imports" the source file it is named after (`flag_test.go` -> `flag.go`, `test_core.py` -> `core.py`),
  * since Go tests share a package and many tests import a package rather than the file they exercise.
  */
-function importGraph(docs: readonly LinkedDoc[]) {
+export function importGraph(docs: readonly LinkedDoc[]) {
   const n = docs.length;
   const byPath = new Map<string, number>();
   const byStem = new Map<string, number[]>();

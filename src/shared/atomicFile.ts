@@ -32,10 +32,26 @@ export function writeFileAtomicSync(file: string, pieces: Iterable<Uint8Array>):
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     const fd = openSync(temp, 'w');
+    const write = (bytes: Uint8Array): void => {
+      for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at);
+    };
     try {
+      // Small pieces (a search pack's postings come a term at a time) are gathered into writes of CHUNK bytes:
+      // a system call each cost more than copying them.
+      const gathered = Buffer.allocUnsafe(CHUNK);
+      let used = 0;
       for (const piece of pieces) {
-        for (let at = 0; at < piece.byteLength; ) at += writeSync(fd, piece, at);
+        if (used + piece.byteLength > CHUNK) {
+          write(gathered.subarray(0, used));
+          used = 0;
+        }
+        if (piece.byteLength >= CHUNK) write(piece);
+        else {
+          gathered.set(piece, used);
+          used += piece.byteLength;
+        }
       }
+      write(gathered.subarray(0, used));
     } finally {
       closeSync(fd);
     }

@@ -1,3 +1,4 @@
+import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -20,4 +21,43 @@ describe('coderag index run again into the same folder', () => {
     expect(full.stderr).not.toContain('entries reused');
     expect(full.stderr).toContain('poly: 26 files indexed');
   }, 60_000);
+
+  it('writes nothing when nothing changed, and says so; an edit rewrites the index and its pack', async () => {
+    const repo = path.join(makeTempDir(), 'poly');
+    copyFixture(repo);
+    const out = makeTempDir();
+    expect((await runCli(['index', repo, '--out', out])).code).toBe(0);
+    const before = snapshot(out);
+    const folderDate = statSync(out).mtimeMs;
+    expect(Object.keys(before)).toEqual(
+      expect.arrayContaining(['poly_index.json', '.poly_index.json.state', 'indexing_summary.json', 'indexing_statistics.json', '.coderag-search/poly_index.pack']),
+    );
+
+    const again = await runCli(['index', repo, '--out', out]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/poly: 26 files indexed, 0 skipped, \d+\.\ds; 26 reused \(26 by mtime and size, 0 by git blob, 0 by content hash\), 0 extracted; index unchanged, not written/);
+    // Every output keeps its bytes and its modification time: the search pack still answers for the index.
+    expect(snapshot(out)).toEqual(before);
+    // Not even a temp file came and went.
+    expect(statSync(out).mtimeMs).toBe(folderDate);
+
+    appendFileSync(path.join(repo, 'src/cache/lruCache.ts'), '\nexport function evictAll(): void {}\n');
+    const edited = await runCli(['index', repo, '--out', out]);
+    expect(edited.code).toBe(0);
+    expect(edited.stderr).not.toContain('index unchanged');
+    const after = snapshot(out);
+    expect(after['poly_index.json']).not.toEqual(before['poly_index.json']);
+    expect(after['.coderag-search/poly_index.pack']).not.toEqual(before['.coderag-search/poly_index.pack']);
+  }, 60_000);
 });
+
+/** Every file under `dir`, by relative path: its bytes (as a digest-free string) and its modification time. */
+function snapshot(dir: string, prefix = ''): Record<string, { mtimeMs: number; bytes: string }> {
+  const files: Record<string, { mtimeMs: number; bytes: string }> = {};
+  for (const entry of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) Object.assign(files, snapshot(dir, relative));
+    else files[relative] = { mtimeMs: statSync(path.join(dir, relative)).mtimeMs, bytes: readFileSync(path.join(dir, relative)).toString('base64') };
+  }
+  return files;
+}

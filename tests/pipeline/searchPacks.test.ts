@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
@@ -7,6 +8,8 @@ import { writeSearchPacks } from '../../src/pipeline/searchPacks.js';
 import { parseShard } from '../../src/pipeline/shard.js';
 import { COMBINE_MIN_INDEXES, folderPackPath } from '../../src/search/folderPack.js';
 import { packPathFor } from '../../src/search/pack.js';
+import { prepareSearchPack } from '../../src/search/preparePacks.js';
+import { copyFixture } from '../support/reuseRuns.js';
 import { makeTempDir, makeTempRepo } from '../support/tempRepo.js';
 
 function repos(count: number): string[] {
@@ -39,5 +42,38 @@ describe('writing the search packs, the last stage of a run', () => {
     await runIndex(repos(1), { config: defaultConfig(), outDir: out, shard: parseShard('1/2') });
     expect(readdirSync(out).filter((name) => name.startsWith('.coderag'))).toEqual([]);
     expect(existsSync(path.join(out, '.coderag-search'))).toBe(false);
+  });
+
+  it('keeps what no search would see change: the pack of an unchanged run, the field index of a fresh clone, the postings of unedited files', async () => {
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+    const repo = path.join(makeTempDir(), 'poly');
+    copyFixture(repo);
+    git(repo, 'init', '-q');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'fixture');
+    const out = makeTempDir();
+    const config = defaultConfig();
+    expect((await runIndex([repo], { config, outDir: out })).packs).toEqual(['built']);
+    expect((await runIndex([repo], { config, outDir: out })).packs).toEqual(['kept']);
+
+    // A fresh clone: new dates and folder, the same contents.
+    const clone = path.join(makeTempDir(), 'poly');
+    git(path.dirname(clone), 'clone', '-q', repo, clone);
+    const cloned = await runIndex([clone], { config, outDir: out });
+    expect(cloned.packs).toEqual(['field index kept']);
+    // Byte for byte the pack built from the index alone.
+    const pack = packPathFor(cloned.written[0]!.outputPath);
+    const kept = readFileSync(pack);
+    renameSync(pack, `${pack}.kept`);
+    expect(await prepareSearchPack(cloned.written[0]!.outputPath)).toBe(true);
+    expect(readFileSync(pack).equals(kept)).toBe(true);
+
+    // An edit: the edited file's document is tokenised again, the others' postings kept; again as built from scratch.
+    appendFileSync(path.join(clone, 'src/cache/clock.ts'), '\nexport const later = 1;\n');
+    expect((await runIndex([clone], { config, outDir: out })).packs).toEqual(['updated']);
+    const updated = readFileSync(pack);
+    expect(await prepareSearchPack(cloned.written[0]!.outputPath)).toBe(true);
+    expect(readFileSync(pack).equals(updated)).toBe(true);
   });
 });

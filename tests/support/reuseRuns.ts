@@ -40,6 +40,8 @@ export interface Run {
   reads: string[];
   events: IndexEvent[];
   outputPath: string;
+  /** How the run's search pack was written (searchPacks.ts). */
+  pack: string | undefined;
 }
 
 /** One pipeline whose extraction and reads go through a counting `readFile`; close it after the tests. */
@@ -67,7 +69,7 @@ export function createRunner(configure: (config: Config) => void = () => {}) {
       const written = result.written[0];
       if (!written?.reuse) throw new Error('runIndex wrote no index');
       const index = JSON.parse(readFileSync(written.outputPath, 'utf8')) as RepoIndex;
-      return { index, reuse: written.reuse, reads: [...reads], events, outputPath: written.outputPath };
+      return { index, reuse: written.reuse, reads: [...reads], events, outputPath: written.outputPath, pack: result.packs?.[0] };
     },
     close: () => extractors.close(),
   };

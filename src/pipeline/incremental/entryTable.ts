@@ -160,6 +160,21 @@ export class EntryTable {
     return changes;
   }
 
+  /** Whether an entry is the previous index's under the same path (its date and size may have changed). */
+  samePath(i: number): boolean {
+    return (this.flags(i) & (IN_PREVIOUS | NEW_PATH)) === IN_PREVIOUS;
+  }
+
+  /**
+   * Whether an entry is the previous index's as it stands: taken from it under the same path, date and size,
+   * its detail still in the previous state, and (`sameRecord`) its record unchanged too (same blob id).
+   */
+  asBefore(i: number, sameRecord: boolean): boolean {
+    const flags = this.flags(i);
+    if ((flags & IN_PREVIOUS) === 0 || (flags & DETAIL_IN_PREVIOUS) === 0 || (flags & (NEW_PATH | NEW_DATE | NEW_SIZE)) !== 0) return false;
+    return !sameRecord || (this.blobs[i] ?? null) === (this.froms[i]?.blob ?? null);
+  }
+
   choosesConcepts(i: number): boolean {
     return (this.flags(i) & CHOOSES_CONCEPTS) !== 0;
   }

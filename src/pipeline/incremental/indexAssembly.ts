@@ -20,16 +20,17 @@ import { WordCache } from '../../extract/wordCache.js';
 import { CHANGEABLE, changeEntry, ENTRY_DEPTH, entryJson, nestedJson, rewriteEntry } from '../../index/entryJson.js';
 import { FragmentFile } from '../../index/fileRanges.js';
 import type { JsonStyle } from '../../index/serialize.js';
-import type { FileRelationship, FileSummary } from '../../index/types.js';
+import type { AnalysisMetadata, FileRelationship, FileSummary } from '../../index/types.js';
+import { readTrailingMetadata } from '../../search/freshness.js';
 import { RawArray, writeJsonStreamAtomic } from '../../index/writeStream.js';
 import { tempPathFor } from '../../shared/atomicFile.js';
 import { buildMetadata, sortRelationships } from '../buildIndex.js';
 import { EntryTable } from './entryTable.js';
 import type { EntrySink, FreshEntry, IndexFacts } from './entries.js';
 import type { PreviousIndex } from './previousIndex.js';
-import type { ReusedEntry } from './reuse.js';
+import { RACY_MS, type ReusedEntry } from './reuse.js';
 import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RepoIdentity, type StateLine, type StoredRecord } from './reuseState.js';
-import { EntryTally, type WrittenIndex } from '../writeIndex.js';
+import { EntryTally, type PreviousLayout, type WrittenIndex } from '../writeIndex.js';
 
 /** What the reuse state records of the run as a whole. */
 export interface RunState {
@@ -45,7 +46,16 @@ export interface AssembledIndex {
   index: WrittenIndex;
   /** Where each entry of `file_summaries` landed in the index file: start, end pairs, in order. */
   summaryRanges: Float64Array;
+  /** The index on disk was left as it stood: this run would have written the same entries and metadata. */
+  unchanged: boolean;
+  /**
+   * When every entry is the previous index's under the same path with its key concepts as they were (only
+   * dates and sizes may differ, which no search reads): the previous index's size and date, and where each
+   * entry was in it (start, end pairs, in order), so the previous search pack's field index can be kept.
+   */
+  previous?: PreviousLayout;
 }
+
 
 export class StreamedEntries implements EntrySink {
   private readonly entries = new EntryTable();
@@ -60,9 +70,13 @@ export class StreamedEntries implements EntrySink {
   /** Records of entries taken from the previous index as they were whose concepts are chosen (their terms are in its state). */
   private readonly carried = new Set<StoredRecord>();
 
+  /** Entries whose key concepts the write changed. */
+  private readonly newConcepts = new Set<number>();
+  /** The fragment file, created when the first entry or detail is appended: a run that makes none writes none. */
+  private fragmentFile: Promise<FragmentFile> | null = null;
+
   private constructor(
     readonly indexFile: string,
-    private readonly fragment: FragmentFile,
     private readonly style: JsonStyle,
   ) {}
 
@@ -70,7 +84,11 @@ export class StreamedEntries implements EntrySink {
   static async create(indexFile: string, style: JsonStyle): Promise<StreamedEntries> {
     await mkdir(path.dirname(indexFile), { recursive: true });
     await removeStaleTemps(indexFile);
-    return new StreamedEntries(indexFile, await FragmentFile.create(tempPathFor(indexFile, 'fragment')), style);
+    return new StreamedEntries(indexFile, style);
+  }
+
+  private fragment(): Promise<FragmentFile> {
+    return (this.fragmentFile ??= FragmentFile.create(tempPathFor(this.indexFile, 'fragment')));
   }
 
   /** The previous index reused entries come from; this closes it when it is disposed of. */
@@ -86,8 +104,9 @@ export class StreamedEntries implements EntrySink {
       this.frequencies.add(terms);
     }
     const { text, holes } = entryJson(summary, this.style);
-    const { start, end } = await this.fragment.append(text);
-    const detail = record ? await this.fragment.append(detailText({ imports: record.imports, terms: terms ? terms.flat() : null })) : null;
+    const fragment = await this.fragment();
+    const { start, end } = await fragment.append(text);
+    const detail = record ? await fragment.append(detailText({ imports: record.imports, terms: terms ? terms.flat() : null })) : null;
     this.entries.add({
       // The walked file's path: one string for both.
       path: record?.file.path ?? summary.file_path,
@@ -115,7 +134,7 @@ export class StreamedEntries implements EntrySink {
       this.frequencies.add(terms);
       this.termsMoved = true;
       const imports = movedImports ?? (await previous.details.imports(from));
-      const appended = await this.fragment.append(detailText({ imports, terms: terms.flat() }));
+      const appended = await (await this.fragment()).append(detailText({ imports, terms: terms.flat() }));
       detail = [appended.start, appended.end];
     } else if (choosesOwn) {
       this.carried.add(from);
@@ -137,6 +156,8 @@ export class StreamedEntries implements EntrySink {
       return reason ? { status, reason } : { status };
     });
     const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, statuses);
+    if (this.standsAsIs(order, counts, metadata, includeMetadata)) return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
+    const previousLayout = this.previousLayout(order);
     const relationshipsAt: [number, number] = [-1, -1];
     const summaryRanges = new Float64Array(2 * order.length);
     const body: Record<string, unknown> = {
@@ -172,21 +193,107 @@ export class StreamedEntries implements EntrySink {
       this.stateLines(recorded),
       counts || !this.previous ? (counts ?? this.frequencies).toJson() : await this.previous.frequencies(),
     );
+    if (previousLayout) {
+      // An entry whose concepts were chosen anew is searched differently: its previous bytes are not its own.
+      order.forEach((i, n) => {
+        if (this.newConcepts.has(i)) previousLayout.ranges.fill(-1, 2 * n, 2 * n + 2);
+      });
+    }
+    return { index: this.describe(order, relationships, metadata, facts.repoName), summaryRanges, unchanged: false, ...(previousLayout ? { previous: previousLayout } : {}) };
+  }
+
+  /** The previous index's layout, when every entry is taken from it under its path and keeps its concepts. */
+  private previousLayout(order: Int32Array): PreviousLayout | undefined {
+    const { previous, entries } = this;
+    if (!previous || !sameStyle(previous.style, this.style)) return undefined;
+    const ranges = new Float64Array(2 * order.length).fill(-1);
+    for (let n = 0; n < order.length; n++) {
+      const i = order[n] as number;
+      if (!entries.samePath(i)) continue;
+      const { start, end } = entries.place(i);
+      ranges[2 * n] = start;
+      ranges[2 * n + 1] = end;
+    }
+    return { source: previous.source, ranges };
+  }
+
+  /**
+   * Whether the previous index already is the one this run would write, but for the run facts of its metadata
+   * (RUN_FACTS): every entry taken from it as it stands, its concepts kept, nothing paid for from a model in
+   * this run, and the rest of its metadata the same (its count of entries by status included, so no entry of
+   * it went). Then the index is left as it is, its date and duration those of the run that wrote it, and so
+   * is its search pack, which answers for its size and modification time.
+   */
+  private standsAsIs(order: Int32Array, counts: DocumentFrequencies | null, metadata: AnalysisMetadata, includeMetadata: boolean): boolean {
+    const { previous } = this;
+    if (!previous || !includeMetadata || counts !== null || !sameStyle(previous.style, this.style)) return false;
+    if (metadata.llm_calls > 0 || metadata.retries > 0) return false;
+    for (const i of order) if (!this.entries.asBefore(i, false)) return false;
+    const before = readTrailingMetadata(this.indexFile);
+    return before !== null && JSON.stringify(withoutRunFacts(before)) === JSON.stringify(withoutRunFacts(metadata));
+  }
+
+  /**
+   * Leaves the previous index as it stands (standsAsIs) and its reuse state too, unless a record in it changed
+   * (a blob id learnt, a file dated too close to the previous run to trust its date) or what the state says of
+   * the run did: then only the state is written again, still describing the same index.
+   */
+  private async keepPrevious(order: Int32Array, relationships: FileRelationship[], metadata: AnalysisMetadata, state: RunState, repoName: string): Promise<AssembledIndex> {
+    const { entries } = this;
+    const previous = this.previous as PreviousIndex;
+    const summaryRanges = new Float64Array(2 * order.length);
+    order.forEach((i, n) => {
+      const { start, end } = entries.place(i);
+      summaryRanges[2 * n] = start;
+      summaryRanges[2 * n + 1] = end;
+    });
+    const { header } = previous;
+    const stateStands =
+      JSON.stringify(header.shape) === JSON.stringify(state.shape) &&
+      header.repo.path === state.repo.path &&
+      header.repo.origin === state.repo.origin &&
+      previous.goModule === state.goModule &&
+      previous.walkedDigest === state.walkedDigest &&
+      Array.from(order).every((i) => entries.asBefore(i, true) && (entries.from(i) as StoredRecord).mtimeMs < previous.startedAt - RACY_MS);
+    if (!stateStands) {
+      const recorded = Array.from(order);
+      await saveReuseState(
+        this.indexFile,
+        {
+          index_digest: header.index_digest,
+          index_bytes: header.index_bytes,
+          started_ms: state.startedAt,
+          shape: state.shape,
+          repo: state.repo,
+          go_module: state.goModule,
+          walked_digest: state.walkedDigest,
+          style: this.style,
+          files: recorded.length,
+          relationships: header.relationships,
+        },
+        this.stateLines(recorded),
+        await previous.frequencies(),
+      );
+    }
+    return { index: this.describe(order, relationships, metadata, repoName), summaryRanges, unchanged: true };
+  }
+
+  /** What the reports need of the index written (or kept), its entries counted. */
+  private describe(order: Int32Array, relationships: FileRelationship[], metadata: AnalysisMetadata, repoName: string): WrittenIndex {
+    const { entries } = this;
     const tally = new EntryTally();
     for (const i of order) {
       const { fileType, status, reason, lines } = entries.facts(i);
       tally.add({ file_path: entries.path(i), file_type: fileType, status, reason, lines_of_code: lines });
     }
     const { file_type_counts, analyzed_files, lines_of_code, failed_files } = tally;
-    return {
-      index: { repo_name: facts.repoName, total_files: order.length, relationships, analysis_metadata: metadata, file_type_counts, analyzed_files, lines_of_code, failed_files },
-      summaryRanges,
-    };
+    return { repo_name: repoName, total_files: order.length, relationships, analysis_metadata: metadata, file_type_counts, analyzed_files, lines_of_code, failed_files };
   }
 
   /** Closes the previous index and deletes the fragment file, whether or not the index was written. */
   async dispose(): Promise<void> {
-    await Promise.all([this.fragment.remove(), this.previous?.close()]);
+    const fragment = this.fragmentFile;
+    await Promise.all([fragment?.then((file) => file.remove(), () => undefined), this.previous?.close()]);
   }
 
   /**
@@ -216,7 +323,7 @@ export class StreamedEntries implements EntrySink {
   private async storedTerms(i: number): Promise<TermList> {
     const range = this.entries.detailRange(i);
     const from = this.entries.from(i);
-    if (range) return termsFromFlat(parseDetail(await this.fragment.read(range[0], range[1])).terms ?? []);
+    if (range) return termsFromFlat(parseDetail(await (await this.fragment()).read(range[0], range[1])).terms ?? []);
     if (!this.previous || !from) throw new Error(`no stored terms for ${this.entries.path(i)}`);
     return termsFromFlat((await this.previous.details.terms(from)) ?? []);
   }
@@ -227,10 +334,11 @@ export class StreamedEntries implements EntrySink {
     const concepts = counts && entries.choosesConcepts(i) ? counts.concepts(await this.storedTerms(i)) : null;
     const place = entries.place(i);
     const previous = entries.inPrevious(i) ? (this.previous as PreviousIndex) : null;
-    const bytes = previous ? await previous.entries.read(place.start, place.end) : await this.fragment.read(place.start, place.end);
+    const bytes = previous ? await previous.entries.read(place.start, place.end) : await (await this.fragment()).read(place.start, place.end);
     const restyle = previous !== null && !sameStyle(previous.style, this.style);
     // Concepts chosen again are mostly the ones already written: those bytes stay as they are.
     const unchanged = concepts && !restyle && holeHolds(bytes, place.holes, CHANGEABLE.indexOf('key_concepts'), nestedJson(concepts, ENTRY_DEPTH + 1, this.style));
+    if (concepts && !unchanged) this.newConcepts.add(i);
     const changes = concepts && !unchanged ? { ...entries.changes(i), key_concepts: concepts } : entries.changes(i);
     if (!changes && !restyle) return [bytes];
     const changed = restyle ? rewriteEntry(bytes, changes ?? {}, this.style) : changeEntry(bytes, place.holes, changes ?? {}, this.style);
@@ -245,10 +353,22 @@ export class StreamedEntries implements EntrySink {
       const from = entries.from(i);
       yield {
         record: entries.record(i),
-        detail: range ? await this.fragment.read(range[0], range[1]) : await (this.previous as PreviousIndex).details.bytes(from as StoredRecord),
+        detail: range ? await (await this.fragment()).read(range[0], range[1]) : await (this.previous as PreviousIndex).details.bytes(from as StoredRecord),
       };
     }
   }
+}
+
+/**
+ * The metadata that describes the run that wrote an index rather than the index: when, how long, and what its
+ * model calls cost. An index left as it stands keeps those of the run that wrote it.
+ */
+const RUN_FACTS = ['analysis_date', 'duration_ms', 'cache_hits', 'llm_calls', 'retries', 'token_usage', 'secrets_redacted'] as const;
+
+function withoutRunFacts(metadata: AnalysisMetadata): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...metadata };
+  for (const key of RUN_FACTS) delete rest[key];
+  return rest;
 }
 
 /** Whether the value in the entry's range for changeable field `field` is `json`. */

@@ -3,7 +3,7 @@
  * the index file itself, opened for its entries' bytes. Neither is parsed whole: the state says where each
  * entry is, and its digest and size say it describes the index beside it.
  *
- * Ignored, with a warning, when the index is corrupt, of another schema or of another repository; ignored
+ * Ignored, with a warning, when the index is corrupt or of another schema; ignored
  * with a note when only the state is missing or stale, or when extraction changed since. The run then
  * rebuilds the index.
  */
@@ -15,7 +15,7 @@ import { DIGEST } from '../../shared/atomicFile.js';
 import { repoIndexProblem, type JsonStyle } from '../../index/serialize.js';
 import { SCHEMA_VERSION, type FileRelationship } from '../../index/types.js';
 import type { EventSink } from '../events.js';
-import { loadReuseState, type EntryShape, type RepoIdentity, type StateDetails, type StoredRecord } from './reuseState.js';
+import { loadReuseState, type EntryShape, type RepoIdentity, type StateDetails, type StateHeader, type StoredRecord } from './reuseState.js';
 
 export interface PreviousIndex {
   file: string;
@@ -31,6 +31,10 @@ export interface PreviousIndex {
   modelShapeMatches: boolean;
   /** How its entries are written: copied as they are into an index of the same style, else written again. */
   style: JsonStyle;
+  /** The index file's size and modification time when it was opened: what its search pack answers for. */
+  source: { size: number; mtimeMs: number };
+  /** What its state's header recorded of the run and the index: an index left as it stands keeps them. */
+  header: Pick<StateHeader, 'index_digest' | 'index_bytes' | 'shape' | 'repo' | 'relationships'>;
   /** The previous index's relationships, by the file they relate (read on first use). */
   relationships(): Promise<Map<string, FileRelationship[]>>;
   /** The document frequencies recorded with the previous index, as JSON (`DocumentFrequencies.toJson`). */
@@ -60,8 +64,9 @@ export async function loadPreviousIndex(indexFile: string, shape: EntryShape): P
 
 async function load(indexFile: string, shape: EntryShape): Promise<LoadedPrevious> {
   let size: number;
+  let mtimeMs: number;
   try {
-    size = (await stat(indexFile)).size;
+    ({ size, mtimeMs } = await stat(indexFile));
   } catch {
     return { ok: false };
   }
@@ -100,6 +105,8 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
     startedAt: header.started_ms,
     modelShapeMatches: header.shape.model === shape.model,
     style: header.style,
+    source: { size, mtimeMs },
+    header: { index_digest: header.index_digest, index_bytes: header.index_bytes, shape: header.shape, repo: header.repo, relationships: header.relationships },
     relationships: () => (relationships ??= readRelationships(entries, header.relationships)),
     // Copied: a read answers a window of the file that the next read reuses.
     frequencies: async () => Buffer.from(await details.range(frequencies)),
@@ -114,8 +121,9 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
  */
 export async function acceptPreviousIndex(loaded: LoadedPrevious, indexFile: string, repo: RepoIdentity, emit: EventSink, repoName: string): Promise<PreviousIndex | null> {
   if (loaded.ok && !sameRepository(loaded.repo, repo)) {
-    await loaded.previous.close();
-    return acceptPreviousIndex({ ok: false, warning: `describes another repository (${loaded.repo.origin ?? loaded.repo.path})` }, indexFile, repo, emit, repoName);
+    // Every entry is keyed by what its file holds, so a fork's, a mirror's or another folder's index serves
+    // as well; only the mtime shortcut needs the same folder, and the reuse stage uses it only there.
+    emit({ type: 'info', message: `${repoName}: previous index ${indexFile} was made from another clone (${loaded.repo.origin ?? loaded.repo.path}); its entries are taken by git blob and content hash` });
   }
   if (loaded.ok) return loaded.previous;
   if (loaded.warning) emit({ type: 'warning', message: `${repoName}: previous index ${indexFile} ${loaded.warning}; ignored, every file is indexed again` });

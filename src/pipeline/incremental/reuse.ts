@@ -115,7 +115,7 @@ export interface ReuseResult {
  * A file modified this close before the previous run started may have been modified again within the same
  * mtime tick after it was read (FAT and HFS+ keep 1-2 s): its mtime proves nothing, its blob or hash does.
  */
-const RACY_MS = 2000;
+export const RACY_MS = 2000;
 
 /** Statuses that follow from the file's name, size and bytes alone, so they hold as long as those do. */
 const STABLE_SKIPS: ReadonlySet<string> = new Set<SkipReason>(['too_large', 'binary', 'not_utf8', 'generated', 'secret_file', 'empty']);
@@ -187,9 +187,11 @@ async function takeEntries(
   const toExtract: WalkedFile[] = [];
   const unmoved: Array<[WalkedFile, StoredRecord]> = [];
   const moved: WalkedFile[] = [];
+  // A date and size say nothing of another folder's file: there only blob ids and content hashes do.
+  const sameFolder = previous.header.repo.path === input.root;
   for (const file of input.files) {
     const record = records.get(file.path);
-    if (record && record.mtimeMs === file.mtimeMs && record.size === file.size && record.mtimeMs < previous.startedAt - RACY_MS) unmoved.push([file, record]);
+    if (sameFolder && record && record.mtimeMs === file.mtimeMs && record.size === file.size && record.mtimeMs < previous.startedAt - RACY_MS) unmoved.push([file, record]);
     else moved.push(file);
   }
   // Git works out blob ids while the entries of files whose mtime held are checked.

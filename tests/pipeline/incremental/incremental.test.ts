@@ -4,9 +4,11 @@
  * Random edits, additions, deletions, renames, copies, touches and commits, from fixed seeds.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, readFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { packPathFor } from '../../../src/search/pack.js';
+import { prepareSearchPack } from '../../../src/search/preparePacks.js';
 import { comparable, copyFixture, createRunner } from '../../support/reuseRuns.js';
 import { makeTempDir } from '../../support/tempRepo.js';
 
@@ -129,6 +131,7 @@ describe('an incremental run', () => {
     const ops = operations(root, next, git);
     const history: string[] = [];
     let reused = 0;
+    const ways = new Set<string>();
     for (let step = 1; step <= 8; step++) {
       const count = 1 + Math.floor(next() * 3);
       for (let i = 0; i < count; i++) history.push((ops[Math.floor(next() * ops.length)] as Op)(step * 10 + i));
@@ -136,9 +139,15 @@ describe('an incremental run', () => {
       const full = await runner.index(root, makeTempDir(), { reuse: false });
       reused += incremental.reuse.reused;
       expect(comparable(incremental.outputPath), `after: ${history.join('; ')}`).toEqual(comparable(full.outputPath));
+      // The search pack, kept or updated from the previous one, is the one built from the index alone.
+      ways.add(incremental.pack ?? 'none');
+      const pack = readFileSync(packPathFor(incremental.outputPath));
+      expect(await prepareSearchPack(incremental.outputPath)).toBe(true);
+      expect(readFileSync(packPathFor(incremental.outputPath)).equals(pack), `pack ${incremental.pack} after: ${history.join('; ')}`).toBe(true);
     }
     // The property says nothing unless the runs really did reuse entries.
     expect(reused).toBeGreaterThan(8 * 15);
+    expect(ways.has('updated')).toBe(true);
     expect(existsSync(root)).toBe(true);
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/schema.js';
@@ -151,6 +151,48 @@ describe('reusing the previous index', () => {
   });
 });
 
+describe('the previous index of another clone', () => {
+  it('is reused by git blob id when the clone has another origin, never by mtime', async () => {
+    const repo = gitFixture();
+    git(repo, 'remote', 'add', 'origin', 'https://example.invalid/upstream/poly.git');
+    const out = makeTempDir();
+    await runner.index(repo, out);
+    // A fork: the same commit under another origin, in another folder, its files dated as the first's.
+    const fork = path.join(makeTempDir(), 'poly');
+    git(path.dirname(fork), 'clone', '-q', repo, fork);
+    git(fork, 'remote', 'set-url', 'origin', 'https://example.invalid/fork/poly.git');
+    ageFiles(fork);
+    ageFiles(repo);
+
+    const run = await runner.index(fork, out);
+    expect(run.reuse).toMatchObject({ reused: FILES, byMtime: 0, byBlob: FILES, byHash: 0, extracted: 0 });
+    expect(run.reads).toEqual([]);
+    expect(warnings(run)).toEqual([]);
+    expect(run.events).toContainEqual(expect.objectContaining({ type: 'info', message: expect.stringContaining('was made from another clone (https://example.invalid/upstream/poly.git)') }));
+    const full = await runner.index(fork, makeTempDir(), { reuse: false });
+    expect(comparable(run.outputPath)).toEqual(comparable(full.outputPath));
+  });
+
+  it('is reused by content hash for a folder outside git, even with the same dates', async () => {
+    const first = plainFixture();
+    const out = makeTempDir();
+    await runner.index(first, out);
+    const other = path.join(makeTempDir(), 'poly');
+    cpSync(first, other, { recursive: true, preserveTimestamps: true });
+    // An edit that keeps the file's size and date: only its content tells it apart.
+    const edited = path.join(other, 'src/cache/clock.ts');
+    const { atime, mtime } = statSync(edited);
+    const text = readFileSync(edited, 'utf8');
+    writeFileSync(edited, text.replace('now', 'Now'));
+    utimesSync(edited, atime, mtime);
+
+    const run = await runner.index(other, out);
+    expect(run.reuse).toMatchObject({ reused: FILES - 1, byMtime: 0, byBlob: 0, byHash: FILES - 1, extracted: 1 });
+    const full = await runner.index(other, makeTempDir(), { reuse: false });
+    expect(comparable(run.outputPath)).toEqual(comparable(full.outputPath));
+  });
+});
+
 describe('a previous index that cannot be trusted is ignored with a warning and rebuilt', () => {
   it('when it is corrupt', async () => {
     const repo = plainFixture();
@@ -174,17 +216,6 @@ describe('a previous index that cannot be trusted is ignored with a warning and 
 
     const run = await runner.index(repo, out);
     expect(warnings(run)).toEqual([expect.stringContaining(`has schema version 0, not ${SCHEMA_VERSION}; ignored`)]);
-    expect(run.reuse.reused).toBe(0);
-  });
-
-  it('when it describes another repository of the same name', async () => {
-    const first = plainFixture();
-    const out = makeTempDir();
-    await runner.index(first, out);
-    const other = plainFixture();
-
-    const run = await runner.index(other, out);
-    expect(warnings(run)).toEqual([expect.stringContaining(`describes another repository (${first})`)]);
     expect(run.reuse.reused).toBe(0);
   });
 

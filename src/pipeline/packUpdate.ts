@@ -1,0 +1,214 @@
+/**
+ * A search pack updated from the previous one after a run rewrote its index: a document whose entry a search
+ * reads as it was keeps its postings, field lengths and facts; only the others are read and tokenised, which
+ * is most of what building a pack costs. The result is byte for byte the pack a build from scratch writes
+ * (the incremental property test checks it after every step).
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { RangeReader } from '../index/fileRanges.js';
+import type { FileSummary } from '../index/types.js';
+import { isSearchable } from '../search/corpus.js';
+import { compareTerms, FIELD_COUNT, FieldIndex, FieldIndexBuilder, importGraph, postingsInLists, stringList, type FieldIndexData, type LinkedDoc } from '../search/fieldIndex.js';
+import { indexedStateOf, readTrailingMetadata } from '../search/freshness.js';
+import { profileFromBytes } from '../search/load.js';
+import { profileRangesOf, readPack, writePack } from '../search/pack.js';
+import { termTableOf, type EncodedTerms } from '../search/termTable.js';
+import type { WrittenRepo } from './writeIndex.js';
+
+/**
+ * Writes the pack of a rewritten index from the previous pack: a document whose entry a search reads as it
+ * was (same path, profile and concepts: `previous.ranges`) keeps its postings, field lengths and facts; only
+ * the others are read and tokenised. The result is the pack a build from scratch writes, byte for byte: terms
+ * in the same order, each term's postings by document, every mean and list as the builder makes them (tested).
+ * False, and nothing written, when the previous pack is missing, stale or damaged.
+ */
+export async function updatePack(repo: WrittenRepo): Promise<boolean> {
+  const { previous, summaryRanges, index, outputPath } = repo;
+  if (!previous || !summaryRanges || summaryRanges.length !== previous.ranges.length) return false;
+  const read = readPack(outputPath, previous.source);
+  if (read.status !== 'fresh' || read.pack.repoName !== index.repo_name) return false;
+  const old = read.pack.fieldIndex;
+  let oldTerms: EncodedTerms;
+  let oldPostings: Int32Array;
+  try {
+    oldTerms = old.terms.encode();
+    oldPostings = old.postings.read(0, old.postings.length);
+  } catch {
+    return false;
+  }
+  if (oldPostings.length !== old.postings.length) return false;
+  const oldDocAt = new Map<number, number>();
+  const oldRanges = read.pack.profileRanges.all();
+  for (let d = 0; d < oldRanges.length / 2; d++) oldDocAt.set(oldRanges[2 * d] as number, d);
+
+  // Documents in the new index's order: a previous one (its number there) or a profile read again.
+  const key = path.basename(outputPath, '.json');
+  const reader = await RangeReader.open(outputPath);
+  const kept: number[] = [];
+  const fresh: FileSummary[] = [];
+  const source: number[] = [];
+  const links: LinkedDoc[] = [];
+  const ranges: number[] = [];
+  try {
+    for (let n = 0; n < summaryRanges.length / 2; n++) {
+      const start = summaryRanges[2 * n] as number;
+      const end = summaryRanges[2 * n + 1] as number;
+      const was = previous.ranges[2 * n] as number;
+      const oldDoc = was >= 0 ? oldDocAt.get(was) : undefined;
+      // An entry as it was and no document then is skipped now too; the import graph needs every document's profile.
+      if (was >= 0 && oldDoc === undefined) continue;
+      const summary = profileFromBytes(await reader.read(start, end), key);
+      if (!summary) return false;
+      if (!isSearchable(summary)) {
+        if (oldDoc !== undefined) return false;
+        continue;
+      }
+      if (oldDoc !== undefined) {
+        if (oldRanges[2 * oldDoc + 1] !== previous.ranges[2 * n + 1] || old.paths.at(oldDoc) !== summary.file_path) return false;
+        source.push(oldDoc);
+        kept.push(oldDoc);
+      } else {
+        source.push(-1 - fresh.length);
+        fresh.push(summary);
+      }
+      links.push({ repo: index.repo_name, file: { file_path: summary.file_path, role: summary.role, local_imports: summary.local_imports } });
+      ranges.push(start, end);
+    }
+  } finally {
+    await reader.close();
+  }
+  const builder = new FieldIndexBuilder(fresh.length);
+  for (const file of fresh) builder.add({ repo: index.repo_name, file });
+  const made = builder.finish();
+  const data = mergedFieldIndex(old, oldTerms, oldPostings, made, source, links, index.repo_name);
+  const info = await stat(outputPath);
+  return writePack(outputPath, { size: info.size, mtimeMs: info.mtimeMs }, {
+    repoName: index.repo_name,
+    indexed: indexedStateOf(readTrailingMetadata(outputPath)),
+    totalFiles: index.total_files,
+    relationships: index.relationships,
+    fieldIndex: new FieldIndex(data),
+    profileRanges: profileRangesOf(Float64Array.from(ranges)),
+  });
+}
+
+/**
+ * The field index of documents `source` (d >= 0: the previous index's document d; -1 - k: document k of
+ * `made`), as FieldIndexBuilder would build it over those documents in that order.
+ */
+function mergedFieldIndex(
+  old: FieldIndex,
+  oldTerms: EncodedTerms,
+  oldPostings: Int32Array,
+  made: FieldIndexData,
+  source: readonly number[],
+  links: readonly LinkedDoc[],
+  repoName: string,
+): FieldIndexData {
+  const n = source.length;
+  const oldNumber = new Int32Array(old.size).fill(-1);
+  const madeNumber = new Int32Array(made.paths.length).fill(-1);
+  source.forEach((from, d) => {
+    if (from >= 0) oldNumber[from] = d;
+    else madeNumber[-1 - from] = d;
+  });
+  // Terms of both, in order; each term's postings by new document number (both lists are by document, and
+  // renumbering keeps each list's order), its df the documents that still hold it.
+  const madeTerms = made.terms.encode();
+  const madePostings = made.postings.read(0, made.postings.length);
+  const termsOf = (encoded: EncodedTerms): string[] => {
+    const text = Buffer.from(encoded.bytes.buffer, encoded.bytes.byteOffset, encoded.bytes.byteLength).toString('latin1');
+    return Array.from({ length: encoded.starts.length - 1 }, (_, t) => text.slice(encoded.starts[t], encoded.starts[t + 1]));
+  };
+  const a = termsOf(oldTerms);
+  const b = termsOf(madeTerms);
+  const terms: string[] = [];
+  const df: number[] = [];
+  const postingStart: number[] = [0];
+  const postings: Int32Array[] = [];
+  let total = 0;
+  const renumbered = (values: Int32Array, from: number, to: number, numbers: Int32Array): Int32Array => {
+    const out = new Int32Array(to - from);
+    let used = 0;
+    for (let p = from; p < to; p += 2) {
+      const d = numbers[values[p] as number] as number;
+      if (d < 0) continue;
+      out[used++] = d;
+      out[used++] = values[p + 1] as number;
+    }
+    return out.subarray(0, used);
+  };
+  for (let i = 0, j = 0; i < a.length || j < b.length; ) {
+    const order = i >= a.length ? 1 : j >= b.length ? -1 : compareTerms(a[i] as string, b[j] as string);
+    const term = (order <= 0 ? a[i] : b[j]) as string;
+    const x = order <= 0 ? renumbered(oldPostings, oldTerms.postingStart[i] as number, oldTerms.postingStart[i + 1] as number, oldNumber) : new Int32Array(0);
+    const y = order >= 0 ? renumbered(madePostings, madeTerms.postingStart[j] as number, madeTerms.postingStart[j + 1] as number, madeNumber) : new Int32Array(0);
+    if (order <= 0) i++;
+    if (order >= 0) j++;
+    if (x.length + y.length === 0) continue;
+    const list = new Int32Array(x.length + y.length);
+    let documents = 0;
+    let last = -1;
+    for (let p = 0, q = 0, at = 0; at < list.length; at += 2) {
+      const fromX = q >= y.length || (p < x.length && (x[p] as number) <= (y[q] as number));
+      const values = fromX ? x : y;
+      const k = fromX ? p : q;
+      list[at] = values[k] as number;
+      list[at + 1] = values[k + 1] as number;
+      if (list[at] !== last) documents++;
+      last = list[at] as number;
+      if (fromX) p += 2;
+      else q += 2;
+    }
+    terms.push(term);
+    df.push(documents);
+    postings.push(list);
+    total += list.length;
+    postingStart.push(total);
+  }
+
+  const starts = Int32Array.from(postingStart);
+  const lengths = new Float32Array(FIELD_COUNT * n);
+  const avgLength = new Float64Array(FIELD_COUNT);
+  const languageIds = new Map<string, number>();
+  const repoOf = new Int32Array(n);
+  const languageOf = new Int32Array(n);
+  const roles = new Uint8Array(n);
+  const isCode = new Uint8Array(n);
+  const linesOfCode = new Int32Array(n);
+  const paths: string[] = [];
+  source.forEach((from, d) => {
+    const [index, e] = from >= 0 ? [old as FieldIndexData, from] : [made, -1 - from];
+    const size = index.paths.length;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const length = index.lengths[f * size + e] as number;
+      lengths[f * n + d] = length;
+      avgLength[f] = (avgLength[f] as number) + length;
+    }
+    const language = index.languages[index.languageOf[e] as number] as string;
+    if (!languageIds.has(language)) languageIds.set(language, languageIds.size);
+    languageOf[d] = languageIds.get(language) as number;
+    roles[d] = index.roles[e] as number;
+    isCode[d] = index.isCode[e] as number;
+    linesOfCode[d] = index.linesOfCode[e] as number;
+    paths.push(index.paths.at(e));
+  });
+  for (let f = 0; f < FIELD_COUNT; f++) avgLength[f] = n ? (avgLength[f] as number) / n : 0;
+  return {
+    terms: termTableOf(terms, Int32Array.from(df), starts),
+    // Each term's list where it is, as a builder keeps them: joined they would be a second copy of the postings.
+    postings: postingsInLists(postings, starts),
+    lengths,
+    avgLength,
+    repos: n ? [repoName] : [],
+    repoOf,
+    paths: stringList(paths),
+    roles,
+    languages: [...languageIds.keys()],
+    languageOf,
+    isCode,
+    linesOfCode,
+    ...importGraph(links),
+  };
+}
