@@ -46,7 +46,7 @@ describe('an index written by coderag merge, indexed again', () => {
     const before = read(path.join(merged, 'poly_index.json'));
     const again = await runCli(['index', repo.root, '--out', merged]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/poly: 26 files indexed, 0 skipped, 26 reused \(\d+ by mtime and size, \d+ by git blob, \d+ by content hash\)/);
+    expect(again.stderr).toMatch(/poly: 26 files indexed, 0 skipped, [\d.]+s; 26 reused \(\d+ by mtime and size, \d+ by git blob, \d+ by content hash\)/);
     expect(again.stderr).toContain('poly: 26 of 26 entries reused');
     expect(content(read(path.join(merged, 'poly_index.json')))).toEqual(content(before));
   }, 60_000);
