@@ -189,9 +189,15 @@ function packItemSchema(schema: unknown): unknown | undefined {
   return files?.type === 'array' && files.items?.properties?.path ? files.items : undefined;
 }
 
-/** One entry per `<file path="...">` block, each synthesised from its own block, describing its listed symbols. */
+/**
+ * One entry per `<file path="...">` block, each synthesised from its own block, describing its listed
+ * symbols; its relationships point at paths of the target structure (the text before the first block), as
+ * a model told to write them as given there does.
+ */
 function packAnswer(itemSchema: unknown, prompt: string): unknown {
   const files: unknown[] = [];
+  const firstBlock = prompt.indexOf('<file path="');
+  const targets = [...new Set([...(firstBlock < 0 ? '' : prompt.slice(0, firstBlock)).matchAll(/(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,6}\b/g)].map((m) => m[0]))];
   for (const m of prompt.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)) {
     const block = m[2] ?? '';
     const entry = sampleFromSchema(itemSchema, block) as Record<string, unknown>;
@@ -199,6 +205,11 @@ function packAnswer(itemSchema: unknown, prompt: string): unknown {
     if ('symbols' in entry) {
       const names = [...block.matchAll(/^- \w+ (\S+) \(\d+-\d+\)/gm)].map((s) => s[1] as string).slice(0, 12);
       entry['symbols'] = names.map((name) => ({ name, description: `Handles ${name.split('-').pop()} for this module.` }));
+    }
+    if (Array.isArray(entry['relationships']) && targets.length > 0) {
+      for (const [i, r] of (entry['relationships'] as Array<Record<string, unknown>>).entries()) {
+        r['target_file_path'] = targets[hashString(`${m[1]}#${i}`) % targets.length];
+      }
     }
     files.push(entry);
   }
