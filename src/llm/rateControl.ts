@@ -2,8 +2,9 @@
  * Rate control for every model request of a run, in one scheduler:
  * - concurrency that follows the provider: it starts at `max_concurrent_files` and grows only while the
  *   latest answer's rate-limit headers show headroom (requests and tokens left for two more rounds with one
- *   more slot) and every slot is in use, up to `llm.adaptive_concurrency_max` (64 by default). Until the first setback it grows by a
- *   slot per success (doubling each round trip), after one by a slot per round trip. A 429 halves it, at
+ *   more slot) and every slot is in use, up to `llm.adaptive_concurrency_max` (64 by default). It grows by
+ *   a slot per success (doubling each round trip) until the first setback, and after one whenever the
+ *   headers show half of each announced limit left; otherwise by a slot per round trip. A 429 halves it, at
  *   most once per round trip; a dropped connection, a timeout or an overloaded server (502, 503, 504, 529)
  *   halves what grew past the start, never below it. A server that sends no rate-limit headers (Ollama,
  *   vLLM) keeps the configured number; one whose headers contradict themselves (remaining above the limit,
@@ -352,7 +353,8 @@ export class RequestScheduler {
     // Slots the run leaves idle prove nothing about the provider: grow only when every slot is taken.
     const saturated = this.held >= this.capacity || this.waiters.length > 0;
     if (saturated && startedAt > this.lastDecreaseAt && this.limit < this.options.maxConcurrency) {
-      this.limit = Math.min(this.options.maxConcurrency, this.limit + (this.slowStart ? 1 : 1 / this.limit));
+      const fast = this.slowStart || ample(limits);
+      this.limit = Math.min(this.options.maxConcurrency, this.limit + (fast ? 1 : 1 / this.limit));
       this.noteConcurrency();
       this.drain();
     }
@@ -424,4 +426,14 @@ export class RequestScheduler {
     this.stats.lowestConcurrency = Math.min(this.stats.lowestConcurrency, c);
     this.stats.highestConcurrency = Math.max(this.stats.highestConcurrency, c);
   }
+}
+
+/** Whether the provider has at least half of each announced limit left: room to grow fast again after a setback. */
+function ample(limits: RateLimitSnapshot | undefined): boolean {
+  if (!limits) return false;
+  const pairs = [
+    [limits.remainingRequests, limits.limitRequests],
+    [limits.remainingTokens, limits.limitTokens],
+  ].filter((pair): pair is [number, number] => pair[0] !== undefined && pair[1] !== undefined);
+  return pairs.length > 0 && pairs.every(([remaining, limit]) => remaining >= limit / 2);
 }

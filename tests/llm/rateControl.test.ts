@@ -118,6 +118,15 @@ describe('the request scheduler', () => {
     expect(s.capacity).toBeLessThanOrEqual(Math.floor(grown / 2) + 2);
   });
 
+  it('grows fast again after a setback once the headers show half of each limit left', async () => {
+    const s = scheduler({ concurrency: 4, maxConcurrency: 64 });
+    await s.run(async () => Promise.reject(http429()), 1).catch(() => {});
+    expect(s.capacity).toBe(2);
+    await delay(40);
+    await burst(s, 12, { limitRequests: 1000, remainingRequests: 900, limitTokens: 100_000, remainingTokens: 80_000 });
+    expect(s.capacity).toBeGreaterThanOrEqual(8);
+  });
+
   it('does not grow while slots stand idle, whatever the headers say', async () => {
     const s = scheduler({ concurrency: 3, maxConcurrency: 64 });
     for (let i = 0; i < 20; i++) await s.run(ok(i, { remainingRequests: 1000 }), 1);

@@ -111,6 +111,8 @@ export interface FakeLlmServer {
   batch: FakeBatchApi;
   configure(opts: Partial<FakeLlmOptions>): void;
   resetStats(): void;
+  /** Forgets the requests the rate window counted, as a minute's wait would (between benchmark runs). */
+  resetRateWindow(): void;
   close(): Promise<void>;
 }
 
@@ -887,6 +889,9 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     configure(opts: Partial<FakeLlmOptions>): void {
       state.opts = { ...state.opts, ...opts };
       if ('seed' in opts) state.rand = mulberry32(opts.seed ?? 1);
+    },
+    resetRateWindow(): void {
+      state.window.length = 0;
     },
     resetStats(): void {
       stats.requests = 0;
