@@ -2,9 +2,11 @@
  * Rate control for every model request of a run, in one scheduler:
  * - concurrency that follows the provider: it starts at `max_concurrent_files` and grows only while the
  *   latest answer's rate-limit headers show headroom (requests and tokens left for two more rounds with one
- *   more slot) and every slot is in use, up to `llm.adaptive_concurrency_max` (64 by default). It grows by
- *   a slot per success (doubling each round trip) until the first setback, and after one whenever the
- *   headers show half of each announced limit left; otherwise by a slot per round trip. A 429 halves it, at
+ *   more slot) and every slot is in use, up to `llm.adaptive_concurrency_max` (64 by default). It grows
+ *   fast until the first setback, and after one whenever the headers show half of each announced limit left:
+ *   each success doubles it, up to what the announced per-minute limits sustain at the measured round trip
+ *   (Little's law; a slot per success when none is announced); otherwise, and past that, it grows a slot per
+ *   round trip. A 429 halves it, at
  *   most once per round trip; a dropped connection, a timeout or an overloaded server (502, 503, 504, 529)
  *   halves what grew past the start, never below it. A server that sends no rate-limit headers (Ollama,
  *   vLLM) keeps the configured number; one whose headers contradict themselves (remaining above the limit,
@@ -195,6 +197,9 @@ export class RequestScheduler {
   /** Running mean of the estimated tokens of a request, to judge the token headroom by. */
   private meanTokens = 0;
   private started = 0;
+  /** Running mean of a successful request's round trip, in milliseconds, and how many it is taken over. */
+  private meanLatencyMs = 0;
+  private answered = 0;
   readonly stats: SchedulerStats;
 
   constructor(private readonly options: SchedulerOptions) {
@@ -230,6 +235,8 @@ export class RequestScheduler {
     }
     try {
       const result = await task();
+      this.answered++;
+      this.meanLatencyMs += (this.now() - startedAt - this.meanLatencyMs) / this.answered;
       this.learn(result.rateLimits, true, startedAt);
       return result.value;
     } catch (error) {
@@ -354,7 +361,11 @@ export class RequestScheduler {
     const saturated = this.held >= this.capacity || this.waiters.length > 0;
     if (saturated && startedAt > this.lastDecreaseAt && this.limit < this.options.maxConcurrency) {
       const fast = this.slowStart || ample(limits);
-      this.limit = Math.min(this.options.maxConcurrency, this.limit + (fast ? 1 : 1 / this.limit));
+      // Fast growth doubles at once up to what the announced per-minute limits sustain at the measured round
+      // trip (Little's law), then goes on a slot per round trip; without announced limits, a slot per success.
+      const sustained = this.sustainable();
+      const step = !fast ? 1 / this.limit : sustained === undefined ? 1 : sustained > this.limit ? Math.min(this.limit, sustained - this.limit) : 1 / this.limit;
+      this.limit = Math.min(this.options.maxConcurrency, this.limit + step);
       this.noteConcurrency();
       this.drain();
     }
@@ -370,6 +381,18 @@ export class RequestScheduler {
     if (limits.remainingRequests !== undefined && limits.remainingRequests < HEADROOM_ROUNDS * slots) return false;
     if (limits.remainingTokens !== undefined && limits.remainingTokens < HEADROOM_ROUNDS * slots * this.meanTokens) return false;
     return true;
+  }
+
+  /**
+   * Requests in flight that the announced per-minute limits sustain (paced just under them) when each takes
+   * the mean round trip so far; undefined before an answer or without an announced limit.
+   */
+  private sustainable(): number | undefined {
+    const rpm = this.rpm();
+    const tpm = this.tpm();
+    const perMinute = minDefined(rpm, tpm !== undefined && this.meanTokens > 0 ? tpm / this.meanTokens : undefined);
+    if (perMinute === undefined || this.answered === 0) return undefined;
+    return Math.floor((perMinute * this.meanLatencyMs) / WINDOW_MS);
   }
 
   /** Headers that lie justify nothing: no more growth, and back to the configured concurrency. */

@@ -123,8 +123,24 @@ describe('the request scheduler', () => {
     await s.run(async () => Promise.reject(http429()), 1).catch(() => {});
     expect(s.capacity).toBe(2);
     await delay(40);
-    await burst(s, 12, { limitRequests: 1000, remainingRequests: 900, limitTokens: 100_000, remainingTokens: 80_000 });
-    expect(s.capacity).toBeGreaterThanOrEqual(8);
+    const limits = { limitRequests: 60_000, remainingRequests: 50_000, limitTokens: 10_000_000, remainingTokens: 8_000_000 };
+    await Promise.all(Array.from({ length: 24 }, (_, i) => s.run(async () => {
+      await delay(40);
+      return { value: i, rateLimits: limits };
+    }, 1)));
+    expect(s.stats.highestConcurrency).toBeGreaterThanOrEqual(8);
+  });
+
+  it('jumps to what the announced limits sustain at the measured round trip, then grows a slot per round trip', async () => {
+    // 60,000 requests a minute paced at 97%, ~40 ms a request: about 39 in flight sustain it.
+    const s = scheduler({ concurrency: 4, maxConcurrency: 64 });
+    const slow = (i: number) => s.run(async () => {
+      await delay(40);
+      return { value: i, rateLimits: { limitRequests: 60_000, remainingRequests: 59_000 } };
+    }, 1);
+    await Promise.all(Array.from({ length: 60 }, (_, i) => slow(i)));
+    expect(s.stats.highestConcurrency).toBeGreaterThanOrEqual(24);
+    expect(s.stats.highestConcurrency).toBeLessThanOrEqual(48);
   });
 
   it('does not grow while slots stand idle, whatever the headers say', async () => {
