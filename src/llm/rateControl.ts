@@ -5,8 +5,7 @@
  *   more slot) and every slot is in use, up to `llm.adaptive_concurrency_max` (64 by default). It grows
  *   fast until the first setback, and after one whenever the headers show half of each announced limit left:
  *   each success doubles it, up to what the announced per-minute limits sustain at the measured round trip
- *   (Little's law; a slot per success when none is announced); otherwise, and past that, it grows a slot per
- *   round trip. A 429 halves it, at
+ *   (Little's law), and adds a slot past that; otherwise it grows a slot per round trip. A 429 halves it, at
  *   most once per round trip; a dropped connection, a timeout or an overloaded server (502, 503, 504, 529)
  *   halves what grew past the start, never below it. A server that sends no rate-limit headers (Ollama,
  *   vLLM) keeps the configured number; one whose headers contradict themselves (remaining above the limit,
@@ -362,9 +361,10 @@ export class RequestScheduler {
     if (saturated && startedAt > this.lastDecreaseAt && this.limit < this.options.maxConcurrency) {
       const fast = this.slowStart || ample(limits);
       // Fast growth doubles at once up to what the announced per-minute limits sustain at the measured round
-      // trip (Little's law), then goes on a slot per round trip; without announced limits, a slot per success.
-      const sustained = this.sustainable();
-      const step = !fast ? 1 / this.limit : sustained === undefined ? 1 : sustained > this.limit ? Math.min(this.limit, sustained - this.limit) : 1 / this.limit;
+      // trip (Little's law), and takes a slot per success past that: a short run may spend the minute's budget
+      // faster than it refills, as long as the remaining counts show room (showsHeadroom).
+      const sustained = this.sustainable() ?? 0;
+      const step = fast ? Math.max(1, Math.min(this.limit, sustained - this.limit)) : 1 / this.limit;
       this.limit = Math.min(this.options.maxConcurrency, this.limit + step);
       this.noteConcurrency();
       this.drain();
