@@ -12,7 +12,12 @@
  * The server runs in this process; each pipeline run is a fresh child (bench/lib/llmWorker.ts), killed past a
  * time bound or when the server has seen more requests than files × (max_retries + 1).
  *
- *   node --import tsx bench/llm.ts [--quick]
+ * `--tier` runs the comparison of issue 22 instead (benchTier): both tools, default settings, on a server
+ * sending a paid tier's rate-limit headers (5,000 requests and 2,000,000 tokens a minute), at a fixed 200 ms
+ * a call and at 400 ms + 10 ms per answer token + 0.05 ms per prompt token; then CodeRAG alone against 120
+ * requests a minute.
+ *
+ *   node --import tsx bench/llm.ts [--quick | --tier [--files 173] [--regimes fixed,realistic,ratelimit]]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +26,7 @@ import { startFakeLlmServer } from '../tests/support/fakeLlmServer.js';
 import { isMain, runJsonChild } from './lib/child.js';
 import { WORK_DIR, buildCorpus, cloneWithNewMtimes, warmPageCache } from './lib/corpus.js';
 import { Figures, renderTable, type SectionResult } from './lib/figures.js';
+import type { FakeLlmOptions } from '../tests/support/fakeLlmServer.js';
 import { deepcodeRespond } from './lib/deepcode.js';
 import type { DeepcodeWorkerOptions, DeepcodeWorkerResult } from './lib/deepcodeWorker.js';
 import type { LlmWorkerOptions, LlmWorkerResult } from './lib/llmWorker.js';
@@ -356,8 +362,129 @@ function summarise(options: LlmBenchOptions, runs: Run[], deepcodeRuns: Deepcode
   };
 }
 
+export interface TierBenchOptions {
+  files: number;
+  /** A paid tier's limits, announced in every answer's headers. */
+  rpm: number;
+  tpm: number;
+  regimes: Array<{ name: string; latencyMs: number; perTokenMs: number; perPromptTokenMs: number }>;
+  /** CodeRAG alone against a server allowing this many requests a minute (one file a call); null: skip. */
+  rateLimit: { files: number; rpm: number } | null;
+  log?: (line: string) => void;
+}
+
+export const TIER: TierBenchOptions = {
+  files: 173,
+  rpm: 5000,
+  tpm: 2_000_000,
+  regimes: [
+    { name: 'fixed', latencyMs: 200, perTokenMs: 0, perPromptTokenMs: 0 },
+    { name: 'realistic', latencyMs: 400, perTokenMs: 10, perPromptTokenMs: 0.05 },
+  ],
+  rateLimit: { files: 100, rpm: 120 },
+};
+
+interface TierRun {
+  regime: string;
+  coderag: LlmWorkerResult & { server: ServerView };
+  deepcode: (DeepcodeWorkerResult & { server: ServerView }) | null;
+}
+
+/** Both tools with their default settings on a server that announces a paid tier's headroom. */
+export async function benchTier(options: TierBenchOptions): Promise<SectionResult> {
+  const log = options.log ?? (() => {});
+  const started = performance.now();
+  const corpus = buildCorpus(options.files);
+  warmPageCache(corpus);
+  const tier = { requestsPerMinute: options.rpm, tokensPerMinute: options.tpm };
+  const server = await startFakeLlmServer({ seed: 1, retryAfterSeconds: RETRY_AFTER_S, respond: deepcodeRespond, rateLimit: tier });
+  const view = (): ServerView => ({ requests: server.stats.requests, maxInFlight: server.stats.maxInFlight, byOutcome: { ...server.stats.byOutcome } });
+  const runs: TierRun[] = [];
+  let limited: (LlmWorkerResult & { server: ServerView; acceptedPerMinute: number }) | null = null;
+  const ours = async (repo: string, files: number, boundMs: number, llm: Record<string, unknown> = {}, maxRetries = 3) => {
+    const cacheDir = mkdtempSync(path.join(tmpdir(), 'coderag-bench-cache-'));
+    server.resetStats();
+    server.resetRateWindow(); // each run starts with the tier's whole minute, not what the previous run left
+    try {
+      const worker: LlmWorkerOptions = { corpus: repo, baseURL: server.openaiBaseUrl, cacheDir, concurrency: 5, requestDelay: REQUEST_DELAY_S, retryDelay: 1, maxRetries, requestTimeout: 120, targetStructure: TARGET_STRUCTURE, llm };
+      const result = await runJsonChild<LlmWorkerResult>('lib/llmWorker.ts', [JSON.stringify(worker)], {
+        timeoutMs: boundMs,
+        watch: () => (server.stats.requests > files * (maxRetries + 1) ? 'too many requests' : null),
+      });
+      return { ...result, server: view() };
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  };
+  try {
+    for (const regime of options.regimes) {
+      server.configure({ latencyMs: regime.latencyMs, latencyPerTokenMs: regime.perTokenMs, latencyPerPromptTokenMs: regime.perPromptTokenMs, rateLimit: tier } satisfies Partial<FakeLlmOptions>);
+      const coderag = await ours(corpus, options.files, 600_000);
+      log(`tier ${regime.name}: coderag ${(coderag.ms / 1000).toFixed(1)} s, ${coderag.calls} calls, peak concurrency ${coderag.highestConcurrency}, ${coderag.server.maxInFlight} in flight at most`);
+      server.resetStats();
+      server.resetRateWindow();
+      const worker: DeepcodeWorkerOptions = { corpus, baseURL: server.openaiBaseUrl, targetStructure: TARGET_STRUCTURE, concurrency: 5, requestDelay: REQUEST_DELAY_S, maxRetries: 3, retryDelay: 1 };
+      const deepcode = await runJsonChild<DeepcodeWorkerResult>('lib/deepcodeWorker.ts', [JSON.stringify(worker)], {
+        timeoutMs: 900_000,
+        watch: () => (server.stats.requests > 3 * (2 * options.files + 1) ? 'too many requests' : null),
+      });
+      log(`tier ${regime.name}: deepcode ${(deepcode.ms / 1000).toFixed(1)} s, ${deepcode.calls} calls`);
+      runs.push({ regime: regime.name, coderag, deepcode: { ...deepcode, server: view() } });
+    }
+    if (options.rateLimit) {
+      const { files, rpm } = options.rateLimit;
+      const small = buildCorpus(files);
+      server.configure({ latencyMs: 200, latencyPerTokenMs: 0, latencyPerPromptTokenMs: 0, rateLimit: { requestsPerMinute: rpm } });
+      const run = await ours(small, files, 30_000 + (files / rpm) * 60_000 * 2, { pack_max_files: 1 }, 6);
+      const accepted = server.stats.accepted;
+      const acceptedPerMinute = accepted.length > 1 ? ((accepted.length - 1) / ((accepted[accepted.length - 1] as number) - (accepted[0] as number))) * 60_000 : 0;
+      limited = { ...run, acceptedPerMinute };
+      log(`tier ratelimit: ${(run.ms / 1000).toFixed(1)} s, ${acceptedPerMinute.toFixed(1)} accepted a minute`);
+    }
+  } finally {
+    await server.close();
+  }
+  const f = new Figures('llm-tier');
+  const findings: string[] = [];
+  const refused = (v: ServerView) => (v.byOutcome.rate_limited_window ?? 0) + (v.byOutcome.rate_limit ?? 0);
+  for (const { regime, coderag, deepcode } of runs) {
+    const r = options.regimes.find((x) => x.name === regime);
+    const latency = r ? `${r.latencyMs} ms${r.perTokenMs ? ` + ${r.perTokenMs} ms an answer token` : ''}${r.perPromptTokenMs ? ` + ${r.perPromptTokenMs} ms a prompt token` : ''}` : '';
+    f.add(`${regime}: coderag wall time`, round(coderag.ms / 1000, 2), 's', `${options.files} files, ${latency}, tier headers`);
+    if (deepcode) {
+      f.add(`${regime}: deepcode wall time`, round(deepcode.ms / 1000, 2), 's', 'its call pattern, same server and files');
+      f.add(`${regime}: coderag wall / deepcode wall`, round(coderag.ms / deepcode.ms, 3), '×', regime === 'fixed' ? 'target <= 0.25' : 'target <= 0.5');
+    }
+    f.add(`${regime}: calls, files model-profiled`, `${coderag.calls}, ${coderag.modelProfiled} of ${coderag.walked}`, '');
+    f.add(`${regime}: answer tokens per file`, Math.round(coderag.completionTokens / Math.max(1, coderag.answeredFiles)), 'tokens/file', deepcode ? `deepcode ${Math.round(deepcode.completionTokens / deepcode.files)}` : undefined);
+    f.add(`${regime}: 429s`, refused(coderag.server), 'answers', 'target <= 5');
+    f.add(`${regime}: peak concurrency, most in flight`, `${coderag.highestConcurrency}, ${coderag.server.maxInFlight}`, '', `trace ${coderag.concurrencyTrace.slice(0, 24).join(' ')}`);
+    if (coderag.lost > 0 || coderag.modelProfiled < coderag.walked) findings.push(`${regime}: ${coderag.walked - coderag.modelProfiled} files not model-profiled (${JSON.stringify(coderag.failedReasons)}), ${coderag.lost} lost.`);
+  }
+  if (limited && options.rateLimit) {
+    f.add('ratelimit: accepted requests per minute', round(limited.acceptedPerMinute, 1), 'requests/min', `target >= ${0.9 * options.rateLimit.rpm}`);
+    f.add('ratelimit: 429s', refused(limited.server), 'answers', `of ${limited.server.requests} requests`);
+    f.add('ratelimit: files lost, model-profiled', `${limited.lost}, ${limited.modelProfiled} of ${limited.walked}`, '');
+  }
+  return { setup: { ...options, log: undefined }, figures: f.list, runs: { tier: runs, ratelimit: limited }, findings, seconds: round((performance.now() - started) / 1000, 1) };
+}
+
 if (isMain(import.meta.url)) {
-  const quick = process.argv.includes('--quick');
-  const result = await benchLlm({ ...(quick ? LLM_QUICK : LLM_FULL), log: (l) => process.stderr.write(`${l}\n`) });
+  const log = (l: string) => process.stderr.write(`${l}\n`);
+  const arg = (flag: string) => {
+    const i = process.argv.indexOf(flag);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  const files = arg('--files');
+  const regimes = arg('--regimes')?.split(',');
+  const tier: TierBenchOptions = {
+    ...TIER,
+    ...(files ? { files: Number(files) } : {}),
+    ...(regimes ? { regimes: TIER.regimes.filter((r) => regimes.includes(r.name)), rateLimit: regimes.includes('ratelimit') ? TIER.rateLimit : null } : {}),
+    log,
+  };
+  const result = process.argv.includes('--tier')
+    ? await benchTier(tier)
+    : await benchLlm({ ...(process.argv.includes('--quick') ? LLM_QUICK : LLM_FULL), log });
   process.stdout.write(`${renderTable(result.figures)}\n\n${result.findings.join('\n')}\n`);
 }

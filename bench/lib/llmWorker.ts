@@ -42,6 +42,13 @@ export interface LlmWorkerResult {
   completionTokens: number;
   /** Symbols that got a model description. */
   described: number;
+  /** Files whose profile came from the model (fresh or cached). */
+  modelProfiled: number;
+  /** Files the model answered in this run, and the scheduler's concurrency: where it went and how high. */
+  answeredFiles: number;
+  highestConcurrency: number;
+  concurrencyTrace: number[];
+  rateLimited: number;
   relationships: number;
   ms: number;
   maxRssMb: number;
@@ -85,7 +92,7 @@ const byStatus: Record<string, number> = {};
 const failedReasons: Record<string, number> = {};
 for (const f of index.file_summaries) {
   byStatus[f.status] = (byStatus[f.status] ?? 0) + 1;
-  if (f.status !== 'ok') {
+  if (f.status !== 'ok' || f.reason?.startsWith('llm_unusable')) {
     const reason = (f.reason ?? '(no reason)').replace(/^(llm_error: \d*).*$/, '$1').trim();
     failedReasons[reason] = (failedReasons[reason] ?? 0) + 1;
   }
@@ -104,6 +111,11 @@ const result: LlmWorkerResult = {
   cachedPromptTokens: meta.token_usage.cached_prompt_tokens ?? 0,
   completionTokens: meta.token_usage.completion_tokens,
   described: index.file_summaries.reduce((n, f) => n + f.symbols.filter((s) => s.description).length, 0),
+  modelProfiled: index.file_summaries.filter((f) => f.profile_source === 'llm').length,
+  answeredFiles: meta.llm_answered_files ?? 0,
+  highestConcurrency: llm.scheduler.stats.highestConcurrency,
+  concurrencyTrace: llm.scheduler.stats.trace,
+  rateLimited: llm.scheduler.stats.rateLimited,
   relationships: index.relationships.length,
   ms,
   maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),

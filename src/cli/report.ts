@@ -92,7 +92,11 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: Re
   const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
-  return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens, ${index.relationships.length} relationships${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
+  const answered = meta.llm_answered_files ?? 0;
+  const perFile = answered > 0 ? ` (${Math.round(tokens.completion_tokens / answered)} answer tokens a file)` : '';
+  const outside = meta.relationships_outside_target ? ` (${meta.relationships_outside_target} outside the target structure dropped)` : '';
+  const unusable = meta.llm_unusable_files ? `, ${meta.llm_unusable_files} kept their static profile (answers unusable)` : '';
+  return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens${perFile}, ${index.relationships.length} relationships${outside}${unusable}${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
 }
 
 function reusePart(reuse: ReuseFigures | undefined, unchanged: boolean | undefined): string {

@@ -68,8 +68,11 @@ export const configSchema = z.strictObject({
         .default('You are a code analysis expert. Provide precise, structured analysis of code relationships and similarities.'),
       /** Seconds each worker pauses after its request before its next one (DeepCode's meaning); not a run-wide spacing. */
       request_delay: nonNegative.default(0.1),
-      /** Requests in flight may grow past max_concurrent_files up to this while the provider's headers show headroom; null: never. */
-      adaptive_concurrency_max: positiveInt.max(256).nullable().default(null),
+      /**
+       * Requests in flight grow from max_concurrent_files up to this while the provider's rate-limit headers
+       * show headroom (a server that sends none keeps max_concurrent_files); null, or `--concurrency`: never.
+       */
+      adaptive_concurrency_max: positiveInt.max(256).nullable().default(64),
       /** Our own cap: requests started in any minute; null: only the provider's limits apply. */
       requests_per_minute: positiveInt.nullable().default(null),
       /** Our own cap: estimated prompt plus max answer tokens started in any minute; null: no cap. */

@@ -144,6 +144,12 @@ export interface AnalysisMetadata {
   own_output_excluded?: string[];
   /** Set on a partial index (`coderag index --shard i/n`); `coderag merge` combines a complete set. */
   shard?: ShardInfo;
+  /** Model runs: files whose profile a model answer gave in this run (not from the cache). */
+  llm_answered_files?: number;
+  /** Model runs: files that kept their static profile because every answer was unusable (reason `llm_unusable: …`). */
+  llm_unusable_files?: number;
+  /** Model runs: relationships dropped because their target is not a file of the target structure. */
+  relationships_outside_target?: number;
 }
 
 /** What a partial index must agree on with its siblings before `coderag merge` combines them. */

@@ -20,10 +20,14 @@ export interface LlmStats {
   cached_prompt_tokens: number;
   cache_hits: number;
   secrets_redacted: number;
+  /** Files whose profile a model answer gave (cache hits apart): what answer tokens a file are counted over. */
+  answered_files: number;
+  /** Relationships dropped because their target is not a file of the target structure. */
+  relationships_outside: number;
 }
 
 export function emptyLlmStats(): LlmStats {
-  return { calls: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, cache_hits: 0, secrets_redacted: 0 };
+  return { calls: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0, cache_hits: 0, secrets_redacted: 0, answered_files: 0, relationships_outside: 0 };
 }
 
 /** Statuses that mean the provider cannot serve this run at all: stop, do not mark every file failed. */

@@ -24,6 +24,9 @@ export interface RunFacts {
   retries: number;
   cacheHits: number;
   secretsRedacted: number;
+  /** Files a model answered in this run, and relationships dropped for a target outside the structure. */
+  answeredFiles?: number;
+  relationshipsOutside?: number;
 }
 
 export const STATIC_RUN: RunFacts = {
@@ -83,8 +86,10 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
   const run = input.run ?? STATIC_RUN;
   const filesByStatus = { ok: 0, skipped: 0, failed: 0 };
   const skippedByReason: Record<string, number> = {};
+  let unusable = 0;
   for (const entry of entries) {
     filesByStatus[entry.status]++;
+    if (entry.status === 'ok' && entry.reason?.startsWith('llm_unusable')) unusable++;
     if (entry.status !== 'ok' && entry.reason) {
       const code = entry.reason.split(':')[0] ?? entry.reason;
       skippedByReason[code] = (skippedByReason[code] ?? 0) + 1;
@@ -129,6 +134,11 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
   };
   if (input.ownOutput?.length) metadata.own_output_excluded = [...input.ownOutput];
   if (input.shard) metadata.shard = input.shard;
+  if (run.provider !== 'static') {
+    metadata.llm_answered_files = run.answeredFiles ?? 0;
+    metadata.llm_unusable_files = unusable;
+    metadata.relationships_outside_target = run.relationshipsOutside ?? 0;
+  }
   return metadata;
 }
 

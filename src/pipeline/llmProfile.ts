@@ -2,9 +2,12 @@
  * Profile (LLM): one answer per file gives the meaning (file type, summary, key concepts, a line for each main
  * symbol) and, when a target structure is given, the file's relationships to it. Files wait in a packer and
  * go out several to a request (see src/llm/packer.ts and src/llm/profileRequest.ts); each file's entry of the
- * answer is checked on its own and cached under that file's own key, so reuse stays per file. An entry that
- * is missing, malformed or about another file is asked again alone; a pack whose answer is unusable as a
- * whole falls back to one request per file. The facts in the index stay the parser's.
+ * answer is checked on its own and cached under that file's own key, so reuse stays per file. Symbol names
+ * are matched leniently (src/llm/symbolNames.ts) and those that name nothing of the file are dropped, the
+ * rest of the entry kept. An entry that is missing, malformed or about another file of its pack is asked
+ * again alone; a pack whose answer is unusable as a whole falls back to one request per file; a file whose
+ * answer stays unusable after the retries is answered `unusable`, and keeps its static profile. The facts in
+ * the index stay the parser's.
  */
 import type { Config } from '../config/schema.js';
 import { cacheKey, type ProfileCache } from '../cache/profileCache.js';
@@ -20,6 +23,8 @@ import type { PromptSet } from '../llm/prompts.js';
 import type { LlmProvider, StructuredRequest } from '../llm/provider.js';
 import type { RequestScheduler } from '../llm/rateControl.js';
 import { InvalidAnswerError, statusOf, type RetryPolicy } from '../llm/retry.js';
+import { SymbolMatcher } from '../llm/symbolNames.js';
+import type { TargetFiles } from '../llm/targetPaths.js';
 import { errorMessage } from '../shared/errors.js';
 import { contentHash } from '../shared/hash.js';
 
@@ -28,6 +33,8 @@ export interface LlmContext {
   prompts: PromptSet;
   config: Config;
   targetStructure: string | null;
+  /** The files of the target structure, which relationships must point at; null without one. */
+  targetFiles: TargetFiles | null;
   focus: string | null;
   cache: ProfileCache<ProfileAnswer>;
   answerFormat: ProfileAnswerFormat;
@@ -55,8 +62,12 @@ export interface PendingFile {
 
 export type LlmProfileResult =
   | { ok: true; answer: ProfileAnswer; cached: boolean; secretsRedacted: number }
-  /** `stopped`: the budget refused the call; the file is not failed, it was never asked. */
-  | { ok: false; error: string; secretsRedacted: number; stopped?: boolean };
+  /**
+   * `stopped`: the budget refused the call; the file is not failed, it was never asked. `unusable`: every
+   * answer was unusable (not JSON, cut off, the wrong shape) through the retries; the file keeps its static
+   * profile and is not failed either.
+   */
+  | { ok: false; error: string; secretsRedacted: number; stopped?: boolean; unusable?: boolean };
 
 /** Everything besides the file's content that shapes the answer, for the cache key. */
 export function answerContext(ctx: Pick<LlmContext, 'config' | 'targetStructure' | 'focus'>): string {
@@ -139,11 +150,13 @@ export async function profileWithLlm(
       pieces.map(({ part, symbols }) => new Promise<ProfileAnswer>((resolve, reject) => ctx.packer.add({ part, symbols, resolve, reject }))),
     );
     const answer = answers.length === 1 ? (answers[0] as ProfileAnswer) : mergeChunkAnswers(answers);
+    ctx.stats.answered_files++;
     await ctx.cache.set(key, answer);
     return { ok: true, answer, cached: false, secretsRedacted };
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     if (error instanceof BudgetStop) return { ok: false, stopped: true, error: error.message, secretsRedacted };
+    if (error instanceof InvalidAnswerError) return { ok: false, unusable: true, error: `llm_unusable: ${firstLine(error.message)}`, secretsRedacted };
     const refused = refusal(error, ctx.provider.name);
     if (refused) throw refused;
     return { ok: false, error: describeFailure(error), secretsRedacted };
@@ -171,7 +184,7 @@ export async function sendPack(ctx: LlmContext, pack: PendingFile[]): Promise<vo
   const again: PendingFile[] = [];
   for (const p of pack) {
     const raw = entries.get(p.part.path);
-    const answer = raw === undefined ? 'no entry' : checkEntry(ctx, p, raw);
+    const answer = raw === undefined ? 'no entry' : checkEntry(ctx, p, raw, pack);
     if (typeof answer === 'string') again.push(p);
     else {
       await ctx.saveRaw?.(p.part.path, JSON.stringify(raw));
@@ -211,19 +224,24 @@ export function soleEntry(format: ProfileAnswerFormat, value: unknown, path: str
 }
 
 /**
- * One file's entry, checked on its own. Descriptions of symbols the file does not have are dropped; an entry
- * that describes several symbols and none of this file's was written about another file.
+ * One file's entry, checked on its own. Symbol names are matched leniently and renamed to the scope path
+ * they name; descriptions of symbols the file does not have are dropped. In a pack, an entry that describes
+ * several symbols, none of this file's but some of another file's, was written about that file: it is asked
+ * again alone. Alone, there is no other file to mistake it for, so what remains of it is kept.
  */
-function checkEntry(ctx: LlmContext, p: PendingFile, raw: unknown): ProfileAnswer | string {
+function checkEntry(ctx: LlmContext, p: PendingFile, raw: unknown, pack: readonly PendingFile[] = []): ProfileAnswer | string {
   const answer = ctx.answerFormat.parse(raw);
   if (typeof answer === 'string') return answer;
-  const known = new Set<string>();
-  for (const s of p.symbols) {
-    known.add(s.ast_path);
-    known.add(s.name);
+  const matcher = new SymbolMatcher(p.symbols);
+  const mine: ProfileAnswer['descriptions'] = [];
+  for (const d of answer.descriptions) {
+    const paths = matcher.match(d.name);
+    if (paths.length > 0) mine.push({ name: paths.length === 1 ? (paths[0] as string) : d.name, description: d.description });
   }
-  const mine = answer.descriptions.filter((d) => known.has(d.name));
-  if (p.symbols.length > 0 && answer.descriptions.length >= 2 && mine.length === 0) return `the entry for ${p.part.path} describes none of its symbols`;
+  if (mine.length === 0 && answer.descriptions.length >= 2 && pack.length > 1) {
+    const others = pack.filter((o) => o !== p).map((o) => new SymbolMatcher(o.symbols));
+    if (answer.descriptions.some((d) => others.some((m) => m.match(d.name).length > 0))) return `the entry for ${p.part.path} describes another file's symbols`;
+  }
   return { ...answer, descriptions: mine };
 }
 

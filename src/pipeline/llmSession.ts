@@ -15,6 +15,8 @@ import { loadPromptSet, type PromptSet } from '../llm/prompts.js';
 import type { LlmProvider } from '../llm/provider.js';
 import type { RunBudget } from '../llm/budget.js';
 import { RequestScheduler } from '../llm/rateControl.js';
+import { SymbolMatcher } from '../llm/symbolNames.js';
+import { targetFiles, type TargetFiles } from '../llm/targetPaths.js';
 import type { RetryPolicy } from '../llm/retry.js';
 import type { LlmStats } from '../llm/ask.js';
 import { sendPack, type LlmContext, type PendingFile } from './llmProfile.js';
@@ -51,6 +53,8 @@ export interface LlmSession {
   scheduler: RequestScheduler;
   shared: SharedPrefix;
   targetStructure: string | null;
+  /** The files of the target structure, which relationships must point at; null without one. */
+  targetFiles: TargetFiles | null;
   focus: string | null;
   prefilter: boolean;
   budget: RunBudget | null;
@@ -90,6 +94,7 @@ export function createLlmSession(options: LlmSessionOptions): LlmSession {
     }),
     shared: sharedPrefix({ prompts, config, targetStructure, focus, answerFormat }),
     targetStructure,
+    targetFiles: targetStructure ? targetFiles(targetStructure) : null,
     focus,
     prefilter: options.prefilter ?? config.file_analysis.enable_pre_filtering,
     budget: options.budget ?? null,
@@ -122,17 +127,38 @@ export function llmContext(session: LlmSession, config: Config, stats: LlmStats,
   return context;
 }
 
-/** A model's meaning over the parser's facts: file type, summary and concepts change; functions and imports stay. */
-export function applyAnswer(summary: FileSummary, answer: ProfileAnswer): FileRelationship[] {
+/** The relationships an answer gives a file, and how many were dropped for pointing outside the target structure. */
+export interface AppliedAnswer {
+  relationships: FileRelationship[];
+  outside: number;
+}
+
+/**
+ * A model's meaning over the parser's facts: file type, summary and concepts change; functions and imports
+ * stay. Descriptions go to the symbols they name, however the model wrote the name. A relationship is kept
+ * only when its target is a file of the target structure (`targets`), under the path the structure gives it.
+ */
+export function applyAnswer(summary: FileSummary, answer: ProfileAnswer, targets: TargetFiles | null = null): AppliedAnswer {
   summary.file_type = answer.file_type;
   summary.summary = answer.summary;
   delete summary.summary_source;
   summary.key_concepts = answer.key_concepts;
   summary.profile_source = 'llm';
-  const described = new Map(answer.descriptions.map((d) => [d.name, d.description]));
+  const matcher = new SymbolMatcher(summary.symbols);
+  const described = new Map<string, string>();
+  for (const d of answer.descriptions) {
+    for (const astPath of matcher.match(d.name)) if (!described.has(astPath)) described.set(astPath, d.description);
+  }
   for (const symbol of summary.symbols) {
-    const description = described.get(symbol.ast_path) ?? described.get(symbol.name);
+    const description = described.get(symbol.ast_path);
     if (description) symbol.description = description;
   }
-  return answer.relationships.map((r) => ({ repo_file_path: summary.file_path, ...r }));
+  const relationships: FileRelationship[] = [];
+  let outside = 0;
+  for (const r of answer.relationships) {
+    const target = targets ? targets.resolve(r.target_file_path) : r.target_file_path;
+    if (target === null) outside++;
+    else relationships.push({ repo_file_path: summary.file_path, ...r, target_file_path: target });
+  }
+  return { relationships, outside };
 }

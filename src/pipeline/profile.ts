@@ -85,7 +85,8 @@ export interface ProfiledFile {
 
 /**
  * One file through extract and profile: a skipped file, a static profile, or the model's meaning over the
- * parser's facts (failing back to the static profile, marked failed, with the reason). A refusal of the
+ * parser's facts (failing back to the static profile, marked failed, with the reason; or, when the answers
+ * stayed unusable, not failed, with the reason `llm_unusable: …`). A refusal of the
  * whole run (bad key, unknown model) goes to `onFatal` and answers null.
  */
 export async function profileFile(
@@ -116,13 +117,17 @@ export async function profileFile(
   if (result.secretsRedacted > 0) summary.secrets_redacted = result.secretsRedacted;
   if (!result.ok) {
     if (result.stopped) summary.reason = `budget_stop: ${result.error}`;
+    // An answer that stayed unusable is no failure of the file: its static profile stands, the reason noted.
+    else if (result.unusable) summary.reason = result.error;
     else {
       summary.status = 'failed';
       summary.reason = result.error;
     }
     return asStatic();
   }
-  return { summary, relationships: applyAnswer(summary, result.answer), rawImports: facts.raw_imports, terms: null, cached: result.cached };
+  const applied = applyAnswer(summary, result.answer, context.targetFiles);
+  context.stats.relationships_outside += applied.outside;
+  return { summary, relationships: applied.relationships, rawImports: facts.raw_imports, terms: null, cached: result.cached };
 }
 
 /** What the extract-and-profile stage takes from the run. */

@@ -319,6 +319,8 @@ function runFacts(llm: LlmSession | null, stats: LlmStats, before: number, after
     retries: stats.retries,
     cacheHits: stats.cache_hits,
     secretsRedacted: stats.secrets_redacted,
+    answeredFiles: stats.answered_files,
+    relationshipsOutside: stats.relationships_outside,
   };
 }
 

@@ -63,7 +63,8 @@ describe('coderag index when some files fail', () => {
   afterAll(() => server.close());
 
   it('writes the index, lists the failed files with their reasons, and exits 3', async () => {
-    server.configure({ latencyMs: 0, faults: { malformed_json: 1 } });
+    // No answer at all fails a file; an unusable answer would leave its static profile instead.
+    server.configure({ latencyMs: 0, faults: { server_error: 1 } });
     const repo = makeTempRepo(files, { git: true });
     const out = makeTempDir();
     const config = path.join(makeTempDir(), 'indexer_config.yaml');

@@ -42,7 +42,7 @@ describe('coderag index with a model', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`profiles: openai gpt-4o-mini at ${server.openaiBaseUrl} (auto: OPENAI_API_KEY is set)`);
     // 26 files, packed several to a call.
-    const calls = Number(/openai gpt-4o-mini: (\d+) calls, 0 retries, 0 cache hits, \d+ prompt \+ \d+ completion tokens, \d+ relationships/.exec(result.stderr)?.[1]);
+    const calls = Number(/openai gpt-4o-mini: (\d+) calls, 0 retries, 0 cache hits, \d+ prompt \+ \d+ completion tokens \(\d+ answer tokens a file\), \d+ relationships/.exec(result.stderr)?.[1]);
     expect(calls).toBeGreaterThan(0);
     expect(calls).toBeLessThan(26);
     expect(result.stderr).not.toContain(KEY);

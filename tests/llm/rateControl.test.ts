@@ -30,11 +30,25 @@ describe('reading rate-limit headers', () => {
     expect(limits).toEqual({ limitRequests: 50, remainingRequests: 0, resetRequestsMs: 2000, retryAfterMs: 2000 });
   });
 
-  it('gives nothing for no headers or garbled ones', () => {
+  it('gives nothing for no headers, and notes garbled ones as not to be believed', () => {
     expect(readRateLimits(undefined)).toEqual({});
-    expect(readRateLimits(new Headers({ 'x-ratelimit-remaining-requests': 'lots', 'retry-after': 'later' }))).toEqual({});
+    expect(readRateLimits(new Headers({ 'retry-after': 'later' }))).toEqual({});
+    expect(readRateLimits(new Headers({ 'x-ratelimit-remaining-requests': 'lots' }))).toEqual({ inconsistent: true });
+    expect(readRateLimits(new Headers({ 'x-ratelimit-remaining-tokens': '-5' }))).toEqual({ inconsistent: true });
+  });
+
+  it('leaves out a remaining count larger than its limit, and notes the lie', () => {
+    const limits = readRateLimits(new Headers({
+      'x-ratelimit-limit-requests': '100', 'x-ratelimit-remaining-requests': '1000000',
+      'x-ratelimit-limit-tokens': '90000', 'x-ratelimit-remaining-tokens': '80000',
+    }));
+    expect(limits).toEqual({ limitTokens: 90000, remainingTokens: 80000, inconsistent: true });
   });
 });
+
+/** `n` requests at once, so every slot is taken while they last (the scheduler grows only then). */
+const burst = (s: RequestScheduler, n: number, limits?: ReturnType<typeof readRateLimits>) =>
+  Promise.all(Array.from({ length: n }, (_, i) => s.run(ok(i, limits), 1)));
 
 describe('the request scheduler', () => {
   const scheduler = (over: Partial<ConstructorParameters<typeof RequestScheduler>[0]> = {}) =>
@@ -84,11 +98,98 @@ describe('the request scheduler', () => {
 
   it('grows back additively while the headers show headroom, but not past its ceiling', async () => {
     const s = scheduler({ concurrency: 2, maxConcurrency: 6 });
-    for (let i = 0; i < 60; i++) await s.run(ok(i, { remainingRequests: 100 }), 1);
+    await burst(s, 60, { remainingRequests: 100 });
     expect(s.capacity).toBe(6);
     const flat = scheduler({ concurrency: 2, maxConcurrency: 2 });
     for (let i = 0; i < 30; i++) await flat.run(ok(i), 1);
     expect(flat.capacity).toBe(2);
+  });
+
+  it('grows by a slot per success until the first setback, then by a slot per round trip', async () => {
+    const s = scheduler({ concurrency: 2, maxConcurrency: 64 });
+    await burst(s, 20, { remainingRequests: 1000 });
+    const grown = s.capacity;
+    expect(grown).toBeGreaterThanOrEqual(10);
+    await s.run(async () => Promise.reject(http429()), 1).catch(() => {});
+    expect(s.capacity).toBe(Math.floor(grown / 2));
+    await delay(40); // the fallback pause
+    await burst(s, 12, { remainingRequests: 1000 });
+    expect(s.capacity).toBeGreaterThan(Math.floor(grown / 2));
+    expect(s.capacity).toBeLessThanOrEqual(Math.floor(grown / 2) + 2);
+  });
+
+  it('grows fast again after a setback once the headers show half of each limit left', async () => {
+    const s = scheduler({ concurrency: 4, maxConcurrency: 64 });
+    await s.run(async () => Promise.reject(http429()), 1).catch(() => {});
+    expect(s.capacity).toBe(2);
+    await delay(40);
+    const limits = { limitRequests: 60_000, remainingRequests: 50_000, limitTokens: 10_000_000, remainingTokens: 8_000_000 };
+    await Promise.all(Array.from({ length: 24 }, (_, i) => s.run(async () => {
+      await delay(40);
+      return { value: i, rateLimits: limits };
+    }, 1)));
+    expect(s.stats.highestConcurrency).toBeGreaterThanOrEqual(8);
+  });
+
+  it('jumps to what the announced limits sustain at the measured round trip, then grows a slot per success', async () => {
+    // 60,000 requests a minute paced at 97%, ~40 ms a request: about 39 in flight sustain it.
+    const s = scheduler({ concurrency: 4, maxConcurrency: 64 });
+    const slow = (i: number) => s.run(async () => {
+      await delay(40);
+      return { value: i, rateLimits: { limitRequests: 60_000, remainingRequests: 59_000 } };
+    }, 1);
+    await Promise.all(Array.from({ length: 60 }, (_, i) => slow(i)));
+    expect(s.stats.trace.slice(0, 3)).toEqual([8, 16, 32]);
+    expect(s.stats.highestConcurrency).toBeGreaterThanOrEqual(32);
+  });
+
+  it('does not grow while slots stand idle, whatever the headers say', async () => {
+    const s = scheduler({ concurrency: 3, maxConcurrency: 64 });
+    for (let i = 0; i < 20; i++) await s.run(ok(i, { remainingRequests: 1000 }), 1);
+    expect(s.capacity).toBe(3);
+  });
+
+  it('keeps the configured concurrency when the server sends no rate-limit headers', async () => {
+    const s = scheduler({ concurrency: 3, maxConcurrency: 64 });
+    await burst(s, 30, {});
+    await burst(s, 30);
+    expect(s.capacity).toBe(3);
+  });
+
+  it('does not grow when the tokens left would not cover another slot', async () => {
+    const s = scheduler({ concurrency: 4, maxConcurrency: 64 });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => s.run(ok(i, { remainingRequests: 1000, remainingTokens: 20_000 }), 5000)));
+    expect(s.capacity).toBe(4);
+  });
+
+  it('falls back to the configured concurrency, and grows no more, once the headers lie', async () => {
+    const s = scheduler({ concurrency: 2, maxConcurrency: 64 });
+    await burst(s, 8, { remainingRequests: 1000 });
+    expect(s.capacity).toBeGreaterThan(2);
+    await s.run(ok(0, { remainingRequests: 1000, inconsistent: true }), 1);
+    expect(s.capacity).toBe(2);
+    await burst(s, 20, { remainingRequests: 1000 });
+    expect(s.capacity).toBe(2);
+    expect(s.stats.distrusted).toBe(true);
+  });
+
+  it('gives back what grew past the start on a dropped connection or an overloaded server, never below it', async () => {
+    const s = scheduler({ concurrency: 2, maxConcurrency: 12 });
+    await burst(s, 20, { remainingRequests: 1000 });
+    expect(s.capacity).toBe(12);
+    const dropped = Object.assign(new Error('Connection error.'), { name: 'APIConnectionError' });
+    await s.run(async () => Promise.reject(dropped), 1).catch(() => {});
+    expect(s.capacity).toBe(6);
+    await delay(2); // one decrease per round trip: the next request starts after this one
+    await s.run(async () => Promise.reject(Object.assign(new Error('overloaded'), { status: 529 })), 1).catch(() => {});
+    expect(s.capacity).toBe(3);
+    await delay(2);
+    await s.run(async () => Promise.reject(Object.assign(new Error('overloaded'), { status: 503 })), 1).catch(() => {});
+    expect(s.capacity).toBe(2);
+    await delay(2);
+    await s.run(async () => Promise.reject(Object.assign(new Error('boom'), { status: 500 })), 1).catch(() => {});
+    expect(s.capacity).toBe(2);
+    expect(s.stats.fallbacks).toBe(3);
   });
 
   it('does not grow when the provider has no requests to spare', async () => {

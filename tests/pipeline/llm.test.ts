@@ -293,7 +293,8 @@ describe('packed requests', () => {
         const [a, b, c, d] = answer.files as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
         a.path = 'not/asked/for.ts'; // a path nobody asked about: a's entry is missing
         c.path = b.path; // b answered twice: neither counts
-        d.symbols = [{ name: 'NotInThisFile', description: 'x' }, { name: 'NorThis', description: 'y' }]; // written about another file
+        // Written about another file of the pack: its symbols are the others'.
+        d.symbols = [a, b, c].flatMap((e) => e.symbols as Array<{ name: string }>).slice(0, 12).map(({ name }) => ({ name, description: 'x' }));
         return answer;
       },
     });

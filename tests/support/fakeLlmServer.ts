@@ -11,14 +11,16 @@
  * with configurable latency and seeded, reproducible fault injection. A schema
  * with a `files` array of entries keyed by `path` gets one entry per
  * `<file path="...">` block of the prompt (CodeRAG's packed profile requests).
- * Optionally: latency per answer token, a rolling rate-limit window answered
- * with the providers' real rate-limit headers, and a prompt cache that reports
+ * Optionally: latency per answer (and prompt) token, a rolling rate-limit window
+ * answered with the providers' real rate-limit headers, headers that lie,
+ * connections dropped above a number in flight, and a prompt cache that reports
  * cached prefix tokens as OpenAI and Anthropic do.
  *
  * Standalone:
  *   node --import tsx tests/support/fakeLlmServer.ts --port 8787 --latency 200 \
  *     [--faults rate_limit=0.2,server_error=0.05] [--seed 42] [--hang-ms 30000] \
- *     [--retry-after 1] [--reject-json-schema] [--ms-per-token 10] [--rpm 120] [--tpm 200000]
+ *     [--retry-after 1] [--reject-json-schema] [--ms-per-token 10] [--ms-per-prompt-token 0.05]
+ *     [--rpm 120] [--tpm 200000] [--drop-above 16]
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,6 +68,15 @@ export interface FakeLlmOptions {
   bareRateLimit?: boolean;
   /** Simulate prompt caching (default true): a prefix of >= 1024 tokens seen before is reported as cached. */
   promptCache?: boolean;
+  /** Added per prompt token (after latencyMs): reading the prompt takes time too. */
+  latencyPerPromptTokenMs?: number;
+  /**
+   * Headers sent with every completion answer and 429, over the rate window's own: a server whose headers
+   * lie (`x-ratelimit-remaining-requests: lots`, remaining above the limit, negative counts).
+   */
+  extraHeaders?: Record<string, string> | null;
+  /** A completion request arriving while more than this many are in flight loses its connection. */
+  dropAboveInFlight?: number | null;
 }
 
 export interface FakeRequest {
@@ -100,6 +111,8 @@ export interface FakeLlmServer {
   batch: FakeBatchApi;
   configure(opts: Partial<FakeLlmOptions>): void;
   resetStats(): void;
+  /** Forgets the requests the rate window counted, as a minute's wait would (between benchmark runs). */
+  resetRateWindow(): void;
   close(): Promise<void>;
 }
 
@@ -178,9 +191,15 @@ function packItemSchema(schema: unknown): unknown | undefined {
   return files?.type === 'array' && files.items?.properties?.path ? files.items : undefined;
 }
 
-/** One entry per `<file path="...">` block, each synthesised from its own block, describing its listed symbols. */
+/**
+ * One entry per `<file path="...">` block, each synthesised from its own block, describing its listed
+ * symbols; its relationships point at paths of the target structure (the text before the first block), as
+ * a model told to write them as given there does.
+ */
 function packAnswer(itemSchema: unknown, prompt: string): unknown {
   const files: unknown[] = [];
+  const firstBlock = prompt.indexOf('<file path="');
+  const targets = [...new Set([...(firstBlock < 0 ? '' : prompt.slice(0, firstBlock)).matchAll(/(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,6}\b/g)].map((m) => m[0]))];
   for (const m of prompt.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)) {
     const block = m[2] ?? '';
     const entry = sampleFromSchema(itemSchema, block) as Record<string, unknown>;
@@ -188,6 +207,11 @@ function packAnswer(itemSchema: unknown, prompt: string): unknown {
     if ('symbols' in entry) {
       const names = [...block.matchAll(/^- \w+ (\S+) \(\d+-\d+\)/gm)].map((s) => s[1] as string).slice(0, 12);
       entry['symbols'] = names.map((name) => ({ name, description: `Handles ${name.split('-').pop()} for this module.` }));
+    }
+    if (Array.isArray(entry['relationships']) && targets.length > 0) {
+      for (const [i, r] of (entry['relationships'] as Array<Record<string, unknown>>).entries()) {
+        r['target_file_path'] = targets[hashString(`${m[1]}#${i}`) % targets.length];
+      }
     }
     files.push(entry);
   }
@@ -388,6 +412,8 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     cacheSeen: new Set(),
   };
 
+  /** Completion requests read and not yet answered (what dropAboveInFlight counts). */
+  let completionsInFlight = 0;
   const stats: FakeLlmStats = { requests: 0, inFlight: 0, maxInFlight: 0, byOutcome: {}, bodies: [], promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0, accepted: [] };
 
   /**
@@ -556,8 +582,14 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
   ): Promise<void> => {
     const n = ++state.counter;
     const requestId = `req_fake_${n}`;
+    const dropAbove = state.opts.dropAboveInFlight;
+    if (dropAbove != null && completionsInFlight > dropAbove) {
+      count('dropped');
+      res.destroy();
+      return;
+    }
     const admitted = admit(api, raw);
-    const limitHeaders = admitted?.headers ?? {};
+    const limitHeaders = { ...(admitted?.headers ?? {}), ...(state.opts.extraHeaders ?? {}) };
     if (admitted && !admitted.ok) {
       count('rate_limited_window');
       sendError(res, api, 'rate_limit', requestId, 'Rate limit reached for requests (fake server window).', limitHeaders);
@@ -692,7 +724,8 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     stats.promptTokens += promptTokens;
     stats.cachedPromptTokens += cached;
     stats.completionTokens += completionTokens;
-    if (!(await wait(completionTokens * (state.opts.latencyPerTokenMs ?? 0), res))) {
+    const tokenLatency = completionTokens * (state.opts.latencyPerTokenMs ?? 0) + promptTokens * (state.opts.latencyPerPromptTokenMs ?? 0);
+    if (!(await wait(tokenLatency, res))) {
       count('client_closed');
       return;
     }
@@ -817,6 +850,8 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
           sendError(res, guess, 'not_found', `req_fake_nf_${stats.requests}`, `No route for ${method} ${url.pathname}.`);
           return;
         }
+        completionsInFlight++;
+        res.once('close', () => completionsInFlight--);
         return handleCompletion(api, raw, res);
       },
       () => {
@@ -854,6 +889,9 @@ async function startServer(initial: FakeLlmOptions | undefined, port: number): P
     configure(opts: Partial<FakeLlmOptions>): void {
       state.opts = { ...state.opts, ...opts };
       if ('seed' in opts) state.rand = mulberry32(opts.seed ?? 1);
+    },
+    resetRateWindow(): void {
+      state.window.length = 0;
     },
     resetStats(): void {
       stats.requests = 0;
@@ -939,6 +977,12 @@ function parseCli(argv: string[]): { port: number; opts: FakeLlmOptions } {
       case '--tpm':
         opts.rateLimit = { ...opts.rateLimit, tokensPerMinute: number(take(), flag) };
         break;
+      case '--ms-per-prompt-token':
+        opts.latencyPerPromptTokenMs = number(take(), flag);
+        break;
+      case '--drop-above':
+        opts.dropAboveInFlight = number(take(), flag);
+        break;
       case '--faults': {
         const faults: Partial<Record<FaultKind, number>> = {};
         for (const pair of take().split(',').filter((s) => s.trim() !== '')) {
@@ -954,7 +998,7 @@ function parseCli(argv: string[]): { port: number; opts: FakeLlmOptions } {
       case '-h':
         process.stdout.write(
           'usage: node --import tsx tests/support/fakeLlmServer.ts [--port 8787] [--latency ms] ' +
-            '[--faults kind=p,...] [--seed n] [--hang-ms ms] [--retry-after s] [--reject-json-schema] [--ms-per-token ms] [--rpm n] [--tpm n]\n' +
+            '[--faults kind=p,...] [--seed n] [--hang-ms ms] [--retry-after s] [--reject-json-schema] [--ms-per-token ms] [--ms-per-prompt-token ms] [--rpm n] [--tpm n] [--drop-above n]\n' +
             `fault kinds: ${FAULT_ORDER.join(', ')}\n`,
         );
         process.exit(0);

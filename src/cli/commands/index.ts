@@ -60,6 +60,8 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   };
   set('paths', 'output_dir', flags.out);
   set('performance', 'max_concurrent_files', flags.concurrency);
+  // A number given on the command line is the number wanted: it fixes the concurrency instead of starting it.
+  set('llm', 'adaptive_concurrency_max', flags.concurrency);
   set('file_analysis', 'max_file_size', flags.maxFileSize);
   if (!flags.gitignore) set('file_analysis', 'respect_gitignore', false);
   set('llm', 'model_provider', flags.provider);

@@ -131,6 +131,8 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config): Merg
       retries: sum((m) => m.retries),
       cacheHits: sum((m) => m.cache_hits),
       secretsRedacted: sum((m) => m.secrets_redacted),
+      answeredFiles: sum((m) => m.llm_answered_files ?? 0),
+      relationshipsOutside: sum((m) => m.relationships_outside_target ?? 0),
     },
   };
   return { input, parts: ordered };

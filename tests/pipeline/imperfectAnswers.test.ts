@@ -1,0 +1,123 @@
+/**
+ * Answers that are valid JSON but imperfect, through the real `openai` and `@anthropic-ai/sdk` clients
+ * against the fake server on 127.0.0.1: symbols named in another form than listed, descriptions of symbols
+ * the file does not have, relationships to paths outside the target structure, and an entry that stays
+ * unusable. No file is lost to any of them. Nothing here mocks an SDK.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/load.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+import type { RepoIndex } from '../../src/index/types.js';
+import { AnthropicProvider } from '../../src/llm/anthropic.js';
+import { OpenAiProvider } from '../../src/llm/openai.js';
+import type { LlmProvider } from '../../src/llm/provider.js';
+import { createLlmSession } from '../../src/pipeline/llmSession.js';
+import { indexRepository } from '../../src/pipeline/runIndex.js';
+import { startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
+import { makeTempDir } from '../support/tempRepo.js';
+
+const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
+const TARGET = `new-service/
+├── src/cache/ttl_cache.ts      # cache with per-entry TTL
+├── src/http/router.ts          # request routing
+└── src/store/kv.py             # key-value persistence
+`;
+
+type Entry = Record<string, unknown> & { path: string; symbols?: Array<{ name: string; description: string }> };
+
+let server: FakeLlmServer;
+beforeAll(async () => {
+  server = await startFakeLlmServer({ seed: 11 });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.configure({ latencyMs: 0, faults: {}, respond: undefined });
+  server.resetStats();
+});
+
+function config(overrides: ConfigInput = {}) {
+  return validateConfig({
+    ...overrides,
+    paths: { cache_dir: makeTempDir('coderag-cache-'), ...overrides.paths },
+    llm: { request_delay: 0, retry_delay: 0.01, max_retry_after: 0.05, request_timeout: 5, ...overrides.llm },
+    performance: { max_concurrent_files: 3, ...overrides.performance },
+  });
+}
+
+const openai = () => new OpenAiProvider({ apiKey: 'sk-test-key-for-fake', baseURL: server.openaiBaseUrl, model: 'gpt-test', timeoutMs: 5000 });
+const anthropic = () => new AnthropicProvider({ apiKey: 'sk-ant-test-key-for-fake', baseURL: server.anthropicBaseUrl, model: 'claude-test', timeoutMs: 5000 });
+
+async function run(provider: LlmProvider, cfg = config(), targetStructure: string | null = TARGET): Promise<RepoIndex> {
+  const llm = createLlmSession({ provider, config: cfg, targetStructure });
+  return indexRepository(fixture, { config: cfg, llm });
+}
+
+/** Rewrites every entry of every answer. */
+function rewriteEntries(edit: (entry: Entry) => void): void {
+  server.configure({
+    respond: (req) => {
+      const answer = req.sample() as { files?: Entry[] };
+      if (!Array.isArray(answer.files)) return answer;
+      for (const entry of answer.files) edit(entry);
+      return answer;
+    },
+  });
+}
+
+describe.each([
+  ['OpenAI', openai],
+  ['Anthropic', anthropic],
+])('imperfect answers through the %s SDK', (_name, provider) => {
+  it('keeps the descriptions of symbols named A.b, A::b or in another case for A-b', async () => {
+    const forms = [(n: string) => n.replace(/-/g, '.'), (n: string) => n.replace(/-/g, '::'), (n: string) => `${n.toUpperCase()}()`];
+    rewriteEntries((entry) => {
+      entry.symbols = (entry.symbols ?? []).map((s, i) => ({ name: (forms[i % forms.length] as (n: string) => string)(s.name), description: `Said of ${s.name}.` }));
+      // And one the file does not have: dropped, the rest kept.
+      entry.symbols.push({ name: 'Nowhere.toBeFound', description: 'Invented.' });
+    });
+    const index = await run(provider());
+    expect(server.stats.requests).toBeLessThan(index.file_summaries.length); // nothing asked again alone
+    for (const file of index.file_summaries) {
+      expect(file.status).toBe('ok');
+      expect(file.profile_source).toBe('llm');
+    }
+    const cache = index.file_summaries.find((f) => f.file_path === 'src/cache/lruCache.ts');
+    const scoped = cache?.symbols.filter((s) => s.ast_path.includes('-')) ?? [];
+    expect(scoped.length).toBeGreaterThan(0);
+    const described = scoped.filter((s) => s.description === `Said of ${s.ast_path}.`);
+    expect(described.length).toBeGreaterThan(0);
+    expect(index.file_summaries.flatMap((f) => f.symbols).some((s) => s.description === 'Invented.')).toBe(false);
+  });
+
+  it('keeps relationships into the target structure, under its paths, and drops and counts the others', async () => {
+    const targets = ['Node.js', './option.js', 'tsconfig.js.json', './src/cache/ttl_cache.ts', 'new-service/src/http/router.TS', 'src/store/kv.py'];
+    rewriteEntries((entry) => {
+      entry.relationships = targets.map((target_file_path) => ({
+        target_file_path, relationship_type: 'reference', confidence_score: 0.8, helpful_aspects: ['a'], potential_contributions: ['b'], usage_suggestions: 'c',
+      }));
+    });
+    const index = await run(provider());
+    const files = index.file_summaries.length;
+    expect(new Set(index.relationships.map((r) => r.target_file_path))).toEqual(new Set(['src/cache/ttl_cache.ts', 'src/http/router.ts', 'src/store/kv.py']));
+    expect(index.relationships).toHaveLength(3 * files);
+    expect(index.analysis_metadata.relationships_outside_target).toBe(3 * files);
+  });
+});
+
+describe('an entry that stays unusable', () => {
+  it('leaves the static profile, not failed, with the reason and the count', async () => {
+    const broken = 'lib/tax.rb';
+    rewriteEntries((entry) => {
+      if (entry.path === broken) delete entry.summary;
+    });
+    const index = await run(openai(), config({ llm: { max_retries: 2 } }));
+    const tax = index.file_summaries.find((f) => f.file_path === broken);
+    expect(tax).toMatchObject({ status: 'ok', profile_source: 'static' });
+    expect(tax?.reason).toMatch(/^llm_unusable: answer has the wrong shape/);
+    expect(tax?.summary.length).toBeGreaterThan(0);
+    expect(index.analysis_metadata.files_by_status.failed).toBe(0);
+    expect(index.analysis_metadata.llm_unusable_files).toBe(1);
+    for (const file of index.file_summaries.filter((f) => f.file_path !== broken)) expect(file.profile_source).toBe('llm');
+  });
+});
