@@ -44,7 +44,7 @@ export function buildProgram(): Command {
     .argument('[repo...]', 'repository folders (default: every folder under paths.code_base_path)')
     .option('-o, --out <dir>', 'output folder for indexes (paths.output_dir)', undefined)
     .option('-c, --config <file>', 'configuration file (default: ./indexer_config.yaml if present)')
-    .option('--concurrency <n>', 'files profiled at once (performance.max_concurrent_files)', checked(positiveInt))
+    .option('--concurrency <n>', 'model requests in flight, fixed (default: start at performance.max_concurrent_files and grow while the provider\'s rate-limit headers show headroom, up to llm.adaptive_concurrency_max)', checked(positiveInt))
     .option('--max-file-size <bytes>', 'skip files larger than this (file_analysis.max_file_size)', checked(positiveInt))
     .option('--no-gitignore', 'do not honour .gitignore files')
     .addOption(new Option('--provider <name>', 'profiler (llm.model_provider); auto picks Anthropic, then OpenAI, then static').choices(['auto', 'openai', 'anthropic', 'static']))
