@@ -82,14 +82,19 @@ export async function updatePack(repo: WrittenRepo): Promise<boolean> {
   for (const file of fresh) builder.add({ repo: index.repo_name, file });
   const made = builder.finish();
   const data = mergedFieldIndex(old, oldTerms, oldPostings, made, source, links, index.repo_name);
+  return writeIndexPack(outputPath, index, new FieldIndex(data), Float64Array.from(ranges));
+}
+
+/** Writes the search pack of the index at `outputPath` from its field index and its profiles' byte ranges. */
+export async function writeIndexPack(outputPath: string, index: WrittenRepo['index'], fieldIndex: FieldIndex, ranges: Float64Array): Promise<boolean> {
   const info = await stat(outputPath);
   return writePack(outputPath, { size: info.size, mtimeMs: info.mtimeMs }, {
     repoName: index.repo_name,
     indexed: indexedStateOf(readTrailingMetadata(outputPath)),
     totalFiles: index.total_files,
     relationships: index.relationships,
-    fieldIndex: new FieldIndex(data),
-    profileRanges: profileRangesOf(Float64Array.from(ranges)),
+    fieldIndex,
+    profileRanges: profileRangesOf(ranges),
   });
 }
 

@@ -14,10 +14,9 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { indexedStateOf, readTrailingMetadata } from '../search/freshness.js';
-import { profileRangesOf, readPack, writePack } from '../search/pack.js';
+import { readPack } from '../search/pack.js';
 import { prepareFolderPack, prepareSearchPack, writtenLayout } from '../search/preparePacks.js';
-import { updatePack } from './packUpdate.js';
+import { updatePack, writeIndexPack } from './packUpdate.js';
 import type { WrittenRepo } from './writeIndex.js';
 
 /** How each index got its pack: left as it was, its previous field index kept, updated from the previous pack, or built. */
@@ -68,13 +67,5 @@ async function keepFieldIndex(repo: WrittenRepo): Promise<boolean> {
     ranges[2 * d] = summaryRanges[2 * n] as number;
     ranges[2 * d + 1] = summaryRanges[2 * n + 1] as number;
   }
-  const info = await stat(outputPath);
-  return writePack(outputPath, { size: info.size, mtimeMs: info.mtimeMs }, {
-    repoName: index.repo_name,
-    indexed: indexedStateOf(readTrailingMetadata(outputPath)),
-    totalFiles: index.total_files,
-    relationships: index.relationships,
-    fieldIndex: pack.fieldIndex,
-    profileRanges: profileRangesOf(ranges),
-  });
+  return writeIndexPack(outputPath, index, pack.fieldIndex, ranges);
 }

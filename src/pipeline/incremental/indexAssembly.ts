@@ -29,7 +29,7 @@ import { EntryTable } from './entryTable.js';
 import type { EntrySink, FreshEntry, IndexFacts } from './entries.js';
 import type { PreviousIndex } from './previousIndex.js';
 import { RACY_MS, type ReusedEntry } from './reuse.js';
-import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RepoIdentity, type StateLine, type StoredRecord } from './reuseState.js';
+import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RepoIdentity, type StateHeader, type StateLine, type StoredRecord } from './reuseState.js';
 import { EntryTally, type PreviousLayout, type WrittenIndex } from '../writeIndex.js';
 
 /** What the reuse state records of the run as a whole. */
@@ -178,18 +178,7 @@ export class StreamedEntries implements EntrySink {
     const recorded = Array.from(order).filter((i) => entries.recorded(i));
     await saveReuseState(
       this.indexFile,
-      {
-        index_digest: written.digest,
-        index_bytes: written.bytes,
-        started_ms: state.startedAt,
-        shape: state.shape,
-        repo: state.repo,
-        go_module: state.goModule,
-        walked_digest: state.walkedDigest,
-        style: this.style,
-        files: recorded.length,
-        relationships: relationships.length > 0 ? relationshipsAt : null,
-      },
+      this.stateHeader(state, written.digest, written.bytes, recorded.length, relationships.length > 0 ? relationshipsAt : null),
       this.stateLines(recorded),
       counts || !this.previous ? (counts ?? this.frequencies).toJson() : await this.previous.frequencies(),
     );
@@ -259,23 +248,28 @@ export class StreamedEntries implements EntrySink {
       const recorded = Array.from(order);
       await saveReuseState(
         this.indexFile,
-        {
-          index_digest: header.index_digest,
-          index_bytes: header.index_bytes,
-          started_ms: state.startedAt,
-          shape: state.shape,
-          repo: state.repo,
-          go_module: state.goModule,
-          walked_digest: state.walkedDigest,
-          style: this.style,
-          files: recorded.length,
-          relationships: header.relationships,
-        },
+        this.stateHeader(state, header.index_digest, header.index_bytes, recorded.length, header.relationships),
         this.stateLines(recorded),
         await previous.frequencies(),
       );
     }
     return { index: this.describe(order, relationships, metadata, repoName), summaryRanges, unchanged: true };
+  }
+
+  /** The reuse state's header for an index of these bytes, written (or kept) by this run. */
+  private stateHeader(state: RunState, digest: string, bytes: number, files: number, relationships: StateHeader['relationships']): Omit<StateHeader, 'format' | 'version'> {
+    return {
+      index_digest: digest,
+      index_bytes: bytes,
+      started_ms: state.startedAt,
+      shape: state.shape,
+      repo: state.repo,
+      go_module: state.goModule,
+      walked_digest: state.walkedDigest,
+      style: this.style,
+      files,
+      relationships,
+    };
   }
 
   /** What the reports need of the index written (or kept), its entries counted. */
