@@ -97,6 +97,8 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
 
 /** `keywords_used` of a task text: its first words, enough to show what was read. */
 const MAX_TASK_KEYWORDS = 64;
+/** Characters of a request an empty answer's notice quotes. */
+const MAX_QUOTED = 80;
 /** Symbol answers come from this many of the best files. */
 const SYMBOL_FILES = 20;
 
@@ -106,7 +108,9 @@ function symbolKind(type: ElementType | undefined): CodeSymbol['kind'] | undefin
 
 /** Why a request found nothing, so an empty answer never comes without a reason. */
 export function emptyAnswerNotice(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: readonly string[]): string {
-  const asked = [...(request.query?.trim() ? [request.query.trim()] : []), ...(request.keywords ?? []).map((k) => k.trim()).filter(Boolean)];
+  // A task text can be a megabyte: the notice quotes its start.
+  const quoted = (text: string) => (text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text);
+  const asked = [...(request.query?.trim() ? [request.query.trim()] : []), ...(request.keywords ?? []).map((k) => k.trim()).filter(Boolean)].map(quoted);
   const tokenizer = corpus.tokenizer;
   const searchable = keywords.some((k) => tokenizer.text(k).length > 0) || (target !== '' && tokenizer.text(splitPath(target).stem).length > 0);
   if (!searchable) {

@@ -56,8 +56,6 @@ export interface TaskRanking {
   ranked: Ranked[];
   /** The input BM25F saw: the text's terms with their weights. */
   input: RankInput;
-  /** Corpus documents the anchors point at, with their strength (0..1]. */
-  anchored: ReadonlyMap<number, number>;
 }
 
 export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, params: TaskParams = TASK_PARAMS): TaskRanking {
@@ -72,7 +70,7 @@ export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, pa
   for (const [doc, strength] of anchored) scores.set(doc, (watched.get(doc) ?? 0) + params.anchorBoost * top * strength);
   const ranked = [...scores].map(([doc, score]) => ({ doc, score }));
   ranked.sort((a, b) => b.score - a.score || cmp(corpus.path(a.doc), corpus.path(b.doc)) || a.doc - b.doc);
-  return { ranked: ranked.slice(0, limit), input, anchored };
+  return { ranked: ranked.slice(0, limit), input };
 }
 
 /**
