@@ -285,11 +285,18 @@ describe('packed requests', () => {
 
   it('asks again alone for each file whose entry is missing, duplicated or about another file', async () => {
     let mixed = 0;
+    let spoiledPack: string[] = [];
     server.configure({
       respond: (req) => {
         const answer = req.sample() as { files: Array<Record<string, unknown>> };
-        if (answer.files.length < 4 || mixed > 0) return answer;
+        // The pack to spoil needs two or more symbols among its first three files, none named like one of the
+        // fourth's, for the fourth to be written about them: which files share a pack depends on the order calls go out in.
+        const names = (e: Record<string, unknown> | undefined) => ((e?.symbols ?? []) as Array<{ name: string }>).map((x) => x.name.toLowerCase());
+        const donated = answer.files.slice(0, 3).flatMap(names);
+        const own = new Set(names(answer.files[3]));
+        if (answer.files.length < 4 || mixed > 0 || donated.length < 2 || donated.some((n) => own.has(n))) return answer;
         mixed++;
+        spoiledPack = answer.files.map((e) => String(e.path));
         const [a, b, c, d] = answer.files as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
         a.path = 'not/asked/for.ts'; // a path nobody asked about: a's entry is missing
         c.path = b.path; // b answered twice: neither counts
@@ -303,7 +310,7 @@ describe('packed requests', () => {
     expect(mixed).toBe(1);
     expect(profiled(index)).toHaveLength(index.file_summaries.length);
     const packs = server.stats.bodies.map(filesIn);
-    const mixedPack = packs.find((p) => p.length >= 4) as string[];
+    const mixedPack = spoiledPack;
     const asked = mixedPack.slice(0, 4);
     const d = asked[3] as string;
     const alone = packs.filter((p) => p.length === 1).map((p) => p[0]);
