@@ -1,6 +1,7 @@
 /**
  * The MCP server: DeepCode's two tools (same names, argument names and JSON answers, so agents written for
- * DeepCode work unchanged) and a free-text `search`. Answers come from loaded indexes, never from a model.
+ * DeepCode work unchanged), a free-text `search` and the symbol look-ups (toolNames.ts lists them all).
+ * Answers come from loaded indexes, never from a model.
  * Transport-free: the CLI connects it to stdio, tests to whatever they like.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

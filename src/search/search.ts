@@ -84,7 +84,7 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
   else {
     const files = task?.isTask ? taskFiles(corpus, request, task) : keywordFiles(corpus, request, target, keywords, relationships);
     references = bm25fReferences(corpus, request, keywords, files);
-    if (request.granularity === 'symbol') symbols = rankSymbols(corpus, normalised(files.ranked.slice(0, SYMBOL_FILES)), files.symbolQuery, request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
+    if (request.granularity === 'symbol') symbols = rankSymbols(corpus, normalised(files.ranked.slice(0, SYMBOL_FILES)), symbolQueryOf(corpus, files), request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
   }
   const notice = references.length || relationships.length ? undefined : emptyAnswerNotice(corpus, request, target, keywords);
   return {
@@ -168,7 +168,8 @@ interface RankedFiles {
   task: boolean;
   ranked: Ranked[];
   input: RankInput;
-  symbolQuery: SymbolQuery;
+  /** The task text's anchors; none for keywords. */
+  anchors: readonly Anchor[];
 }
 
 /** How many files to rank: with a --type filter some drop out, so all of them; otherwise the answer's length. */
@@ -181,16 +182,19 @@ function rankLimit(request: SearchRequest): number {
 function keywordFiles(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: string[], relationships: readonly MatchedRelationship[]): RankedFiles {
   const input = bm25fInput(corpus, target, keywords, relationships);
   const ranked = rankBm25f(corpus.segments, input, request.params ?? DEFAULT_PARAMS, rankLimit(request));
-  return { task: false, ranked, input, symbolQuery: symbolQueryOf(corpus, input, []) };
+  return { task: false, ranked, input, anchors: [] };
 }
 
 function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText): RankedFiles {
   const { ranked, input } = rankTask(corpus, task, rankLimit(request), request.taskParams ?? TASK_PARAMS);
-  return { task: true, ranked, input, symbolQuery: symbolQueryOf(corpus, input, task.anchors) };
+  return { task: true, ranked, input, anchors: task.anchors };
 }
 
-/** Each term's weight for symbol scoring: its idf times its weight in the request. */
-function symbolQueryOf(corpus: SearchCorpus, input: RankInput, anchors: readonly Anchor[]): SymbolQuery {
+/**
+ * How the ranked files' symbols are scored: each term's idf times its weight in the request, and the anchors.
+ * Worked out only when symbols are ranked (a task's references, `granularity: symbol`), not for every search.
+ */
+function symbolQueryOf(corpus: SearchCorpus, { input, anchors }: RankedFiles): SymbolQuery {
   const termWeight = new Map<string, number>();
   for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) termWeight.set(term, idf * weight);
   return symbolQuery(termWeight, anchors);
@@ -212,11 +216,12 @@ function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords:
   const tokenizer = corpus.tokenizer;
   const wanted = new Set(files.input.terms);
   const tokensOf = { name: (name: string) => tokenizer.text(name), doc: (doc: string) => tokenizer.text(doc) };
+  const query = files.task ? symbolQueryOf(corpus, files) : null;
   const out: Reference[] = [];
   for (const { doc: d, score } of normalised(files.ranked)) {
     if (out.length >= maxResults) break;
     const doc = corpus.doc(d);
-    const symbols = files.task ? bestSymbols(doc.file.symbols, files.symbolQuery, corpus, request.type) : matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
+    const symbols = query ? bestSymbols(doc.file.symbols, query, corpus, request.type) : matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
     if (request.type && request.type !== 'file' && symbols.length === 0) continue;
     const matched = keywords.filter((k) => {
       const needed = tokenizer.text(k);
