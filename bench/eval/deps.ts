@@ -150,7 +150,7 @@ export function depsCase(spec: string, packageDir: string): DepsCase | string {
   if ((query.match(/[A-Za-z][A-Za-z'-]*/g) ?? []).length < MIN_QUERY_WORDS) return `description too short once names are removed: "${query}"`;
   const files = pickPackageFiles(entries);
   if (files.length === 0) return 'no code file shipped';
-  const language = majorityLanguage(files.map((f) => f.replace(/\.d\.([cm]?ts)$/, '.$1'))) ?? 'javascript';
+  const language = majorityLanguage(files) ?? 'javascript';
   return { spec, name, version, root: depsRoot(spec), language, source: readme, description, query, files };
 }
 
@@ -253,7 +253,10 @@ function select(from: string, want: number): void {
         console.error(`[deps] ${spec}: skipped, ${c}`);
         continue;
       }
-      if (installedVersion(prefix, c.name) !== c.version) continue;
+      if (installedVersion(prefix, c.name) !== c.version) {
+        console.error(`[deps] ${spec}: skipped, another version of it was installed at the top level`);
+        continue;
+      }
       console.error(`[deps] ${spec} (${c.files.length} files): ${c.query}`);
       kept.push(spec);
     }
