@@ -1,10 +1,10 @@
 /**
  * Retrieval evaluation on real data: the commit set, the description look-up set and the issue set.
  *
- *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits|describe|issues] [--repo NAME] [--limit N]
+ *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits,describe,deps,issues] [--repo NAME] [--limit N]
  *                                       [--mode query|target] [--json out.json] [--rankers keyword,bm25,coderag]
  *                                       [--scorer NAME] [--k N] [--include-generated] [--cases FILE]
- *                                       [--describe-cases FILE] [--tune-on even|odd]
+ *                                       [--describe-cases FILE] [--deps-list FILE] [--tune-on even|odd]
  *                                       [--issues-data FILE[,FILE]] [--issues-cap N] [--issues-ml-cap N]
  *                                       [--issues-lang python,rust,java,javascript,go]
  *
@@ -16,6 +16,9 @@
  * Description set: loads bench/eval/describe-cases.json (see describe.ts), extracts each repository's capped files
  * into bench/.work/describe/<owner>+<name>@<sha12>/, and asks each ranker for files across all of them at once; a
  * repository's rank is the rank of its best file.
+ * Dependency-folder set (deps.ts, `--set deps`, only when named): installs deps-packages.json's npm packages into
+ * bench/.work/deps-install, copies each one's shipped code into bench/.work/deps/<scope+name@version>/, and searches
+ * them together by each package's README sentence, as the description set does.
  * Prints R@1/R@5/R@10/MRR per set x ranker x language, and per set x ranker x half (tuning / held out, see split.ts).
  * Issue set (issues.ts): SWE-bench (Python) and Multi-SWE-bench (Rust, Java, JavaScript, Go) instances read at run
  * time from the dataset files ($CODERAG_EVAL_ISSUES_DATA, `--issues-data`, or the dataset mirrors under the mirror
@@ -35,6 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { bm25Ranker, keywordRanker, keywordTerms } from './baselines.js';
 import { materialise, materialiseFiles, treeDirFor } from './checkout.js';
 import type { DescribeCase } from './describe.js';
+import { DEPS_DIR, DEPS_LIST_FILE, depsIndexConfig, prepareDeps } from './deps.js';
 import { caseMetrics, summarise, type CaseMetrics, type Summary } from './metrics.js';
 import { MIRRORS_ENV, MIRRORS_FLAG, mirrorFinder } from './mirrors.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
@@ -60,7 +64,7 @@ export type { EvalCase, RankQuery, Ranker } from './types.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DESCRIBE_DIR = resolve(HERE, '..', '.work', 'describe');
 
-type SetName = 'commits' | 'describe' | 'issues';
+type SetName = 'commits' | 'describe' | 'deps' | 'issues';
 
 interface Options {
   sets: SetName[];
@@ -72,6 +76,7 @@ interface Options {
   issuesLangs?: string[];
   mirrors?: string;
   describeCases: string;
+  depsList: string;
   tuneOn: TuneOn;
   repo?: string;
   limit?: number;
@@ -91,6 +96,7 @@ function parseArgs(argv: string[]): Options {
     issuesCap: DEFAULT_ISSUE_CAP,
     issuesMlCap: DEFAULT_ML_ISSUE_CAP,
     describeCases: join(HERE, 'describe-cases.json'),
+    depsList: DEPS_LIST_FILE,
     tuneOn: 'even',
     mode: 'query',
     k: 50,
@@ -110,10 +116,14 @@ function parseArgs(argv: string[]): Options {
         if (v === 'all') {
           o.sets = ['commits', 'describe'];
           o.issuesIfFound = true;
-        } else if (v === 'commits' || v === 'describe' || v === 'issues') {
-          o.sets = [v];
-          o.issuesIfFound = false;
-        } else throw new Error('--set must be all, commits, describe or issues');
+          break;
+        }
+        const sets = v.split(',').map((x) => x.trim());
+        if (!sets.every((x): x is SetName => x === 'commits' || x === 'describe' || x === 'deps' || x === 'issues')) {
+          throw new Error('--set must be all, or a comma-separated list of commits, describe, deps and issues');
+        }
+        o.sets = [...new Set(sets)];
+        o.issuesIfFound = false;
         break;
       }
       case MIRRORS_FLAG: o.mirrors = val(); break;
@@ -122,6 +132,7 @@ function parseArgs(argv: string[]): Options {
       case '--issues-ml-cap': o.issuesMlCap = Number(val()); break;
       case '--issues-lang': o.issuesLangs = val().split(',').map((s) => s.trim().toLowerCase()).filter(Boolean); break;
       case '--describe-cases': o.describeCases = resolve(val()); break;
+      case '--deps-list': o.depsList = resolve(val()); break;
       case '--tune-on': {
         const v = val();
         if (v !== 'even' && v !== 'odd') throw new Error('--tune-on must be even or odd');
@@ -153,7 +164,7 @@ function parseArgs(argv: string[]): Options {
   if (!(o.k >= 10)) throw new Error('--k must be >= 10');
   if (!(o.issuesCap > 0)) throw new Error('--issues-cap must be a positive number');
   if (!(o.issuesMlCap > 0)) throw new Error('--issues-ml-cap must be a positive number');
-  if (o.mode === 'target' && (o.sets.includes('describe') || o.sets.includes('issues'))) {
+  if (o.mode === 'target' && o.sets.some((x) => x !== 'commits')) {
     if (o.sets.includes('commits')) o.sets = ['commits'];
     else throw new Error('--mode target applies to the commit set only');
   }
@@ -209,7 +220,8 @@ function selectCases(all: EvalCase[], o: Options): EvalCase[] {
   return out;
 }
 
-async function loadRankers(o: Options): Promise<Ranker[]> {
+/** The rankers asked for; `config` is CodeRAG's index configuration (a partial one), for a set that needs one. */
+async function loadRankers(o: Options, config?: unknown): Promise<Ranker[]> {
   const want = (n: string): boolean => !o.rankers || o.rankers.includes(n);
   const rankers: Ranker[] = [];
   if (want('keyword')) rankers.push(keywordRanker);
@@ -219,8 +231,8 @@ async function loadRankers(o: Options): Promise<Ranker[]> {
     // so this file type-checks on its own.
     const spec = './coderagRanker.js';
     try {
-      const mod = (await import(spec)) as { createCodeRagRanker: (opts?: { scorer?: string }) => Ranker };
-      rankers.push(mod.createCodeRagRanker(o.scorer ? { scorer: o.scorer } : {}));
+      const mod = (await import(spec)) as { createCodeRagRanker: (opts?: { scorer?: string; config?: unknown }) => Ranker };
+      rankers.push(mod.createCodeRagRanker({ ...(o.scorer ? { scorer: o.scorer } : {}), ...(config ? { config } : {}) }));
     } catch (err) {
       const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
       console.error(`[eval] CodeRAG ranker skipped: could not load its library API (${msg})`);
@@ -423,32 +435,85 @@ async function runDescribe(o: Options, rankers: readonly Ranker[], findMirror: (
     files.push(...c.files.filter((f) => candidates.has(f)).map((f) => `${root}/${f}`));
   }
   const checkoutMs = performance.now() - tc;
+  const results = await rankTogether(
+    'describe',
+    DESCRIBE_DIR,
+    present.map((c) => ({ id: c.repo, root: describeRoot(c), language: c.language, query: c.query, half: halves.get(c.repo) ?? 'holdout' })),
+    files,
+    rankers,
+    timing,
+    o.k,
+  );
+  return { results, checkoutMs, skipped, trees: roots.length };
+}
+
+/** One case of a set searched together: its id, the folder that answers it under the set's directory, its query. */
+interface TogetherCase {
+  id: string;
+  root: string;
+  language: string;
+  query: string;
+  half: Half;
+}
+
+/** Every ranker over every root at once; a root ranks where its best file ranks. */
+async function rankTogether(
+  set: 'describe' | 'deps',
+  dir: string,
+  cases: readonly TogetherCase[],
+  files: string[],
+  rankers: readonly Ranker[],
+  timing: Timing,
+  k: number,
+): Promise<CaseResult[]> {
+  const roots = cases.map((c) => c.root);
   const results: CaseResult[] = [];
   for (const ranker of rankers) {
     const tm = timing.get(ranker.name);
     let t = performance.now();
-    const prepared = await ranker.prepare(DESCRIBE_DIR, files, roots);
+    const prepared = await ranker.prepare(dir, files, roots);
     if (tm) tm.prepareMs += performance.now() - t;
-    for (const c of present) {
+    for (const c of cases) {
       const q: RankQuery = { query: c.query, keywords: keywordTerms(c.query) };
       t = performance.now();
       const ranked = reposByBestFile(await ranker.rank(prepared, q, DESCRIBE_FILES_K));
       if (tm) tm.rankMs += performance.now() - t;
-      const answer = describeRoot(c);
       results.push({
-        set: 'describe',
+        set,
         ranker: ranker.name,
-        repo: c.repo,
+        repo: c.id,
         language: c.language,
-        half: halves.get(c.repo) ?? 'holdout',
-        commit: c.repo,
-        answers: [answer],
-        ...caseMetrics(ranked.slice(0, o.k), [answer]),
+        half: c.half,
+        commit: c.id,
+        answers: [c.root],
+        ...caseMetrics(ranked.slice(0, k), [c.root]),
         top10: ranked.slice(0, 10),
       });
     }
   }
-  return { results, checkoutMs, skipped, trees: roots.length };
+  return results;
+}
+
+/** The dependency-folder set (deps.ts): packages' shipped code, searched together; CodeRAG indexes build folders. */
+async function runDeps(o: Options, timing: Timing): Promise<SetRun> {
+  const tc = performance.now();
+  const all = prepareDeps(o.depsList);
+  const halves = splitHalves(all.map((c) => c.spec), o.tuneOn);
+  const cases = all.filter((c) => !o.repo || o.repo === c.name || o.repo === c.spec);
+  console.error(`[eval] deps: ${cases.length} packages searched together`);
+  const files = cases.flatMap((c) => c.files.map((f) => `${c.root}/${f}`));
+  const checkoutMs = performance.now() - tc;
+  const rankers = await loadRankers(o, depsIndexConfig());
+  const results = await rankTogether(
+    'deps',
+    DEPS_DIR,
+    cases.map((c) => ({ id: c.spec, root: c.root, language: c.language, query: c.query, half: halves.get(c.spec) ?? 'holdout' })),
+    files,
+    rankers,
+    timing,
+    o.k,
+  );
+  return { results, checkoutMs, skipped: 0, trees: cases.length };
 }
 
 async function main(): Promise<void> {
@@ -486,7 +551,8 @@ async function main(): Promise<void> {
       );
       issueNotices = r.notices;
       run = r;
-    } else run = set === 'commits' ? await runCommits(o, rankers, findMirror, timing) : await runDescribe(o, rankers, findMirror, timing);
+    } else if (set === 'deps') run = await runDeps(o, timing);
+    else run = set === 'commits' ? await runCommits(o, rankers, findMirror, timing) : await runDescribe(o, rankers, findMirror, timing);
     runs.set(set, { ...run, ms: performance.now() - ts });
   }
 
@@ -499,10 +565,10 @@ async function main(): Promise<void> {
       for (const n of issueNotices) console.log(`  note: ${n}`);
       continue;
     }
-    const name = set === 'commits' ? `commits (${o.mode})` : 'describe';
+    const name = set === 'commits' ? `commits (${o.mode})` : set;
     rows.push(...summaryRows(set, rankers.map((r) => r.name), run.results as CaseResult[]).map((r) => ({ ...r, set: name })));
     const cases = new Set(run.results.map((r) => r.commit)).size;
-    console.log(`\n${name}: ${cases} cases, ${run.trees} ${set === 'commits' ? 'trees' : 'repositories'}${run.skipped ? `, ${run.skipped} skipped` : ''}, ${(run.ms / 1000).toFixed(1)}s; top-K ${o.k} (MRR is MRR@${o.k})\n`);
+    console.log(`\n${name}: ${cases} cases, ${run.trees} ${set === 'commits' ? 'trees' : set === 'deps' ? 'packages' : 'repositories'}${run.skipped ? `, ${run.skipped} skipped` : ''}, ${(run.ms / 1000).toFixed(1)}s; top-K ${o.k} (MRR is MRR@${o.k})\n`);
     console.log(table(rows.filter((r) => r.set === name)));
   }
   const totalMs = performance.now() - t0;

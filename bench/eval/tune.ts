@@ -2,7 +2,7 @@
  * Chooses BM25F's weights by coordinate ascent on the evaluation's cases, using the CodeRAG indexes that run.ts
  * cached in bench/.work/indexes (run it once first, with the same --set).
  *
- *   node --import tsx bench/eval/tune.ts [--set all|commits|describe] [--rounds 3] [--baseline eval.json]
+ *   node --import tsx bench/eval/tune.ts [--set all|commits|describe|deps[,…]] [--rounds 3] [--baseline eval.json]
  *                                        [--json out.json] [--from params.json] [--tune-on even|odd]
  *
  * Both sets are split in halves the way run.ts splits them (split.ts: by SHA-256 of each case's id, alternating);
@@ -21,6 +21,7 @@ import type { RepoIndex } from '../../src/index/types.js';
 import { SearchCorpus, bm25fInput, keywordsOf } from '../../src/search/search.js';
 import { INDEX_CACHE_DIR, indexCacheKey } from './coderagRanker.js';
 import type { DescribeCase } from './describe.js';
+import { depsIndexConfig, prepareDeps } from './deps.js';
 import { caseMetrics, summarise, type Summary } from './metrics.js';
 import { describeRoot, queryFor } from './run.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
@@ -28,7 +29,7 @@ import type { EvalCase } from './types.js';
 
 const HERE = import.meta.dirname;
 
-type SetName = 'commits' | 'describe';
+type SetName = 'commits' | 'describe' | 'deps';
 
 interface Loaded {
   set: SetName;
@@ -46,8 +47,13 @@ interface Loaded {
 /** Reads cached indexes: the one the current sources would build, else the newest. */
 class IndexCache {
   private readonly files = readdirSync(INDEX_CACHE_DIR).filter((f) => f.endsWith('.json'));
-  private readonly key = indexCacheKey(undefined);
+  private readonly key: string;
   stale = 0;
+
+  /** `config`: the index configuration run.ts passed for the set (part of the cache key). */
+  constructor(config?: unknown) {
+    this.key = indexCacheKey(config);
+  }
 
   read(tree: string): { file: string; index: RepoIndex } {
     const current = `${tree}.${this.key}.json`;
@@ -95,6 +101,21 @@ export function loadCases(
     for (const c of all) {
       out.push({ set: 'describe', id: c.repo, repo: c.repo, language: c.language, query: c.query, answers: [describeRoot(c)], corpus, half: halves.get(c.repo) ?? 'holdout' });
     }
+  }
+  if (sets.includes('deps')) {
+    const all = prepareDeps();
+    const halves = splitHalves(all.map((c) => c.spec), tuneOn);
+    const depsCache = new IndexCache(depsIndexConfig());
+    const corpus = new SearchCorpus(
+      all.map((c) => {
+        const { file, index } = depsCache.read(c.root);
+        return { key: index.repo_name, file, index };
+      }),
+    );
+    for (const c of all) {
+      out.push({ set: 'deps', id: c.spec, repo: c.name, language: c.language, query: c.query, answers: [c.root], corpus, half: halves.get(c.spec) ?? 'holdout' });
+    }
+    cache.stale += depsCache.stale;
   }
   if (cache.stale) console.error(`[tune] ${cache.stale} tree(s) use an index built by older sources: run bench/eval/run.ts to refresh them`);
   return out;
@@ -253,8 +274,8 @@ async function main(): Promise<void> {
   const start = from ? (JSON.parse(readFileSync(from, 'utf8')) as Bm25fParams) : DEFAULT_PARAMS;
   const t = performance.now();
   const setFlag = flag('--set') ?? 'all';
-  if (!['all', 'commits', 'describe'].includes(setFlag)) throw new Error('--set must be all, commits or describe');
-  const sets: SetName[] = setFlag === 'all' ? ['commits', 'describe'] : [setFlag as SetName];
+  const sets = (setFlag === 'all' ? ['commits', 'describe'] : setFlag.split(',')) as SetName[];
+  if (!sets.every((x) => x === 'commits' || x === 'describe' || x === 'deps')) throw new Error('--set must be all, or a comma-separated list of commits, describe and deps');
   const cases = loadCases(sets, flag('--tune-on') === 'odd' ? 'odd' : 'even');
   for (const { corpus } of cases) void corpus.segments;
   console.error(`[tune] ${cases.length} cases loaded and indexed in ${((performance.now() - t) / 1000).toFixed(1)}s`);

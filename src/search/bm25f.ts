@@ -14,7 +14,8 @@
  *    a final e), on both sides. Task words ("fix", "add", "remove"...) weigh `taskWords` unless the request has
  *    nothing else.
  * 2. Coverage: text(d) * (matched tokens / query tokens) ^ coverage, so a file that answers most of the
- *    request beats one that repeats one word.
+ *    request beats one that repeats one word. Not for build output (buildOutput.ts: `dist/`, `cjs/`, `umd/`...):
+ *    a bundle holds every word of its package, so containing the request's words says nothing there.
  * 3. Import graph: a file gains liftImports * the best text score among the files it imports, liftImporters
  *    * the best among code that imports it, and liftTests * the best among tests that import it or are named
  *    after it (`flag_test.go` -> `flag.go`): a test that matches the request points at the file it exercises.
@@ -22,7 +23,8 @@
  *    request names the role: "test", "docs", "example", "ci"...), prose and data files (markdown, YAML,
  *    JSON) below code, centrality (1 + centrality * ln(1 + importers) / ln(1 + most importers in the
  *    repository)) and size (1 + size * ln(1 + lines) / ln(1 + most lines)): files many others import, and
- *    larger files, are the ones changes touch.
+ *    larger files, are the ones changes touch. Build output takes the middle of the size range (1 + size / 2)
+ *    whatever its length: a bundle's length is the build's, a compiled module's the compiler's.
  * 5. Target mode (--target): the target's name tokens join the request, a file whose name shares tokens with
  *    the target gains targetName * overlap, files in the target's language are multiplied by sameLanguage,
  *    and files the index relates to the target gain relationship * confidence * type weight.
@@ -37,6 +39,7 @@
  * factors to zero), its summaries are the static profiler's, and it has few target-mode cases.
  */
 import type { FileRole } from '../index/types.js';
+import { buildOutputDocs } from './buildOutput.js';
 import { FIELD_BITS, FIELDS, ROLES, type FieldIndex, type FieldName } from './fieldIndex.js';
 
 export interface Bm25fParams {
@@ -380,7 +383,8 @@ function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fParams):
     }
   }
   if (params.coverage > 0 && used > 1) {
-    for (const d of out.docs) out.value[d] = (out.value[d] as number) * Math.pow((matched[d] as number) / used, params.coverage);
+    const built = buildOutputDocs(index);
+    for (const d of out.docs) if (!built[d]) out.value[d] = (out.value[d] as number) * Math.pow((matched[d] as number) / used, params.coverage);
   }
   return out;
 }
@@ -459,10 +463,12 @@ function structuralPriors(index: FieldIndex, parts: readonly SegmentPart[], cent
       return { start, logMaxImporters: Math.log1p(maxImporters) || 1, logMaxLines: Math.log1p(maxLines) || 1 };
     }),
   );
+  const built = buildOutputDocs(index);
   return (d) => {
     const { logMaxImporters, logMaxLines } = holderOf(maxima, d, (m) => m.start);
     const importers = (index.importerStart[d + 1] as number) - (index.importerStart[d] as number);
-    return (1 + (centrality * Math.log1p(importers)) / logMaxImporters) * (1 + (size * Math.log1p(Math.max(0, index.linesOfCode[d] as number))) / logMaxLines);
+    const sizeShare = built[d] ? 0.5 : Math.log1p(Math.max(0, index.linesOfCode[d] as number)) / logMaxLines;
+    return (1 + (centrality * Math.log1p(importers)) / logMaxImporters) * (1 + size * sizeShare);
   };
 }
 

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { FileSummary, RepoIndex } from '../../src/index/types.js';
+import { isBuildOutput } from '../../src/search/buildOutput.js';
+import { SearchCorpus, search } from '../../src/search/search.js';
+
+function file(file_path: string, fields: Partial<FileSummary>): FileSummary {
+  return {
+    file_path,
+    file_type: 'JavaScript source',
+    main_functions: [],
+    key_concepts: [],
+    dependencies: [],
+    summary: '',
+    lines_of_code: 40,
+    last_modified: '',
+    language: 'JavaScript',
+    role: 'source',
+    status: 'ok',
+    profile_source: 'static',
+    content_hash: '',
+    size_bytes: 1000,
+    symbols: [],
+    local_imports: [],
+    ...fields,
+  };
+}
+
+/** Words of the other modules a bundle concatenates. */
+const FILLER = Array.from({ length: 10 }, (_, i) => `helper${i}`).join(' ');
+
+function packageCorpus(folder: string): SearchCorpus {
+  const files = [
+    // Other packages' modules: the request's everyday words are everywhere.
+    ...Array.from({ length: 12 }, (_, i) => file(`${folder}/other${i}.js`, { lines_of_code: 200, vocabulary: `fast:2 written javascript:3 stream${i}:5 buffer:4` })),
+    // The module that is about the request: its rare words, more than once.
+    file(`${folder}/matcher.js`, { lines_of_code: 120, vocabulary: 'glob:2 matcher pattern:4' }),
+    // A bundle: 6,000 lines that mention every word of the request once, in passing.
+    file(`${folder}/bundle.js`, { lines_of_code: 6000, vocabulary: `${FILLER} glob matcher fast accurate written javascript` }),
+  ];
+  const index = { repo_name: 'deps', total_files: files.length, file_summaries: files, relationships: [] } as unknown as RepoIndex;
+  return new SearchCorpus([{ key: 'deps', file: '', index }]);
+}
+
+const first = (corpus: SearchCorpus, query: string): string | undefined => search(corpus, { query, maxResults: 5 }).references[0]?.file_path;
+
+describe('build output in the bm25f ranker', () => {
+  it('knows build folders by name, not hand-written source or a locale folder', () => {
+    for (const p of ['dist/index.js', 'dist/cjs/index.js', 'lib/esm/parse.mjs', 'build/lib/index.js', 'umd/react-is.js', 'bundles/core.umd.js']) {
+      expect(isBuildOutput(p), p).toBe(true);
+    }
+    for (const p of ['src/index.ts', 'lib/parse.js', 'index.js', 'locales/es/messages.js', 'distance/index.js', 'dist.js']) {
+      expect(isBuildOutput(p), p).toBe(false);
+    }
+  });
+
+  it('ranks a build on its text alone: a bundle that mentions every word once does not beat the module that is about the request', () => {
+    const query = 'Blazing fast and accurate glob matcher written in JavaScript';
+    expect(first(packageCorpus('dist'), query)).toBe('dist/matcher.js');
+  });
+
+  it('keeps coverage and the size prior for hand-written source, where the larger file that covers the request wins', () => {
+    const query = 'Blazing fast and accurate glob matcher written in JavaScript';
+    expect(first(packageCorpus('src'), query)).toBe('src/bundle.js');
+  });
+});
