@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli as runCliWith } from '../support/cli.js';
-import { startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
+import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
@@ -30,8 +30,8 @@ const openaiEnv = (cacheDir = makeTempDir('coderag-cache-')): NodeJS.ProcessEnv 
 const anthropicEnv = (cacheDir = makeTempDir('coderag-cache-')): NodeJS.ProcessEnv => ({ ANTHROPIC_API_KEY: 'sk-ant-cli-test-0123456789abcdef', ANTHROPIC_BASE_URL: server.anthropicBaseUrl, CODERAG_CACHE_DIR: cacheDir });
 const liveBodies = () => server.stats.bodies.filter((b) => b.includes('"messages"') && !b.includes('custom_id'));
 const liveCalls = () => liveBodies().length;
-/** Files asked about live: a request packs several (llm.pack_max_files), each its own `<file path="...">` part. */
-const liveFiles = () => liveBodies().flatMap((b) => [...b.matchAll(/<file path=\\"([^"\\]+)\\">/g)].map((m) => m[1] as string)).length;
+/** Files asked about live: a request packs several (llm.pack_max_files), each its own `<file n="..." path="...">` part. */
+const liveFiles = () => liveBodies().flatMap(taggedPaths).length;
 
 /** The CLI with room for a loaded machine: loading a tokenizer's ranks alone takes seconds of CPU. */
 const runCli = (args: string[], options: { env?: NodeJS.ProcessEnv } = {}) => runCliWith(args, { ...options, timeoutMs: 170_000 });

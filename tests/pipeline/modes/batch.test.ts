@@ -21,7 +21,7 @@ import { costOfPlan, planRun } from '../../../src/pipeline/modes/dryRun.js';
 import { indexRepository } from '../../../src/pipeline/runIndex.js';
 import { ProviderError } from '../../../src/shared/errors.js';
 import { ExtractorPool } from '../../../src/extract/extractorPool.js';
-import { startFakeLlmServer, type FakeLlmServer } from '../../support/fakeLlmServer.js';
+import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../../support/fakeLlmServer.js';
 import { makeTempDir } from '../../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../../fixtures/polyglot');
@@ -64,8 +64,8 @@ const session = (provider: LlmProvider, cfg = config(), budget: RunBudget | null
 
 /** Live model requests the server received (batch endpoints apart). */
 const liveBodies = () => server.stats.bodies.filter((b) => b.includes('"messages"') && !b.includes('"requests"') && !b.includes('custom_id'));
-/** Files asked about live: a live request packs several (llm.pack_max_files), each its own `<file path="...">` part. */
-const liveFiles = () => liveBodies().flatMap((b) => [...b.matchAll(/<file path=\\"([^"\\]+)\\">/g)].map((m) => m[1] as string));
+/** Files asked about live: a live request packs several (llm.pack_max_files), each its own `<file n="..." path="...">` part. */
+const liveFiles = () => liveBodies().flatMap(taggedPaths);
 
 async function submitted(llm: LlmSession, cfg = config()) {
   const counter = await promptTokenCounter(llm.provider.name, llm.provider.model);
