@@ -35,7 +35,6 @@ function relationshipShape(types: readonly string[]) {
 /** Long key (as the index and earlier prompts name it) -> the requested short key. */
 const RELATIONSHIP_ALIASES: Record<string, string> = {
   target_file_path: 'to',
-  target: 'to',
   path: 'to',
   relationship_type: 'type',
   confidence_score: 'confidence',
@@ -47,7 +46,6 @@ const ENTRY_ALIASES: Record<string, string> = {
   file_type: 'type',
   key_concepts: 'concepts',
   relationships: 'related',
-  descriptions: 'symbols',
 };
 
 /** How many of a file's symbols get a one-line description, and how long one may be. */
@@ -181,8 +179,8 @@ function renamed(value: unknown, aliases: Record<string, string>): unknown {
 
 /**
  * The symbol lines of an answer, in the forms models send them: `"name: what it does"` strings (as asked, or
- * with ` - ` for the colon),
- * `{name, description}` objects, or one `{name: description}` map. Anything else is left out.
+ * with ` - ` for the colon), `{name, description}` objects, or one `{name: description}` map. Anything else
+ * is left out.
  */
 function symbolLines(raw: unknown): SymbolDescription[] {
   const pairs: Array<[unknown, unknown]> = Array.isArray(raw)

@@ -66,6 +66,10 @@ export function estimateTokens(text: string): number {
 }
 
 const MAX_SKELETON_LINES = 60;
+/**
+ * A symbol's `"name: line"` string; with `answerTokensPerFile` (200 with a target structure, 80 without),
+ * what the earlier long shape's estimates (22, 260 and 110) come to without its keys and the echoed path.
+ */
 const ANSWER_TOKENS_PER_SYMBOL = 16;
 /** Left in a part's text for its number, which is known once the part has its place in a request. */
 const FILE_NUMBER = '{{n}}';

@@ -2,8 +2,9 @@
  * Batch runs (`coderag index --batch`): the plan's requests go to the provider's batch API at half price,
  * several files a request as a live run packs them (so a batch costs no more tokens a file than a live run),
  * a manifest beside the indexes remembers what was asked, and collecting stores every usable entry of every
- * answer in the profile cache under the key the live path would use. The index is then written by an ordinary run, which
- * finds those answers in the cache; what the batch did not answer is asked live there, or left static.
+ * answer in the profile cache under the key the live path would use. The index is then written by an
+ * ordinary run, which finds those answers in the cache; what the batch did not answer is asked live there,
+ * or left static.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
