@@ -92,11 +92,17 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: Re
   const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
-  const answered = meta.llm_answered_files ?? 0;
-  const perFile = answered > 0 ? ` (${Math.round(tokens.completion_tokens / answered)} answer tokens a file)` : '';
+  const perFileTokens = answerTokensPerFile(meta);
+  const perFile = perFileTokens !== null ? ` (${perFileTokens} answer tokens a file)` : '';
   const outside = meta.relationships_outside_target ? ` (${meta.relationships_outside_target} outside the target structure dropped)` : '';
   const unusable = meta.llm_unusable_files ? `, ${meta.llm_unusable_files} kept their static profile (answers unusable)` : '';
   return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens${perFile}, ${index.relationships.length} relationships${outside}${unusable}${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
+}
+
+/** Answer tokens over the files a model answered in the run (cache hits apart); null when it answered none. */
+function answerTokensPerFile(meta: RepoIndex['analysis_metadata']): number | null {
+  const answered = meta.llm_answered_files ?? 0;
+  return answered > 0 ? Math.round(meta.token_usage.completion_tokens / answered) : null;
 }
 
 function reusePart(reuse: ReuseFigures | undefined, unchanged: boolean | undefined): string {
@@ -126,7 +132,11 @@ function runSummary(written: Array<{ index: WrittenIndex; outputPath: string }>,
       retries: index.analysis_metadata.retries,
       cache_hits: index.analysis_metadata.cache_hits,
       token_usage: index.analysis_metadata.token_usage,
+      llm_answered_files: index.analysis_metadata.llm_answered_files ?? 0,
+      answer_tokens_per_file: answerTokensPerFile(index.analysis_metadata),
+      llm_unusable_files: index.analysis_metadata.llm_unusable_files ?? 0,
       total_relationships: index.relationships.length,
+      relationships_outside_target: index.analysis_metadata.relationships_outside_target ?? 0,
       duration_ms: index.analysis_metadata.duration_ms,
     })),
   };

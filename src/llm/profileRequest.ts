@@ -4,7 +4,8 @@
  *   system prompt | shared prefix (instructions, answer format, focus, target structure) | file parts
  *
  * The shared prefix is the same bytes in every request of a run, so providers serve it from their prompt
- * cache; each file's part follows (`<file path="...">` with the parser's skeleton and a screened excerpt).
+ * cache; each file's part follows (`<file n="2" path="...">` with the parser's skeleton and a screened excerpt;
+ * `n` is the part's place in its request, which the answer's entries name instead of echoing the path).
  * A request for one file is a pack of one: the answer format is the same, so single and packed requests share
  * their prefix too. `buildProfileRequest(shared, parts)` gives the provider-neutral request; `openai.ts`'s
  * `chatCompletionBody` and `anthropic.ts`'s `messagesBody` turn it into the exact wire body.
@@ -65,7 +66,13 @@ export function estimateTokens(text: string): number {
 }
 
 const MAX_SKELETON_LINES = 60;
-const ANSWER_TOKENS_PER_SYMBOL = 22;
+/**
+ * A symbol's `"name: line"` string; with `answerTokensPerFile` (200 with a target structure, 80 without),
+ * what the earlier long shape's estimates (22, 260 and 110) come to without its keys and the echoed path.
+ */
+const ANSWER_TOKENS_PER_SYMBOL = 16;
+/** Left in a part's text for its number, which is known once the part has its place in a request. */
+const FILE_NUMBER = '{{n}}';
 
 export function sharedPrefix(ctx: ProfileRequestContext): SharedPrefix {
   const { llm, relationships } = ctx.config;
@@ -89,7 +96,7 @@ export function sharedPrefix(ctx: ProfileRequestContext): SharedPrefix {
     cacheKey,
     maxTokens: llm.max_tokens,
     temperature: llm.temperature,
-    answerTokensPerFile: ctx.targetStructure ? 260 : 110,
+    answerTokensPerFile: ctx.targetStructure ? 200 : 80,
   };
 }
 
@@ -115,6 +122,7 @@ export function buildFilePart(
   const skeleton = redactSecrets(skeletonText || '(none found)');
   const more = facts.symbols.length > MAX_SKELETON_LINES ? `\n- … and ${facts.symbols.length - MAX_SKELETON_LINES} more` : '';
   const text = `${renderPrompt(ctx.prompts.file, {
+    n: FILE_NUMBER,
     file_path: facts.path,
     language: facts.language,
     role: facts.role.replace('_', ' '),
@@ -140,7 +148,7 @@ export function buildProfileRequest(shared: SharedPrefix, parts: readonly FilePa
   return {
     system: shared.system,
     prefix: shared.prefix,
-    prompt: parts.map((p) => p.text).join('\n'),
+    prompt: parts.map((p, i) => p.text.replace(FILE_NUMBER, String(i + 1))).join('\n'),
     schema: shared.schema,
     schemaName: shared.schemaName,
     cacheKey: shared.cacheKey,

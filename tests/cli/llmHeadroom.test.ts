@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
+import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
@@ -33,20 +33,26 @@ function configWith(yaml: string): string {
 }
 
 describe('coderag index with a model', () => {
-  it('keeps the static profile of a file whose answer stays unusable, exits 0 and counts it in the closing line', async () => {
+  it('keeps the static profile of a file whose answer stays unusable, exits 0 and counts it in the closing line and the --json summary', async () => {
     server.configure({
       respond: (req) => {
         const answer = req.sample() as { files?: Array<Record<string, unknown>> };
-        for (const entry of answer.files ?? []) if (entry.path === 'lib/tax.rb') delete entry.summary;
+        const paths = taggedPaths(req.prompt);
+        for (const entry of answer.files ?? []) if (paths[Number(entry.file) - 1] === 'lib/tax.rb') delete entry.summary;
         return answer;
       },
     });
     const out = makeTempDir();
     const config = configWith('llm:\n  request_delay: 0\n  retry_delay: 0.01\n  max_retries: 1\n');
-    const result = await runCli(['index', fixture, '--out', out, '--config', config], { env: env() });
+    const result = await runCli(['index', fixture, '--out', out, '--config', config, '--json'], { env: env() });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/26 files indexed/);
     expect(result.stderr).toContain('1 kept their static profile (answers unusable)');
+    const [repo] = JSON.parse(result.stdout).repositories;
+    expect(repo).toMatchObject({ llm_answered_files: 25, llm_unusable_files: 1, relationships_outside_target: 0 });
+    const perFile = Number(/\((\d+) answer tokens a file\)/.exec(result.stderr)?.[1]);
+    expect(repo.answer_tokens_per_file).toBe(perFile);
+    expect(perFile).toBeGreaterThan(0);
     expect(result.stderr).not.toMatch(/failed/);
     const index = JSON.parse(readFileSync(path.join(out, 'polyglot_index.json'), 'utf8'));
     const tax = index.file_summaries.find((f: { file_path: string }) => f.file_path === 'lib/tax.rb');
@@ -54,14 +60,12 @@ describe('coderag index with a model', () => {
     expect(tax.reason).toMatch(/^llm_unusable: /);
   });
 
-  it('reports relationships dropped for targets outside the structure in the closing line', async () => {
+  it('reports relationships dropped for targets outside the structure in the closing line and the --json summary', async () => {
     server.configure({
       respond: (req) => {
         const answer = req.sample() as { files?: Array<Record<string, unknown>> };
         for (const entry of answer.files ?? []) {
-          entry.relationships = ['Node.js', './src/cache/ttl_cache.ts'].map((target_file_path) => ({
-            target_file_path, relationship_type: 'reference', confidence_score: 0.9, helpful_aspects: [], potential_contributions: [], usage_suggestions: '',
-          }));
+          entry.related = ['Node.js', './src/cache/ttl_cache.ts'].map((to) => ({ to, type: 'reference', confidence: 0.9, aspects: [], contributions: [], usage: '' }));
         }
         return answer;
       },
@@ -69,9 +73,10 @@ describe('coderag index with a model', () => {
     const target = path.join(makeTempDir(), 'plan.txt');
     writeFileSync(target, 'src/cache/ttl_cache.ts\nsrc/http/router.ts\n');
     const config = configWith('llm:\n  request_delay: 0\n');
-    const result = await runCli(['index', fixture, '--out', makeTempDir(), '--config', config, '--target-structure', target], { env: env() });
+    const result = await runCli(['index', fixture, '--out', makeTempDir(), '--config', config, '--target-structure', target, '--json'], { env: env() });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('26 relationships (26 outside the target structure dropped)');
+    expect(JSON.parse(result.stdout).repositories[0]).toMatchObject({ total_relationships: 26, relationships_outside_target: 26, llm_unusable_files: 0 });
   });
 
   it('grows requests in flight past the default under a tier\'s headers, and --concurrency fixes the number', async () => {

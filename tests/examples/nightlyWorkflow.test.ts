@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { artifactFiles, cacheFiles, newStores, runWorkflow, substitute, type RunResult, type Step, type Workflow } from '../support/actionsRunner.js';
 import { CLI } from '../support/cli.js';
-import { startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
+import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { npmEnv, packThisPackage, startFakeNpmRegistry, type FakeNpmRegistry } from '../support/fakeNpmRegistry.js';
 import { makeTempDir, makeTempRepo, type TempRepo } from '../support/tempRepo.js';
 
@@ -207,7 +207,7 @@ describe('three nights of the workflow, its run steps run in order and its actio
       latencyMs: 0,
       // The first night, the model's answer for one file never comes (a server error, no retries configured).
       respond: (req) => {
-        if (night === 1 && req.prompt.includes(`<file path="${FLAKY}">`)) throw new Error('no answer for this file tonight');
+        if (night === 1 && taggedPaths(req.prompt).includes(FLAKY)) throw new Error('no answer for this file tonight');
         return undefined;
       },
     });

@@ -22,12 +22,39 @@ describe('checking a model\'s profile answer', () => {
   });
 
   it('asks for relationships only when there is a target structure', () => {
-    expect(JSON.stringify(new ProfileAnswerFormat(null, 0.3).schema)).not.toContain('relationships');
+    expect(JSON.stringify(new ProfileAnswerFormat(null, 0.3).schema)).not.toContain('related');
     expect(new ProfileAnswerFormat(types, 0.3).schema).toMatchObject({
       required: ['files'],
       additionalProperties: false,
-      properties: { files: { type: 'array', items: { required: ['path', 'file_type', 'symbols', 'summary', 'key_concepts', 'relationships'], additionalProperties: false } } },
+      properties: { files: { type: 'array', items: { required: ['file', 'type', 'symbols', 'summary', 'concepts', 'related'], additionalProperties: false } } },
     });
+  });
+
+  it('asks for the short shape: a file by number, a symbol as one "name: line" string, short relationship keys', () => {
+    const items = (new ProfileAnswerFormat(types, 0.3).schema as { properties: { files: { items: { properties: Record<string, any> } } } }).properties.files.items.properties;
+    expect(items.file).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(items.symbols.items).toMatchObject({ type: 'string' });
+    expect(items.related.items.required).toEqual(['to', 'type', 'confidence', 'aspects', 'contributions', 'usage']);
+  });
+
+  it('reads the short shape into every field of the profile and its relationships', () => {
+    const answer = new ProfileAnswerFormat(types, 0.3).parse({
+      file: 1, type: 'TypeScript module - cache', symbols: ['Cache-get: Reads an entry.', 'Cache::put - Stores one.', 'no separator here'], summary: 'Caches.', concepts: ['ttl'],
+      related: [{ to: 'src/cache.ts', type: 'utility', confidence: 0.7, aspects: ['ttl'], contributions: ['eviction'], usage: 'reuse the clock' }],
+    });
+    expect(answer).toEqual({
+      file_type: 'TypeScript module - cache', summary: 'Caches.', key_concepts: ['ttl'],
+      descriptions: [{ name: 'Cache-get', description: 'Reads an entry.' }, { name: 'Cache::put', description: 'Stores one.' }],
+      relationships: [{ target_file_path: 'src/cache.ts', relationship_type: 'utility', confidence_score: 0.7, helpful_aspects: ['ttl'], potential_contributions: ['eviction'], usage_suggestions: 'reuse the clock' }],
+      rejected_relationships: 0,
+    });
+  });
+
+  it('still reads the long shape and symbols as a name-to-line map, as imperfect models send them', () => {
+    const format = new ProfileAnswerFormat(types, 0.3);
+    const long = format.parse({ path: 'a.ts', file_type: 'module', summary: 'Caches.', key_concepts: ['ttl'], symbols: { 'Cache-get': 'Reads an entry.' }, relationships: [relationship('reference', 0.8)] });
+    expect(long).toMatchObject({ file_type: 'module', key_concepts: ['ttl'], descriptions: [{ name: 'Cache-get', description: 'Reads an entry.' }] });
+    expect(typeof long !== 'string' && long.relationships[0]).toMatchObject({ target_file_path: 'src/cache.ts', relationship_type: 'reference', usage_suggestions: 'reuse the clock' });
   });
 
   it('keeps one line per described symbol, bounded in count and length', () => {
@@ -43,9 +70,15 @@ describe('checking a model\'s profile answer', () => {
   });
 });
 
-describe('splitting a packed answer by path', () => {
+describe('splitting a packed answer by file', () => {
   const format = new ProfileAnswerFormat(null, 0.3);
   const entry = (path: string) => ({ path, file_type: 'module', symbols: [], summary: `About ${path}.`, key_concepts: [] });
+
+  it('finds each entry by the number of its file tag, or by a number written as text', () => {
+    const entries = format.entries({ files: [{ file: 2, summary: 'b' }, { file: '1', summary: 'a' }, { file: 4, summary: 'nobody' }] }, ['a.ts', 'b.ts', 'c.ts']);
+    if (typeof entries === 'string') throw new Error(entries);
+    expect(Object.fromEntries([...entries].map(([p, e]) => [p, (e as { summary: string }).summary]))).toEqual({ 'a.ts': 'a', 'b.ts': 'b' });
+  });
 
   it('finds each asked path, dropping paths not asked for and paths answered twice', () => {
     const entries = format.entries({ files: [entry('./a.ts'), entry('b.ts'), entry('b.ts'), entry('elsewhere.ts')] }, ['a.ts', 'b.ts', 'c.ts']);

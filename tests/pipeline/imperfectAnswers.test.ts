@@ -14,7 +14,7 @@ import { OpenAiProvider } from '../../src/llm/openai.js';
 import type { LlmProvider } from '../../src/llm/provider.js';
 import { createLlmSession } from '../../src/pipeline/llmSession.js';
 import { indexRepository } from '../../src/pipeline/runIndex.js';
-import { startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
+import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
@@ -24,7 +24,8 @@ const TARGET = `new-service/
 └── src/store/kv.py             # key-value persistence
 `;
 
-type Entry = Record<string, unknown> & { path: string; symbols?: Array<{ name: string; description: string }> };
+/** An answer's entry as the fake writes it, and the path its `file` number names in the request. */
+type Entry = Record<string, unknown> & { file: number; symbols?: string[] };
 
 let server: FakeLlmServer;
 beforeAll(async () => {
@@ -53,17 +54,21 @@ async function run(provider: LlmProvider, cfg = config(), targetStructure: strin
   return indexRepository(fixture, { config: cfg, llm });
 }
 
-/** Rewrites every entry of every answer. */
-function rewriteEntries(edit: (entry: Entry) => void): void {
+/** Rewrites every entry of every answer; `path` is the file the entry is about. */
+function rewriteEntries(edit: (entry: Entry, path: string) => void): void {
   server.configure({
     respond: (req) => {
       const answer = req.sample() as { files?: Entry[] };
       if (!Array.isArray(answer.files)) return answer;
-      for (const entry of answer.files) edit(entry);
+      const paths = taggedPaths(req.prompt);
+      for (const entry of answer.files) edit(entry, paths[entry.file - 1] ?? '');
       return answer;
     },
   });
 }
+
+/** A symbol line's name: `"name: what it does"`. */
+const nameOf = (line: string) => line.slice(0, line.indexOf(':'));
 
 describe.each([
   ['OpenAI', openai],
@@ -72,9 +77,9 @@ describe.each([
   it('keeps the descriptions of symbols named A.b, A::b or in another case for A-b', async () => {
     const forms = [(n: string) => n.replace(/-/g, '.'), (n: string) => n.replace(/-/g, '::'), (n: string) => `${n.toUpperCase()}()`];
     rewriteEntries((entry) => {
-      entry.symbols = (entry.symbols ?? []).map((s, i) => ({ name: (forms[i % forms.length] as (n: string) => string)(s.name), description: `Said of ${s.name}.` }));
+      entry.symbols = (entry.symbols ?? []).map(nameOf).map((name, i) => `${(forms[i % forms.length] as (n: string) => string)(name)}: Said of ${name}.`);
       // And one the file does not have: dropped, the rest kept.
-      entry.symbols.push({ name: 'Nowhere.toBeFound', description: 'Invented.' });
+      entry.symbols.push('Nowhere.toBeFound: Invented.');
     });
     const index = await run(provider());
     expect(server.stats.requests).toBeLessThan(index.file_summaries.length); // nothing asked again alone
@@ -90,12 +95,27 @@ describe.each([
     expect(index.file_summaries.flatMap((f) => f.symbols).some((s) => s.description === 'Invented.')).toBe(false);
   });
 
+  it('reads answers written in the long shape: paths, long keys, symbols as objects', async () => {
+    rewriteEntries((entry, path) => {
+      const { file: _file, type, symbols, summary, concepts, related } = entry as Entry & { type: string; summary: string; concepts: string[]; related: Array<Record<string, unknown>> };
+      for (const key of Object.keys(entry)) delete entry[key];
+      Object.assign(entry, {
+        path: `./${path}`, file_type: type, summary, key_concepts: concepts,
+        symbols: (symbols ?? []).map((line) => ({ name: nameOf(line), description: line.slice(line.indexOf(':') + 1).trim() })),
+        relationships: related.map((r) => ({ target_file_path: r.to, relationship_type: r.type, confidence_score: r.confidence, helpful_aspects: r.aspects, potential_contributions: r.contributions, usage_suggestions: r.usage })),
+      });
+    });
+    const index = await run(provider());
+    expect(server.stats.requests).toBeLessThan(index.file_summaries.length); // nothing asked again alone
+    for (const file of index.file_summaries) expect(file.profile_source).toBe('llm');
+    expect(index.file_summaries.flatMap((f) => f.symbols).some((s) => s.description?.startsWith('Handles '))).toBe(true);
+    expect(index.relationships.length).toBeGreaterThan(0);
+  });
+
   it('keeps relationships into the target structure, under its paths, and drops and counts the others', async () => {
     const targets = ['Node.js', './option.js', 'tsconfig.js.json', './src/cache/ttl_cache.ts', 'new-service/src/http/router.TS', 'src/store/kv.py'];
     rewriteEntries((entry) => {
-      entry.relationships = targets.map((target_file_path) => ({
-        target_file_path, relationship_type: 'reference', confidence_score: 0.8, helpful_aspects: ['a'], potential_contributions: ['b'], usage_suggestions: 'c',
-      }));
+      entry.related = targets.map((to) => ({ to, type: 'reference', confidence: 0.8, aspects: ['a'], contributions: ['b'], usage: 'c' }));
     });
     const index = await run(provider());
     const files = index.file_summaries.length;
@@ -108,8 +128,8 @@ describe.each([
 describe('an entry that stays unusable', () => {
   it('leaves the static profile, not failed, with the reason and the count', async () => {
     const broken = 'lib/tax.rb';
-    rewriteEntries((entry) => {
-      if (entry.path === broken) delete entry.summary;
+    rewriteEntries((entry, path) => {
+      if (path === broken) delete entry.summary;
     });
     const index = await run(openai(), config({ llm: { max_retries: 2 } }));
     const tax = index.file_summaries.find((f) => f.file_path === broken);

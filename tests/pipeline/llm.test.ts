@@ -14,7 +14,7 @@ import type { LlmProvider } from '../../src/llm/provider.js';
 import { createLlmSession } from '../../src/pipeline/llmSession.js';
 import { indexRepository } from '../../src/pipeline/runIndex.js';
 import { ProviderError } from '../../src/shared/errors.js';
-import { startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
+import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir, makeTempRepo } from '../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
@@ -272,7 +272,7 @@ describe('debug dumps', () => {
 });
 
 describe('packed requests', () => {
-  const filesIn = (body: string) => [...body.matchAll(/<file path=\\?"([^"\\]+)\\?">/g)].map((m) => m[1] as string);
+  const filesIn = taggedPaths;
 
   it('stores a one-line description on the symbols the model described, and only on those', async () => {
     const index = await run(fixture, openai());
@@ -291,17 +291,19 @@ describe('packed requests', () => {
         const answer = req.sample() as { files: Array<Record<string, unknown>> };
         // The pack to spoil needs two or more symbols among its first three files, none named like one of the
         // fourth's, for the fourth to be written about them: which files share a pack depends on the order calls go out in.
-        const names = (e: Record<string, unknown> | undefined) => ((e?.symbols ?? []) as Array<{ name: string }>).map((x) => x.name.toLowerCase());
+        const symbolNames = (e: Record<string, unknown> | undefined) => ((e?.symbols ?? []) as string[]).map((line) => line.slice(0, line.indexOf(':')));
+        const names = (e: Record<string, unknown> | undefined) => symbolNames(e).map((n) => n.toLowerCase());
         const donated = answer.files.slice(0, 3).flatMap(names);
         const own = new Set(names(answer.files[3]));
         if (answer.files.length < 4 || mixed > 0 || donated.length < 2 || donated.some((n) => own.has(n))) return answer;
         mixed++;
-        spoiledPack = answer.files.map((e) => String(e.path));
+        const paths = taggedPaths(req.prompt);
+        spoiledPack = answer.files.map((e) => paths[Number(e.file) - 1] as string);
         const [a, b, c, d] = answer.files as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
-        a.path = 'not/asked/for.ts'; // a path nobody asked about: a's entry is missing
-        c.path = b.path; // b answered twice: neither counts
+        a.file = paths.length + 1; // a file number nobody was given: a's entry is missing
+        c.file = b.file; // b answered twice: neither counts
         // Written about another file of the pack: its symbols are the others'.
-        d.symbols = [a, b, c].flatMap((e) => e.symbols as Array<{ name: string }>).slice(0, 12).map(({ name }) => ({ name, description: 'x' }));
+        d.symbols = [a, b, c].flatMap(symbolNames).slice(0, 12).map((name) => `${name}: x`);
         return answer;
       },
     });
@@ -375,7 +377,7 @@ describe('prompt caching', () => {
     const bodies = server.stats.bodies.map((b) => JSON.parse(b) as { prompt_cache_key?: string; messages: Array<{ content: string }> });
     expect(bodies.length).toBeGreaterThan(2);
     const users = bodies.map((b) => b.messages[1]?.content ?? '');
-    const prefix = users[0]?.slice(0, users[0].indexOf('<file path="')) ?? '';
+    const prefix = users[0]?.slice(0, users[0].indexOf('<file n="')) ?? '';
     expect(prefix.length).toBeGreaterThan(4096);
     for (const user of users) expect(user.startsWith(prefix)).toBe(true);
     expect(new Set(bodies.map((b) => b.prompt_cache_key)).size).toBe(1);

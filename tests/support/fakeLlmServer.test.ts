@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { ProfileAnswerFormat } from '../../src/llm/answers.js';
 import { startFakeLlmServer, type FakeLlmServer } from './fakeLlmServer.js';
 import { sampleFromSchema } from './schemaSample.js';
 
@@ -389,6 +390,41 @@ describe('fake LLM server: packs, pacing and caching', () => {
     const answer = JSON.parse(completion.choices[0]?.message.content ?? '{}') as { files: Array<{ path: string; symbols: Array<{ name: string }> }> };
     expect(answer.files.map((f) => f.path)).toEqual(['a.ts', 'b.ts']);
     expect(answer.files[0]?.symbols.map((s) => s.name)).toEqual(['runa']);
+  });
+
+  it('says the same in CodeRAG\'s short answer shape as in the long one, in fewer answer tokens', async () => {
+    const format = new ProfileAnswerFormat(['direct_match', 'reference'], 0.3);
+    const short = format.schema as any;
+    // The long shape: the same field schemas under the long names, files named by path.
+    const rename = (schema: any, names: Record<string, string>) => {
+      const properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [names[k] ?? k, v]));
+      return { ...schema, properties, required: Object.keys(properties) };
+    };
+    const item = short.properties.files.items;
+    const relationship = rename(item.properties.related.items, { to: 'target_file_path', type: 'relationship_type', confidence: 'confidence_score', aspects: 'helpful_aspects', contributions: 'potential_contributions', usage: 'usage_suggestions' });
+    const longItem = rename(item, { file: 'path', type: 'file_type', concepts: 'key_concepts', related: 'relationships' });
+    longItem.properties = {
+      ...longItem.properties,
+      path: { type: 'string' },
+      symbols: { type: 'array', items: { type: 'object', required: ['name', 'description'], properties: { name: { type: 'string' }, description: { type: 'string' } } } },
+      relationships: { type: 'array', items: relationship },
+    };
+    const long = { ...short, properties: { files: { type: 'array', items: longItem } } };
+    const prompt = `Target:\nsrc/cache/lru.ts\nsrc/http/client.ts\n\n${['a.ts', 'b.ts'].map((p, i) => `<file n="${i + 1}" path="${p}">\nSymbols:\n- class Cache${i} (1-9)\n- method Cache${i}-get (2-4)\n</file>`).join('\n')}`;
+    const ask = (schema: unknown) => openai().chat.completions.create({ model: 'gpt-fake-1', messages: [{ role: 'user', content: prompt }], response_format: { type: 'json_schema', json_schema: { name: 'file_profiles', schema: schema as Record<string, unknown>, strict: true } } });
+    const [shortAnswer, longAnswer] = await Promise.all([ask(short), ask(long)]);
+    const paths = ['a.ts', 'b.ts'];
+    const entries = (completion: OpenAI.ChatCompletion) => format.entries(JSON.parse(completion.choices[0]?.message.content ?? '{}'), paths) as Map<string, unknown>;
+    const [s, l] = [entries(shortAnswer), entries(longAnswer)];
+    let relationships = 0;
+    for (const path of paths) {
+      const said = format.parse(s.get(path));
+      if (typeof said !== 'string') relationships += said.relationships.length;
+      expect(said).toMatchObject({ summary: expect.any(String), descriptions: [{ name: expect.stringMatching(/^Cache/) }, expect.anything()] });
+      expect(format.parse(l.get(path))).toEqual(said);
+    }
+    expect(relationships).toBeGreaterThan(0);
+    expect(shortAnswer.usage?.completion_tokens).toBeLessThan(0.85 * (longAnswer.usage?.completion_tokens ?? 0));
   });
 
   it('takes longer the longer the answer is, with a delay per answer token', async () => {

@@ -9,8 +9,8 @@
  *   - the batch APIs of both providers (fakeBatchApi.ts)
  * Answers are synthesised from the request's JSON schema (see schemaSample.ts),
  * with configurable latency and seeded, reproducible fault injection. A schema
- * with a `files` array of entries keyed by `path` gets one entry per
- * `<file path="...">` block of the prompt (CodeRAG's packed profile requests).
+ * with a `files` array of entries naming their file gets one entry per
+ * `<file n="..." path="...">` block of the prompt (CodeRAG's packed profile requests).
  * Optionally: latency per answer (and prompt) token, a rolling rate-limit window
  * answered with the providers' real rate-limit headers, headers that lie,
  * connections dropped above a number in flight, and a prompt cache that reports
@@ -185,33 +185,72 @@ function anthropicCachePrefix(body: any): string | null {
   return last < 0 ? null : blocks.slice(0, last + 1).map((b) => b.text).join('\n');
 }
 
-/** A `files` array whose items are keyed by `path`: CodeRAG's packed profile answer. */
+/** A `files` array whose items name their file (`file`, or `path` in the older shape): CodeRAG's packed profile answer. */
 function packItemSchema(schema: unknown): unknown | undefined {
   const files = (schema as any)?.properties?.files;
-  return files?.type === 'array' && files.items?.properties?.path ? files.items : undefined;
+  const props = files?.items?.properties;
+  return files?.type === 'array' && (props?.file || props?.path) ? files.items : undefined;
 }
 
 /**
- * One entry per `<file path="...">` block, each synthesised from its own block, describing its listed
- * symbols; its relationships point at paths of the target structure (the text before the first block), as
- * a model told to write them as given there does.
+ * The paths of the `<file n="..." path="...">` parts of a prompt or a raw request body (JSON-escaped quotes
+ * too), in their order: `paths[n - 1]` is the file an answer's entry `file: n` names.
  */
-function packAnswer(itemSchema: unknown, prompt: string): unknown {
+export function taggedPaths(text: string): string[] {
+  return [...text.matchAll(/<file (?:n=\\?"\d+\\?" )?path=\\?"([^"\\]+)\\?">/g)].map((m) => m[1] as string);
+}
+
+/** Requested key -> the long name the information is sampled under (entry level, then a relationship's). */
+const ENTRY_LONG: Record<string, string> = { type: 'file_type', concepts: 'key_concepts', related: 'relationships' };
+const RELATIONSHIP_LONG: Record<string, string> = {
+  to: 'target_file_path', type: 'relationship_type', confidence: 'confidence_score',
+  aspects: 'helpful_aspects', contributions: 'potential_contributions', usage: 'usage_suggestions',
+};
+
+/** The schema's object with its properties under their long names (`names`: requested -> long). */
+function longNamed(schema: any, names: Record<string, string>): any {
+  const props = Object.fromEntries(Object.entries(schema?.properties ?? {}).map(([k, v]) => [names[k] ?? k, v]));
+  return { ...schema, properties: props, required: Object.keys(props) };
+}
+
+/**
+ * One entry per `<file n="..." path="...">` block, each synthesised from its own block, describing its
+ * listed symbols; its relationships point at paths of the target structure (the text before the first
+ * block), as a model told to write them as given there does. What an entry says is sampled under the long
+ * field names whatever shape is asked (`file_type`, `{name, description}` symbols, `target_file_path`, …),
+ * then written in the requested shape: a shorter shape shortens the answer by its keys and echoes only, as
+ * it would a real model's, never by saying less.
+ */
+function packAnswer(itemSchema: any, prompt: string): unknown {
   const files: unknown[] = [];
-  const firstBlock = prompt.indexOf('<file path="');
+  const firstBlock = prompt.search(/<file (?:n="\d+" )?path="/);
   const targets = [...new Set([...(firstBlock < 0 ? '' : prompt.slice(0, firstBlock)).matchAll(/(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,6}\b/g)].map((m) => m[0]))];
-  for (const m of prompt.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)) {
-    const block = m[2] ?? '';
-    const entry = sampleFromSchema(itemSchema, block) as Record<string, unknown>;
-    entry['path'] = m[1];
-    if ('symbols' in entry) {
-      const names = [...block.matchAll(/^- \w+ (\S+) \(\d+-\d+\)/gm)].map((s) => s[1] as string).slice(0, 12);
-      entry['symbols'] = names.map((name) => ({ name, description: `Handles ${name.split('-').pop()} for this module.` }));
-    }
-    if (Array.isArray(entry['relationships']) && targets.length > 0) {
-      for (const [i, r] of (entry['relationships'] as Array<Record<string, unknown>>).entries()) {
-        r['target_file_path'] = targets[hashString(`${m[1]}#${i}`) % targets.length];
-      }
+  const props = itemSchema?.properties ?? {};
+  const relationsKey = 'related' in props ? 'related' : 'relationships' in props ? 'relationships' : null;
+  const relationItem = relationsKey ? props[relationsKey]?.items : null;
+  const relationLong = relationItem ? longNamed(relationItem, RELATIONSHIP_LONG) : null;
+  const { file: _file, path: _path, ...content } = longNamed(itemSchema, ENTRY_LONG).properties;
+  if (relationLong) content.relationships = { ...content.relationships, items: relationLong };
+  const long = { type: 'object', properties: content, required: Object.keys(content) };
+  const symbolsAsText = props.symbols?.items?.type === 'string';
+  for (const m of prompt.matchAll(/<file (?:n="(\d+)" )?path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)) {
+    const block = m[3] ?? '';
+    const info = sampleFromSchema(long, block) as Record<string, any>;
+    const names = [...block.matchAll(/^- \w+ (\S+) \(\d+-\d+\)/gm)].map((s) => s[1] as string).slice(0, 12);
+    const symbols = names.map((name) => ({ name, description: `Handles ${name.split('-').pop()} for this module.` }));
+    const relationships = ((info.relationships ?? []) as Array<Record<string, unknown>>).map((r, i): Record<string, unknown> => ({
+      ...r,
+      ...(targets.length > 0 ? { target_file_path: targets[hashString(`${m[2]}#${i}`) % targets.length] } : {}),
+    }));
+    const entry: Record<string, unknown> = {};
+    for (const key of Object.keys(props)) {
+      if (key === 'file') entry.file = Number(m[1] ?? 1);
+      else if (key === 'path') entry.path = m[2];
+      else if (key === 'symbols') entry.symbols = symbolsAsText ? symbols.map((s) => `${s.name}: ${s.description}`) : symbols;
+      else if (key === relationsKey) {
+        const keys = Object.keys(relationItem?.properties ?? {});
+        entry[key] = relationships.map((r) => Object.fromEntries(keys.map((k) => [k, r[RELATIONSHIP_LONG[k] ?? k]])));
+      } else entry[key] = info[ENTRY_LONG[key] ?? key];
     }
     files.push(entry);
   }

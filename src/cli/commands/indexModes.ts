@@ -141,14 +141,10 @@ function dryRunText(plans: readonly RepoPlan[], cost: PlanCost, provider: string
   for (const plan of plans) {
     const same = plan.duplicates ? `, ${plan.duplicates} same as another file` : '';
     lines.push(`${plan.repo}: ${plan.profiled} files to profile, ${plan.cached} cached${same}, ${plan.requests.length} requests to send`);
-    const width = Math.max(0, ...plan.requests.map((r) => r.path.length));
-    for (const request of plan.requests) lines.push(`  ${request.path.padEnd(width)}  ${number(request.promptTokens).padStart(7)} tokens`);
+    for (const request of plan.requests) lines.push(`  ${number(request.promptTokens).padStart(7)} tokens  ${request.files.map((f) => f.part ?? f.path).join(', ')}`);
   }
   const how = cost.exact ? `exact, ${cost.method}` : cost.method;
-  lines.push(`${provider} ${model}: ${cost.requests} requests, ${number(cost.promptTokens)} prompt tokens (${how}), ~${number(cost.outputTokens)} answer tokens (estimate: ${cost.requests ? Math.round(cost.outputTokens / cost.requests) : 0} a request)`);
-  if (cost.liveRequests !== cost.requests) {
-    lines.push(`live, files packed into shared requests (llm.pack_max_files): ${cost.liveRequests} requests, ${number(cost.livePromptTokens)} prompt tokens`);
-  }
+  lines.push(`${provider} ${model}: ${cost.files} files in ${cost.requests} requests (packed as llm.pack_max_files allows, live and with --batch alike), ${number(cost.promptTokens)} prompt tokens (${how}), ~${number(cost.outputTokens)} answer tokens (estimate: ${cost.files ? Math.round(cost.outputTokens / cost.files) : 0} a file)`);
   if (cost.price && cost.live !== null && cost.batch !== null) {
     lines.push(`cost: ${formatDollars(cost.live)} live, ${formatDollars(cost.batch)} with --batch (pricing.${model}: $${cost.price.input} input, $${cost.price.output} output per million tokens)`);
   } else {
@@ -161,10 +157,9 @@ function dryRunJson(plans: readonly RepoPlan[], cost: PlanCost, provider: string
   return {
     provider,
     model,
+    files: cost.files,
     requests: cost.requests,
     prompt_tokens: cost.promptTokens,
-    live_requests: cost.liveRequests,
-    live_prompt_tokens: cost.livePromptTokens,
     prompt_tokens_exact: cost.exact,
     token_count_method: cost.method,
     estimated_output_tokens: cost.outputTokens,
@@ -176,7 +171,7 @@ function dryRunJson(plans: readonly RepoPlan[], cost: PlanCost, provider: string
       files_to_profile: plan.profiled,
       cached: plan.cached,
       duplicates: plan.duplicates,
-      requests: plan.requests.map((r) => ({ path: r.path, prompt_tokens: r.promptTokens })),
+      requests: plan.requests.map((r) => ({ paths: r.files.map((f) => f.part ?? f.path), prompt_tokens: r.promptTokens })),
     })),
   };
 }

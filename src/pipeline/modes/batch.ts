@@ -1,8 +1,10 @@
 /**
  * Batch runs (`coderag index --batch`): the plan's requests go to the provider's batch API at half price,
- * a manifest beside the indexes remembers what was asked, and collecting stores every usable answer in the
- * profile cache under the key the live path would use. The index is then written by an ordinary run, which
- * finds those answers in the cache; what the batch did not answer is asked live there, or left static.
+ * several files a request as a live run packs them (so a batch costs no more tokens a file than a live run),
+ * a manifest beside the indexes remembers what was asked, and collecting stores every usable entry of every
+ * answer in the profile cache under the key the live path would use. The index is then written by an
+ * ordinary run, which finds those answers in the cache; what the batch did not answer is asked live there,
+ * or left static.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -22,9 +24,12 @@ import type { LlmSession } from '../llmSession.js';
 import type { RepoPlan } from './dryRun.js';
 import { prepareOutputDir } from '../writeIndex.js';
 
+/** Version 2: a request asks about several files (`files`); version 1 asked about one, under the older prompts. */
+const MANIFEST_VERSION = 2;
+
 const manifestSchema = z.object({
   tool: z.literal('coderag'),
-  manifest_version: z.literal(1),
+  manifest_version: z.literal(MANIFEST_VERSION),
   provider: z.enum(['openai', 'anthropic']),
   model: z.string(),
   batch_id: z.string().min(1),
@@ -36,8 +41,17 @@ const manifestSchema = z.object({
   overrides: z.record(z.string(), z.unknown()),
   target_structure: z.string().nullable(),
   focus: z.string().nullable(),
-  /** `part`: a chunk of a long file (`file#2`); the chunks' answers are merged into the file's, as a live run does. */
-  requests: z.array(z.object({ custom_id: z.string(), key: z.string(), repo: z.string(), path: z.string(), part: z.string().optional(), prompt_tokens: z.number() })),
+  /**
+   * Each request's files in the order of their file tags (an answer's `file: n` names the n-th). `part`: a
+   * chunk of a long file (`file#2`); the chunks' answers are merged into the file's, as a live run does.
+   */
+  requests: z.array(
+    z.object({
+      custom_id: z.string(),
+      prompt_tokens: z.number(),
+      files: z.array(z.object({ key: z.string(), repo: z.string(), path: z.string(), part: z.string().optional() })).min(1),
+    }),
+  ),
 });
 
 export type BatchManifest = z.infer<typeof manifestSchema>;
@@ -69,7 +83,7 @@ export async function submitBatch(plans: readonly RepoPlan[], options: SubmitOpt
   const { id } = await withRetries(() => api.submit(items, options.signal), llm.retry, options.signal);
   const manifest: BatchManifest = {
     tool: 'coderag',
-    manifest_version: 1,
+    manifest_version: MANIFEST_VERSION,
     provider: llm.provider.name,
     model: llm.provider.model,
     batch_id: id,
@@ -80,7 +94,7 @@ export async function submitBatch(plans: readonly RepoPlan[], options: SubmitOpt
     overrides: options.overrides,
     target_structure: llm.targetStructure,
     focus: llm.focus,
-    requests: requests.map((request, i) => ({ custom_id: items[i]?.customId ?? '', key: request.key, repo: request.repo, path: request.path, ...(request.part ? { part: request.part } : {}), prompt_tokens: request.promptTokens })),
+    requests: requests.map((request, i) => ({ custom_id: items[i]?.customId ?? '', prompt_tokens: request.promptTokens, files: request.files })),
   };
   const file = path.resolve(options.outDir, manifestName(id));
   await writeFileAtomic(file, toJson(manifest, { indent: 2, ensureAscii: false }));
@@ -94,12 +108,19 @@ export async function readManifest(file: string): Promise<BatchManifest> {
   } catch (cause) {
     throw new UsageError(`cannot read the batch manifest ${file}`, { cause });
   }
-  let parsed;
+  let json: unknown;
   try {
-    parsed = manifestSchema.safeParse(JSON.parse(text));
+    json = JSON.parse(text);
   } catch (cause) {
     throw new UsageError(`${file} is not JSON`, { cause });
   }
+  const version = (json as { manifest_version?: unknown } | null)?.manifest_version;
+  if ((json as { tool?: unknown } | null)?.tool === 'coderag' && typeof version === 'number' && version < MANIFEST_VERSION) {
+    throw new UsageError(`${file} was written by an earlier CodeRAG (manifest version ${version}), whose answers this one cannot match to its files`, {
+      hint: 'submit the files again with coderag index --batch',
+    });
+  }
+  const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(`${file} is not a CodeRAG batch manifest (${issue?.path.join('.') || 'manifest'}: ${issue?.message})`);
@@ -151,15 +172,20 @@ export interface BatchMiss {
 }
 
 export interface CollectResult {
-  /** Answers checked and stored in the profile cache. */
+  /** Answers checked and stored in the profile cache, a file each. */
   stored: number;
-  /** Requests the batch did not answer usably: asked again live, or left static. */
+  /** Files the batch did not answer usably: asked again live, or left static. */
   misses: BatchMiss[];
   /** Tokens the batch's answers used, as the provider reported them. */
   usage: Pick<LlmStats, 'prompt_tokens' | 'completion_tokens'>;
 }
 
-/** Stores every usable answer of an ended batch in the profile cache, checked as a live answer is. */
+type ManifestFile = BatchManifest['requests'][number]['files'][number];
+
+/**
+ * Stores every usable answer of an ended batch in the profile cache, checked as a live answer is: each
+ * entry of a packed answer on its own, so one bad entry misses its file alone.
+ */
 export async function collectBatch(llm: LlmSession, manifest: BatchManifest, signal?: AbortSignal): Promise<CollectResult> {
   const api = batchApiOf(llm);
   let outcomes: BatchOutcome[];
@@ -171,50 +197,65 @@ export async function collectBatch(llm: LlmSession, manifest: BatchManifest, sig
   const byId = new Map(manifest.requests.map((request) => [request.custom_id, request]));
   const seen = new Set<string>();
   const result: CollectResult = { stored: 0, misses: [], usage: { prompt_tokens: 0, completion_tokens: 0 } };
-  const answered = new Map<string, ProfileAnswer>();
+  const answered = new Map<ManifestFile, ProfileAnswer>();
   for (const outcome of outcomes) {
     const request = byId.get(outcome.customId);
     if (!request || seen.has(outcome.customId)) continue;
     seen.add(outcome.customId);
-    const miss = (type: BatchMiss['type'], error: string) => result.misses.push({ repo: request.repo, path: request.path, type, error });
+    const miss = (file: ManifestFile, type: BatchMiss['type'], error: string) => result.misses.push({ repo: file.repo, path: file.path, type, error });
     if (outcome.type !== 'succeeded') {
-      miss(outcome.type, outcome.error);
+      for (const file of request.files) miss(file, outcome.type, outcome.error);
       continue;
     }
     const { response } = outcome;
     result.usage.prompt_tokens += response.usage.prompt_tokens;
     result.usage.completion_tokens += response.usage.completion_tokens;
-    const answer = checkedAnswer(llm, response, request.part ?? request.path);
-    if (answer instanceof InvalidAnswerError) {
-      miss('invalid', answer.message);
-      continue;
+    const answers = checkedAnswers(llm, response, request.files.map((file) => file.part ?? file.path));
+    for (const [i, file] of request.files.entries()) {
+      const answer = answers[i] as ProfileAnswer | InvalidAnswerError;
+      if (answer instanceof InvalidAnswerError) miss(file, 'invalid', answer.message);
+      else answered.set(file, answer);
     }
-    answered.set(request.custom_id, answer);
   }
-  // A file's answer is stored once every request of it (its chunks) has a usable answer, merged in order.
-  const byKey = new Map<string, BatchManifest['requests']>();
-  for (const request of manifest.requests) byKey.set(request.key, [...(byKey.get(request.key) ?? []), request]);
-  for (const [key, requests] of byKey) {
-    const answers = requests.map((request) => answered.get(request.custom_id));
+  // A file's answer is stored once every part of it (its chunks) has a usable answer, merged in order.
+  const byKey = new Map<string, ManifestFile[]>();
+  for (const file of manifest.requests.flatMap((request) => request.files)) byKey.set(file.key, [...(byKey.get(file.key) ?? []), file]);
+  for (const [key, files] of byKey) {
+    const answers = files.map((file) => answered.get(file));
     if (answers.some((a) => a === undefined)) continue;
     await llm.cache.set(key, answers.length === 1 ? (answers[0] as ProfileAnswer) : mergeChunkAnswers(answers as ProfileAnswer[]));
     result.stored++;
   }
   for (const request of manifest.requests) {
-    if (!seen.has(request.custom_id)) result.misses.push({ repo: request.repo, path: request.path, type: 'missing', error: 'not in the batch results' });
+    if (seen.has(request.custom_id)) continue;
+    for (const file of request.files) result.misses.push({ repo: file.repo, path: file.path, type: 'missing', error: 'not in the batch results' });
   }
   return result;
 }
 
-/** The same checks a live answer to a request of one part passes (askModel, soleEntry): not cut off, JSON, the right shape. */
-function checkedAnswer(llm: LlmSession, response: StructuredResponse, part: string): ProfileAnswer | InvalidAnswerError {
-  if (response.finishReason === 'length') return new InvalidAnswerError('answer cut off at llm.max_tokens', response.text);
-  if (response.value === undefined) return new InvalidAnswerError('answer is not JSON', response.text);
-  const entry = soleEntry(llm.answerFormat, response.value, part);
-  if (typeof entry === 'string') return new InvalidAnswerError(`answer has the wrong shape (${entry})`, response.text);
-  const parsed = llm.answerFormat.parse(entry.raw);
-  if (typeof parsed === 'string') return new InvalidAnswerError(`answer has the wrong shape (${parsed})`, response.text);
-  return parsed;
+/**
+ * The answer of each part of a request, in order, or why it has none: the checks a live answer passes
+ * (askModel, then sendPack's entries or soleEntry alone): not cut off, JSON, the right shape, each entry.
+ */
+function checkedAnswers(llm: LlmSession, response: StructuredResponse, parts: readonly string[]): Array<ProfileAnswer | InvalidAnswerError> {
+  const whole = (why: string) => parts.map(() => new InvalidAnswerError(why, response.text));
+  if (response.finishReason === 'length') return whole('answer cut off at llm.max_tokens');
+  if (response.value === undefined) return whole('answer is not JSON');
+  if (parts.length === 1) {
+    const entry = soleEntry(llm.answerFormat, response.value, parts[0] as string);
+    return [typeof entry === 'string' ? new InvalidAnswerError(`answer has the wrong shape (${entry})`, response.text) : entryAnswer(llm, entry.raw, response.text)];
+  }
+  const entries = llm.answerFormat.entries(response.value, parts);
+  if (typeof entries === 'string') return whole(`answer has the wrong shape (${entries})`);
+  return parts.map((part) => {
+    const raw = entries.get(part);
+    return raw === undefined ? new InvalidAnswerError(`answer has the wrong shape (files: no entry for ${part})`, response.text) : entryAnswer(llm, raw, response.text);
+  });
+}
+
+function entryAnswer(llm: LlmSession, raw: unknown, text: string): ProfileAnswer | InvalidAnswerError {
+  const parsed = llm.answerFormat.parse(raw);
+  return typeof parsed === 'string' ? new InvalidAnswerError(`answer has the wrong shape (${parsed})`, text) : parsed;
 }
 
 function batchApiOf(llm: LlmSession): BatchApi {

@@ -1,13 +1,13 @@
 /**
  * Plan: what a model run would send, without sending anything. Each repository is walked and extracted as
- * a run would; every file the model would profile is looked up in the profile cache, and each miss becomes
- * the request body the live path would send for it alone (filePieces -> buildProfileRequest with one part ->
- * the provider's requestBody, i.e. chatCompletionBody / messagesBody), with its prompt tokens counted; a long
- * file split into chunks is one request per chunk. `--dry-run` prints the plan and its price; `--batch`
- * submits it (a batch asks one file a request). A live run packs files (`llm.pack_max_files`), so the plan
- * also groups the same parts with the packer's rule (`groupIntoPacks`, `packLimits`) and counts the packed
- * bodies: the live price comes from those. A live packer sends a pack early when files arrive slowly, so a
- * live run may send a few more packs (and so a few more copies of the shared prefix) than planned.
+ * a run would; every file the model would profile is looked up in the profile cache, and the misses' parts
+ * (filePieces: one a file, or one a chunk of a long file) are grouped into packs by the packer's rule
+ * (`groupIntoPacks`, `packLimits`), each pack becoming the request body the live path would send for it
+ * (buildProfileRequest -> the provider's requestBody, i.e. chatCompletionBody / messagesBody), with its
+ * prompt tokens counted. `--dry-run` prints the plan and its price, live and with `--batch`; `--batch`
+ * submits the same packed requests, so a batch costs no more tokens a file than a live run. A live packer
+ * sends a pack early when files arrive slowly, so a live run may send a few more packs (and so a few more
+ * copies of the shared prefix) than planned.
  */
 import path from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -24,13 +24,18 @@ import { packLimits, type LlmSession } from '../llmSession.js';
 import { createExtractors, readGoModule } from '../runIndex.js';
 import { runGit, walkRepository, type GitRunner } from '../walk.js';
 
-export interface PlannedRequest {
+/** One file of a plan, or one chunk of a long file: the profile cache key its answer is stored under. */
+export interface PlannedFile {
   repo: string;
   path: string;
   /** For a chunk of a long file, the part's own path (`file#2`); its answer is merged with its siblings'. */
   part?: string;
-  /** The profile cache key its answer is stored under. */
   key: string;
+}
+
+/** One request, live or in a batch: the files it asks about (in the order of their file tags) and its body. */
+export interface PlannedRequest {
+  files: PlannedFile[];
   body: Record<string, unknown>;
   promptTokens: number;
 }
@@ -44,9 +49,8 @@ export interface RepoPlan {
   cached: number;
   /** Of those, sharing their content (and so their answer) with a file planned earlier. */
   duplicates: number;
+  /** The parts to ask about packed as a live run packs them (`llm.pack_max_files`, `llm.pack_token_budget`). */
   requests: PlannedRequest[];
-  /** The same parts grouped into packed requests as a live run sends them: their count and prompt tokens. */
-  live: { requests: number; promptTokens: number };
 }
 
 export interface PlanOptions {
@@ -94,8 +98,8 @@ async function planRepository(repoPath: string, options: PlanOptions, extractors
     keepContent: true,
   });
   const ctx = { ...llm, config };
-  const plan: RepoPlan = { repo, repoPath: path.resolve(repoPath), profiled: 0, cached: 0, duplicates: 0, requests: [], live: { requests: 0, promptTokens: 0 } };
-  const parts = new Map<PlannedRequest, FilePart>();
+  const plan: RepoPlan = { repo, repoPath: path.resolve(repoPath), profiled: 0, cached: 0, duplicates: 0, requests: [] };
+  const parts: Array<{ file: PlannedFile; part: FilePart }> = [];
   limit.concurrency = Math.max(8, extractors.threads * 8);
   await Promise.all(
     walked.files.map((file) =>
@@ -114,33 +118,26 @@ async function planRepository(repoPath: string, options: PlanOptions, extractors
         }
         planned.add(key);
         const pieces = filePieces(file, extracted.facts, extracted.content, ctx);
-        for (const { part } of pieces) {
-          const body = llm.provider.requestBody(profileRequest(ctx, [part]));
-          const request: PlannedRequest = { repo, path: file.path, ...(pieces.length > 1 ? { part: part.path } : {}), key, body, promptTokens: counter.count(body) };
-          plan.requests.push(request);
-          parts.set(request, part);
-        }
+        for (const { part } of pieces) parts.push({ file: { repo, path: file.path, ...(pieces.length > 1 ? { part: part.path } : {}), key }, part });
       }),
     ),
   );
   // Stable: a long file's chunks stay in their order.
-  plan.requests.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const inOrder = plan.requests.map((r) => parts.get(r) as FilePart);
-  for (const pack of groupIntoPacks(inOrder, (p) => ({ tokens: p.tokens, answerTokens: p.answerTokens }), packLimits(config))) {
-    plan.live.requests++;
-    plan.live.promptTokens += counter.count(llm.provider.requestBody(profileRequest(ctx, pack)));
+  parts.sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+  for (const pack of groupIntoPacks(parts, ({ part }) => ({ tokens: part.tokens, answerTokens: part.answerTokens }), packLimits(config))) {
+    const body = llm.provider.requestBody(profileRequest(ctx, pack.map((p) => p.part)));
+    plan.requests.push({ files: pack.map((p) => p.file), body, promptTokens: counter.count(body) });
   }
   return plan;
 }
 
 export interface PlanCost {
-  /** One file (or chunk) a request, as a batch submits them. */
+  /** Files to ask about (a chunk of a long file counts as one). */
+  files: number;
+  /** Requests, the files packed as a live run packs them; a batch submits the same requests. */
   requests: number;
   promptTokens: number;
-  /** Packed as a live run sends them (`llm.pack_max_files`). */
-  liveRequests: number;
-  livePromptTokens: number;
-  /** An estimate: `budget.expected_output_tokens` a request. */
+  /** An estimate: `budget.expected_output_tokens` a file. */
   outputTokens: number;
   exact: boolean;
   method: string;
@@ -151,23 +148,22 @@ export interface PlanCost {
 }
 
 export function costOfPlan(plans: readonly RepoPlan[], config: Config, model: string, counter: PromptTokenCounter): PlanCost {
-  const requests = plans.reduce((n, p) => n + p.requests.length, 0);
-  const promptTokens = plans.reduce((n, p) => n + p.requests.reduce((m, r) => m + r.promptTokens, 0), 0);
-  const liveRequests = plans.reduce((n, p) => n + p.live.requests, 0);
-  const livePromptTokens = plans.reduce((n, p) => n + p.live.promptTokens, 0);
+  const requests = plans.flatMap((p) => p.requests);
+  const files = requests.reduce((n, r) => n + r.files.length, 0);
+  const promptTokens = requests.reduce((n, r) => n + r.promptTokens, 0);
   // Answers are about files: a packed answer carries one entry a file, so packing leaves their tokens alone.
-  const outputTokens = requests * config.budget.expected_output_tokens;
+  const outputTokens = files * config.budget.expected_output_tokens;
   const price = priceOf(config, model);
+  const tokens = { input: promptTokens, output: outputTokens };
   return {
-    requests,
+    files,
+    requests: requests.length,
     promptTokens,
-    liveRequests,
-    livePromptTokens,
     outputTokens,
     exact: counter.exact,
     method: counter.method,
     price,
-    live: price ? costOf(price, { input: livePromptTokens, output: outputTokens }, 'live') : null,
-    batch: price ? costOf(price, { input: promptTokens, output: outputTokens }, 'batch') : null,
+    live: price ? costOf(price, tokens, 'live') : null,
+    batch: price ? costOf(price, tokens, 'batch') : null,
   };
 }

@@ -15,13 +15,13 @@ import { OpenAiProvider } from '../../../src/llm/openai.js';
 import { priceOf } from '../../../src/llm/pricing.js';
 import type { LlmProvider } from '../../../src/llm/provider.js';
 import { promptTokenCounter } from '../../../src/llm/tokens.js';
-import { batchStatus, collectBatch, manifestName, submitBatch, waitForBatch } from '../../../src/pipeline/modes/batch.js';
+import { batchStatus, collectBatch, manifestName, readManifest, submitBatch, waitForBatch } from '../../../src/pipeline/modes/batch.js';
 import { createLlmSession, type LlmSession } from '../../../src/pipeline/llmSession.js';
 import { costOfPlan, planRun } from '../../../src/pipeline/modes/dryRun.js';
 import { indexRepository } from '../../../src/pipeline/runIndex.js';
-import { ProviderError } from '../../../src/shared/errors.js';
+import { ProviderError, UsageError } from '../../../src/shared/errors.js';
 import { ExtractorPool } from '../../../src/extract/extractorPool.js';
-import { startFakeLlmServer, type FakeLlmServer } from '../../support/fakeLlmServer.js';
+import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../../support/fakeLlmServer.js';
 import { makeTempDir } from '../../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../../fixtures/polyglot');
@@ -43,7 +43,7 @@ afterAll(async () => {
   await server.close();
 });
 beforeEach(() => {
-  server.configure({ latencyMs: 0, faults: {}, batch: {} });
+  server.configure({ latencyMs: 0, faults: {}, batch: {}, respond: undefined });
   server.resetStats();
   server.batch.reset();
 });
@@ -64,8 +64,8 @@ const session = (provider: LlmProvider, cfg = config(), budget: RunBudget | null
 
 /** Live model requests the server received (batch endpoints apart). */
 const liveBodies = () => server.stats.bodies.filter((b) => b.includes('"messages"') && !b.includes('"requests"') && !b.includes('custom_id'));
-/** Files asked about live: a live request packs several (llm.pack_max_files), each its own `<file path="...">` part. */
-const liveFiles = () => liveBodies().flatMap((b) => [...b.matchAll(/<file path=\\"([^"\\]+)\\">/g)].map((m) => m[1] as string));
+/** Files asked about live: a live request packs several (llm.pack_max_files), each its own `<file n="..." path="...">` part. */
+const liveFiles = () => liveBodies().flatMap(taggedPaths);
 
 async function submitted(llm: LlmSession, cfg = config()) {
   const counter = await promptTokenCounter(llm.provider.name, llm.provider.model);
@@ -78,17 +78,25 @@ describe.each([
   ['OpenAI', () => openai()],
   ['Anthropic', () => anthropic()],
 ])('a batch run through the %s SDK', (_name, provider) => {
-  it('submits every cache miss once, and after collecting the index needs no live call', async () => {
+  it('submits every cache miss once, packed as a live run packs them, and after collecting the index needs no live call', async () => {
     const cfg = config();
     const llm = session(provider(), cfg);
-    const { manifest } = await submitted(llm, cfg);
+    const { plans, manifest } = await submitted(llm, cfg);
     expect(server.batch.stats.submitted).toHaveLength(1);
-    expect(server.batch.stats.submitted[0]?.requests).toHaveLength(FILES);
+    const submittedRequests = server.batch.stats.submitted[0]?.requests ?? [];
+    expect(submittedRequests).toHaveLength(plans[0]?.requests.length ?? 0);
+    expect(submittedRequests.length).toBeLessThanOrEqual(Math.ceil(FILES / 2));
+    // Every file once, in a request of several (llm.pack_max_files, 4 by default).
+    const asked = submittedRequests.flatMap((r) => taggedPaths(JSON.stringify(r)));
+    expect(asked).toHaveLength(FILES);
+    expect(new Set(asked).size).toBe(FILES);
+    expect(manifest.requests.flatMap((r) => r.files.map((f) => f.path)).sort()).toEqual([...asked].sort());
 
     const events: string[] = [];
     const status = await waitForBatch(llm, manifest, { pollIntervalMs: 1, maxWaitMs: 5000, onEvent: (e) => e.type === 'info' && events.push(e.message) });
     expect(status.state).toBe('ended');
-    expect(events.at(-1)).toMatch(new RegExp(`${FILES} of ${FILES} requests done`));
+    const n = submittedRequests.length;
+    expect(events.at(-1)).toMatch(new RegExp(`${n} of ${n} requests done`));
 
     const collected = await collectBatch(llm, manifest);
     expect(collected).toMatchObject({ stored: FILES, misses: [] });
@@ -101,14 +109,16 @@ describe.each([
     expect(index.relationships.length).toBeGreaterThan(0);
   });
 
-  it('reports the requests of a partly failed batch and asks exactly those again live', async () => {
-    server.configure({ batch: { failWhen: (_id, i) => i % 5 === 0 } });
+  it('reports the files of a partly failed batch and asks exactly those again live', async () => {
+    server.configure({ batch: { failWhen: (_id, i) => i % 3 === 0 } });
     const cfg = config();
     const llm = session(provider(), cfg);
     const { manifest } = await submitted(llm, cfg);
     await waitForBatch(llm, manifest, { pollIntervalMs: 1, maxWaitMs: 5000 });
     const collected = await collectBatch(llm, manifest);
-    const failed = Math.ceil(FILES / 5);
+    // Every file of a failed request misses, and only those.
+    const failed = manifest.requests.filter((_r, i) => i % 3 === 0).reduce((n, r) => n + r.files.length, 0);
+    expect(failed).toBeGreaterThan(1);
     expect(collected.stored).toBe(FILES - failed);
     expect(collected.misses).toHaveLength(failed);
     for (const miss of collected.misses) expect(miss).toMatchObject({ type: 'errored', error: expect.stringContaining('fake batch failure') });
@@ -120,18 +130,39 @@ describe.each([
     expect(index.file_summaries.every((f) => f.profile_source === 'llm')).toBe(true);
   });
 
-  it('reports the unanswered requests of an expired batch as expired, and asks them again live', async () => {
-    server.configure({ batch: { end: 'expired', answeredBeforeExpiry: 10 } });
+  it('reports the files of the unanswered requests of an expired batch as expired, and asks them again live', async () => {
+    server.configure({ batch: { end: 'expired', answeredBeforeExpiry: 3 } });
     const cfg = config();
     const llm = session(provider(), cfg);
     const { manifest } = await submitted(llm, cfg);
     const status = await waitForBatch(llm, manifest, { pollIntervalMs: 1, maxWaitMs: 5000 });
     expect(status).toMatchObject({ state: 'ended', providerStatus: provider().name === 'openai' ? 'expired' : 'ended' });
     const collected = await collectBatch(llm, manifest);
-    expect(collected.stored).toBe(10);
-    expect(collected.misses.map((m) => m.type)).toEqual(Array(FILES - 10).fill('expired'));
+    const answered = manifest.requests.slice(0, 3).reduce((n, r) => n + r.files.length, 0);
+    expect(collected.stored).toBe(answered);
+    expect(collected.misses.map((m) => m.type)).toEqual(Array(FILES - answered).fill('expired'));
     await indexRepository(fixture, { config: cfg, llm, extractors });
-    expect(liveFiles()).toHaveLength(FILES - 10);
+    expect(liveFiles()).toHaveLength(FILES - answered);
+  });
+
+  it('keeps the usable entries of a packed answer and misses only the file whose entry is unusable', async () => {
+    const broken = 'lib/tax.rb';
+    server.configure({
+      respond: (req) => {
+        const answer = req.sample() as { files?: Array<Record<string, unknown>> };
+        const paths = taggedPaths(req.prompt);
+        for (const entry of answer.files ?? []) if (paths[Number(entry.file) - 1] === broken) delete entry.summary;
+        return answer;
+      },
+    });
+    const cfg = config();
+    const llm = session(provider(), cfg);
+    const { manifest } = await submitted(llm, cfg);
+    await waitForBatch(llm, manifest, { pollIntervalMs: 1, maxWaitMs: 5000 });
+    const collected = await collectBatch(llm, manifest);
+    expect(manifest.requests.find((r) => r.files.some((f) => f.path === broken))?.files.length).toBeGreaterThan(1);
+    expect(collected.stored).toBe(FILES - 1);
+    expect(collected.misses).toEqual([{ repo: 'polyglot', path: broken, type: 'invalid', error: expect.stringMatching(/^answer has the wrong shape \(summary: /) }]);
   });
 
   it('says plainly when the provider no longer knows the batch of a manifest', async () => {
@@ -157,7 +188,7 @@ describe('planning', () => {
     const counter = await promptTokenCounter('openai', 'gpt-4o-mini');
     const [plan] = await planRun([repo], { config: cfg, llm: session(openai(), cfg), counter, extractors });
     expect(plan).toMatchObject({ profiled: FILES, cached: FILES - 1 });
-    expect(plan?.requests.map((r) => r.path)).toEqual(['lib/tax.rb']);
+    expect(plan?.requests.map((r) => r.files.map((f) => f.path))).toEqual([['lib/tax.rb']]);
   });
 
   it('still counts the tokens when the price table lacks the model', async () => {
@@ -165,7 +196,7 @@ describe('planning', () => {
     const counter = await promptTokenCounter('openai', 'gpt-4.1-nano');
     const plans = await planRun([fixture], { config: cfg, llm: session(openai('gpt-4.1-nano'), cfg), counter, extractors });
     const cost = costOfPlan(plans, cfg, 'gpt-4.1-nano', counter);
-    expect(cost).toMatchObject({ requests: FILES, exact: true, price: null, live: null, batch: null });
+    expect(cost).toMatchObject({ files: FILES, exact: true, price: null, live: null, batch: null });
     expect(cost.promptTokens).toBeGreaterThan(FILES * 100);
   });
 });
@@ -182,8 +213,7 @@ describe('the dry run\'s token count', () => {
     const counter = await promptTokenCounter('openai', 'gpt-4o-mini');
     const plans = await planRun([fixture], { config: cfg, llm: session(openai(), cfg), counter, extractors });
     const planned = costOfPlan(plans, cfg, 'gpt-4o-mini', counter);
-    expect(planned).toMatchObject({ requests: FILES, liveRequests: FILES, exact: true, method: 'o200k_base' });
-    expect(planned.livePromptTokens).toBe(planned.promptTokens);
+    expect(planned).toMatchObject({ files: FILES, requests: FILES, exact: true, method: 'o200k_base' });
 
     await indexRepository(fixture, { config: cfg, llm: session(openai(), cfg), extractors });
     const bodies = liveBodies().map((b) => JSON.parse(b));
@@ -210,15 +240,18 @@ describe('the dry run\'s token count', () => {
     const sent = bodies.reduce((n, body) => n + (body.system.length + text(body.messages[0].content) + JSON.stringify(body.tools).length) / 4, 0);
     within2Percent(planned.promptTokens, sent);
   });
-  it('prices a packed live run by its packs, grouped by the packer\'s rule, close to what the run sends', async () => {
-    const cfg = config({ llm: { pack_max_files: 4 } });
+  it('prices a packed run by its packs, grouped by the packer\'s rule, close to what the run sends', async () => {
     const counter = await promptTokenCounter('openai', 'gpt-4o-mini');
+    const alone = costOfPlan(await planRun([fixture], { config: config({ llm: { pack_max_files: 1 } }), llm: session(openai()), counter, extractors }), config(), 'gpt-4o-mini', counter);
+    const cfg = config({ llm: { pack_max_files: 4 } });
     const plans = await planRun([fixture], { config: cfg, llm: session(openai(), cfg), counter, extractors });
     const planned = costOfPlan(plans, cfg, 'gpt-4o-mini', counter);
-    expect(planned.requests).toBe(FILES);
-    expect(planned.liveRequests).toBeGreaterThanOrEqual(Math.ceil(FILES / 4));
-    expect(planned.liveRequests).toBeLessThan(FILES);
-    expect(planned.livePromptTokens).toBeLessThan(planned.promptTokens * 0.6);
+    expect(planned.files).toBe(FILES);
+    expect(planned.requests).toBeGreaterThanOrEqual(Math.ceil(FILES / 4));
+    expect(planned.requests).toBeLessThan(FILES);
+    expect(planned.promptTokens).toBeLessThan(alone.promptTokens * 0.6);
+    // A batch submits the same packs: half the live price, the same tokens.
+    expect(planned.batch).toBeCloseTo((planned.live ?? 0) * (cfg.pricing['gpt-4o-mini']?.batch ?? 1), 10);
 
     await indexRepository(fixture, { config: cfg, llm: session(openai(), cfg), extractors });
     const bodies = liveBodies().map((b) => JSON.parse(b));
@@ -226,8 +259,8 @@ describe('the dry run\'s token count', () => {
     const message = (msg: { role: string; content: string }) => 3 + tiktoken.encode(msg.role).length + tiktoken.encode(msg.content).length;
     const sent = bodies.reduce((n, body) => n + 3 + body.messages.reduce((m: number, msg: { role: string; content: string }) => m + message(msg), 0) + tiktoken.encode(JSON.stringify(body.response_format.json_schema.schema)).length, 0);
     // Exact when the run makes as many packs as planned; each extra pack (one sent early) adds one shared prefix.
-    const perPack = planned.livePromptTokens / planned.liveRequests;
-    expect(Math.abs(sent - planned.livePromptTokens)).toBeLessThanOrEqual(0.02 * sent + Math.max(0, bodies.length - planned.liveRequests) * perPack);
+    const perPack = planned.promptTokens / planned.requests;
+    expect(Math.abs(sent - planned.promptTokens)).toBeLessThanOrEqual(0.02 * sent + Math.max(0, bodies.length - planned.requests) * perPack);
   });
 });
 
@@ -276,5 +309,16 @@ describe('a batch manifest\'s name', () => {
     expect(manifestName('batch_abc123')).toBe('batch_abc123.manifest');
     expect(manifestName('msgbatch_01XY')).toBe('msgbatch_01XY.manifest');
     expect(manifestName('job/42')).toBe('batch_job_42.manifest');
+  });
+});
+
+describe('a batch manifest of an earlier CodeRAG', () => {
+  it('is refused with a message that says to submit again, since its one-file requests used other prompts', async () => {
+    const file = path.join(makeTempDir(), 'batch_old.manifest');
+    writeFileSync(file, JSON.stringify({ tool: 'coderag', manifest_version: 1, requests: [{ custom_id: 'coderag-0', key: 'k', repo: 'r', path: 'a.ts', prompt_tokens: 9 }] }));
+    const error = await readManifest(file).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toContain('was written by an earlier CodeRAG (manifest version 1)');
+    expect((error as UsageError).hint).toBe('submit the files again with coderag index --batch');
   });
 });

@@ -29,6 +29,6 @@ describe('a dry run', () => {
     expect(plan!.requests).toHaveLength(2);
     expect(events).toContainEqual({ type: 'warning', message: 'the pre-filter is not run when planning; every file is counted as selected' });
     const cost = costOfPlan([plan!], config, 'gpt-4o-mini', counter);
-    expect(cost).toMatchObject({ requests: 2, promptTokens: 20, liveRequests: 2, exact: false, method: 'ten a request' });
+    expect(cost).toMatchObject({ files: 2, requests: 2, promptTokens: 20, exact: false, method: 'ten a request' });
   });
 });
