@@ -5,7 +5,7 @@
  * (`cache_control: ephemeral`), so the tool, the system prompt and the prefix are read from the prompt cache.
  * Message Batches take the same bodies as `params`.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { BatchApi, LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
 import { AnthropicBatch } from './anthropicBatch.js';
 import { fromMessage } from './anthropicMessage.js';
@@ -35,12 +35,20 @@ export class AnthropicProvider implements LlmProvider {
   readonly name = 'anthropic' as const;
   readonly model: string;
   readonly batch: BatchApi;
-  private readonly client: Anthropic;
+  private readonly options: ProviderOptions;
+  private sdkClient: Promise<Anthropic> | null = null;
 
   constructor(options: ProviderOptions) {
     this.model = options.model;
-    this.client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL ?? null, maxRetries: 0, timeout: options.timeoutMs });
-    this.batch = new AnthropicBatch(this.client);
+    this.options = options;
+    this.batch = new AnthropicBatch(() => this.client());
+  }
+
+  /** The SDK's client, loaded on the first request: an offline run never pays for loading the SDK. */
+  private client(): Promise<Anthropic> {
+    const { apiKey, baseURL, timeoutMs } = this.options;
+    this.sdkClient ??= import('@anthropic-ai/sdk').then(({ default: Sdk }) => new Sdk({ apiKey, baseURL: baseURL ?? null, maxRetries: 0, timeout: timeoutMs }));
+    return this.sdkClient;
   }
 
   requestBody(request: StructuredRequest): Record<string, unknown> {
@@ -48,7 +56,7 @@ export class AnthropicProvider implements LlmProvider {
   }
 
   async complete(request: StructuredRequest): Promise<StructuredResponse> {
-    const { data: message, response } = await this.client.messages
+    const { data: message, response } = await (await this.client()).messages
       .create(messagesBody(this.model, request), request.signal ? { signal: request.signal } : undefined)
       .withResponse();
     return { ...fromMessage(message), rateLimits: readRateLimits(response.headers) };

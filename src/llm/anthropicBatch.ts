@@ -3,15 +3,16 @@
  * `retrieve` until `processing_status` is `ended`, then `results()` streams one
  * `{custom_id, result: {type: succeeded | errored | canceled | expired}}` per request, in any order.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { BatchApi, BatchItem, BatchOutcome, BatchStatus } from './provider.js';
 import { fromMessage } from './anthropicMessage.js';
 
 export class AnthropicBatch implements BatchApi {
-  constructor(private readonly client: Anthropic) {}
+  /** The SDK's client, loaded when the batch is first used. */
+  constructor(private readonly sdk: () => Promise<Anthropic>) {}
 
   async submit(items: readonly BatchItem[], signal?: AbortSignal): Promise<{ id: string }> {
-    const batch = await this.client.messages.batches.create(
+    const batch = await (await this.sdk()).messages.batches.create(
       { requests: items.map((item) => ({ custom_id: item.customId, params: item.body as unknown as Anthropic.MessageCreateParamsNonStreaming })) },
       options(signal),
     );
@@ -19,7 +20,7 @@ export class AnthropicBatch implements BatchApi {
   }
 
   async status(id: string, signal?: AbortSignal): Promise<BatchStatus> {
-    const batch = await this.client.messages.batches.retrieve(id, {}, options(signal));
+    const batch = await (await this.sdk()).messages.batches.retrieve(id, {}, options(signal));
     const c = batch.request_counts;
     const done = c.succeeded + c.errored + c.canceled + c.expired;
     return { id, state: batch.processing_status === 'ended' ? 'ended' : 'in_progress', providerStatus: batch.processing_status, total: done + c.processing, done };
@@ -27,7 +28,7 @@ export class AnthropicBatch implements BatchApi {
 
   async results(id: string, signal?: AbortSignal): Promise<BatchOutcome[]> {
     const outcomes: BatchOutcome[] = [];
-    for await (const line of await this.client.messages.batches.results(id, {}, options(signal))) {
+    for await (const line of await (await this.sdk()).messages.batches.results(id, {}, options(signal))) {
       const { custom_id: customId, result } = line;
       if (result.type === 'succeeded') outcomes.push({ customId, type: 'succeeded', response: fromMessage(result.message) });
       else if (result.type === 'errored') outcomes.push({ customId, type: 'errored', error: `${result.error.error.type}: ${result.error.error.message}` });

@@ -5,7 +5,7 @@
  * automatic prompt cache serves it, and `prompt_cache_key` routes the run's requests to the same cache.
  * The Batch API takes the same bodies as a JSONL file.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { BatchApi, LlmProvider, ProviderOptions, StructuredRequest, StructuredResponse } from './provider.js';
 import { userText } from './provider.js';
 import { OpenAiBatch } from './openaiBatch.js';
@@ -41,13 +41,21 @@ export class OpenAiProvider implements LlmProvider {
   readonly name = 'openai' as const;
   readonly model: string;
   readonly batch: BatchApi;
-  private readonly client: OpenAI;
+  private readonly options: ProviderOptions;
+  private sdkClient: Promise<OpenAI> | null = null;
   private jsonSchemaSupported = true;
 
   constructor(options: ProviderOptions) {
     this.model = options.model;
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs });
-    this.batch = new OpenAiBatch(this.client);
+    this.options = options;
+    this.batch = new OpenAiBatch(() => this.client());
+  }
+
+  /** The SDK's client, loaded on the first request: an offline run never pays for loading the SDK. */
+  private client(): Promise<OpenAI> {
+    const { apiKey, baseURL, timeoutMs } = this.options;
+    this.sdkClient ??= import('openai').then(({ default: Sdk }) => new Sdk({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs }));
+    return this.sdkClient;
   }
 
   requestBody(request: StructuredRequest): Record<string, unknown> {
@@ -59,7 +67,7 @@ export class OpenAiProvider implements LlmProvider {
       try {
         return await this.call(request, true);
       } catch (error) {
-        if (!rejectsJsonSchema(error)) throw error;
+        if (!(await rejectsJsonSchema(error))) throw error;
         this.jsonSchemaSupported = false;
       }
     }
@@ -67,7 +75,7 @@ export class OpenAiProvider implements LlmProvider {
   }
 
   private async call(request: StructuredRequest, jsonSchema: boolean): Promise<StructuredResponse> {
-    const { data: completion, response } = await this.client.chat.completions
+    const { data: completion, response } = await (await this.client()).chat.completions
       .create(chatCompletionBody(this.model, request, jsonSchema), request.signal ? { signal: request.signal } : undefined)
       .withResponse();
     return { ...fromChatCompletion(completion), rateLimits: readRateLimits(response.headers) };
@@ -75,6 +83,7 @@ export class OpenAiProvider implements LlmProvider {
 }
 
 /** A 400 that names response_format or json_schema: the server does not do structured output. */
-function rejectsJsonSchema(error: unknown): boolean {
-  return error instanceof OpenAI.APIError && error.status === 400 && /response_format|json_schema|structured/i.test(error.message);
+async function rejectsJsonSchema(error: unknown): Promise<boolean> {
+  const { APIError } = await import('openai');
+  return error instanceof APIError && error.status === 400 && /response_format|json_schema|structured/i.test(error.message);
 }

@@ -4,7 +4,7 @@
  * and `files.content` brings back the output and error files. Their lines come in any order: each carries
  * its `custom_id`.
  */
-import OpenAI, { toFile } from 'openai';
+import type OpenAI from 'openai';
 import type { BatchApi, BatchItem, BatchOutcome, BatchStatus } from './provider.js';
 import { fromChatCompletion } from './openaiCompletion.js';
 
@@ -19,15 +19,16 @@ interface OutputLine {
 }
 
 export class OpenAiBatch implements BatchApi {
-  constructor(private readonly client: OpenAI) {}
+  /** The SDK's client, loaded when the batch is first used. */
+  constructor(private readonly sdk: () => Promise<OpenAI>) {}
 
   async submit(items: readonly BatchItem[], signal?: AbortSignal): Promise<{ id: string }> {
     const jsonl = items.map((item) => JSON.stringify({ custom_id: item.customId, method: 'POST', url: ENDPOINT, body: item.body })).join('\n');
-    const file = await this.client.files.create(
-      { file: await toFile(Buffer.from(`${jsonl}\n`), 'coderag-batch.jsonl', { type: 'application/jsonl' }), purpose: 'batch' },
+    const file = await (await this.sdk()).files.create(
+      { file: await (await import('openai')).toFile(Buffer.from(`${jsonl}\n`), 'coderag-batch.jsonl', { type: 'application/jsonl' }), purpose: 'batch' },
       options(signal),
     );
-    const batch = await this.client.batches.create(
+    const batch = await (await this.sdk()).batches.create(
       { input_file_id: file.id, endpoint: ENDPOINT, completion_window: '24h', metadata: { tool: 'coderag' } },
       options(signal),
     );
@@ -35,7 +36,7 @@ export class OpenAiBatch implements BatchApi {
   }
 
   async status(id: string, signal?: AbortSignal): Promise<BatchStatus> {
-    const batch = await this.client.batches.retrieve(id, options(signal));
+    const batch = await (await this.sdk()).batches.retrieve(id, options(signal));
     const counts = batch.request_counts ?? { total: 0, completed: 0, failed: 0 };
     return {
       id,
@@ -47,12 +48,12 @@ export class OpenAiBatch implements BatchApi {
   }
 
   async results(id: string, signal?: AbortSignal): Promise<BatchOutcome[]> {
-    const batch = await this.client.batches.retrieve(id, options(signal));
+    const batch = await (await this.sdk()).batches.retrieve(id, options(signal));
     if (!ENDED.has(batch.status)) throw new Error(`batch ${id} has not ended (${batch.status})`);
     const outcomes: BatchOutcome[] = [];
     for (const fileId of [batch.output_file_id, batch.error_file_id]) {
       if (!fileId) continue;
-      const text = await (await this.client.files.content(fileId, options(signal))).text();
+      const text = await (await (await this.sdk()).files.content(fileId, options(signal))).text();
       for (const line of text.split('\n')) {
         if (line.trim()) outcomes.push(outcomeOf(JSON.parse(line) as OutputLine));
       }
