@@ -75,7 +75,9 @@ export class ExtractorPool {
   private startWorkers(): void {
     for (let i = this.workers.length; i < this.size; i++) {
       const worker = new Worker(WORKER_FILE);
-      worker.on('message', (reply: string) => this.settle(i, JSON.parse(reply) as WorkerReply));
+      worker.on('message', (replies: string) => {
+        for (const reply of JSON.parse(replies) as WorkerReply[]) this.settle(i, reply);
+      });
       worker.on('error', (error) => this.failAll(error));
       worker.unref();
       this.workers.push(worker);
