@@ -89,15 +89,14 @@ export async function readHistory(
     if (ignored) return { state: null, reason: 'a folder git ignores' };
   }
   const rev = 'rev' in source ? source.rev : 'HEAD';
-  let head: string[] = [];
+  let head = '';
   try {
-    await lines([...base, 'log', '-1', '--format=%H %ct', rev, '--'], (line) => head.push(line));
+    await lines([...base, 'log', '-1', '--format=%H %ct', rev, '--'], (line) => (head ||= line));
   } catch (error) {
     return { state: null, reason: `git log failed (${firstLine((error as Error).message)})` };
   }
-  head = (head[0] ?? '').split(' ');
-  const sha = head[0] ?? '';
-  const time = Number(head[1]);
+  const [sha = '', seconds] = head.split(' ');
+  const time = Number(seconds);
   if (!/^[0-9a-f]{40,64}$/.test(sha) || !Number.isSafeInteger(time)) return { state: null, reason: 'no commit to read' };
   const { maxCommits, maxAgeDays } = settings;
   const cutoff = time - maxAgeDays * DAY_SECONDS;

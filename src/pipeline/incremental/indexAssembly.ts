@@ -6,8 +6,8 @@
  * In memory stay a few facts per entry (path, status, file type, where its bytes are) and, compactly, the
  * candidate concept terms the repository-wide choice of concepts needs. `write` then chooses the concepts,
  * copies every entry's bytes into the new index in path order with the values that changed spliced in
- * (key concepts, path, modification time, size, commit subjects), and writes the reuse state beside it. The result is
- * byte for byte the index a run holding every profile in memory writes.
+ * (key concepts, path, modification time, size, commit subjects), and writes the reuse state beside it. The
+ * result is byte for byte the index a run holding every profile in memory writes.
  *
  * When no file's candidate terms came or went since the previous index, its concepts stand and are copied
  * with the rest: an unchanged repository's entries are copied, not parsed or re-serialised.
@@ -192,7 +192,7 @@ export class StreamedEntries implements EntrySink {
       counts || !this.previous ? (counts ?? this.frequencies).toJson() : await this.previous.frequencies(),
     );
     if (previousLayout) {
-      // An entry whose concepts were chosen anew is searched differently: its previous bytes are not its own.
+      // An entry whose concepts or subjects changed is searched differently: its previous bytes are not its own.
       order.forEach((i, n) => {
         if (this.searchedAnew.has(i)) previousLayout.ranges.fill(-1, 2 * n, 2 * n + 2);
       });
@@ -219,8 +219,9 @@ export class StreamedEntries implements EntrySink {
    * Whether the previous index already is the one this run would write, but for the run facts of its metadata
    * (RUN_FACTS): every entry taken from it as it stands, its concepts kept, nothing paid for from a model in
    * this run, and the rest of its metadata the same (its count of entries by status included, so no entry of
-   * it went), and its commit subjects read at the same HEAD within the same bounds. Then the index is left as it is, its date and duration those of the run that wrote it, and so
-   * is its search pack, which answers for its size and modification time.
+   * it went), its commit subjects read at the same HEAD within the same bounds. Then the index is left as it
+   * is, its date and duration those of the run that wrote it, and so is its search pack, which answers for its
+   * size and modification time.
    */
   private standsAsIs(order: Int32Array, counts: DocumentFrequencies | null, metadata: AnalysisMetadata, includeMetadata: boolean, history: RecordedHistory | null): boolean {
     const { previous } = this;
@@ -344,11 +345,11 @@ export class StreamedEntries implements EntrySink {
     // Concepts chosen again are mostly the ones already written: those bytes stay as they are.
     const unchanged = concepts && !restyle && holeHolds(bytes, place.holes, CHANGEABLE.indexOf('key_concepts'), nestedJson(concepts, ENTRY_DEPTH + 1, this.style));
     let changes = concepts && !unchanged ? { ...entries.changes(i), key_concepts: concepts } : entries.changes(i);
-    // Subjects come and go with HEAD, the file's own bytes unchanged.
+    // Subjects come and go with HEAD, the file itself unchanged.
     const history = this.history.get(entries.path(i));
-    const historyHole = CHANGEABLE.indexOf('history');
-    if (!(history ? holeHolds(bytes, place.holes, historyHole, nestedJson(history, ENTRY_DEPTH + 1, this.style)) : (place.holes[2 * historyHole] ?? -1) < 0)) changes = { ...changes, history };
-    if ((concepts && !unchanged) || (changes && 'history' in changes)) this.searchedAnew.add(i);
+    const subjectsStand = history ? holeHolds(bytes, place.holes, HISTORY, nestedJson(history, ENTRY_DEPTH + 1, this.style)) : (place.holes[2 * HISTORY] ?? -1) < 0;
+    if (!subjectsStand) changes = { ...changes, history };
+    if ((concepts && !unchanged) || !subjectsStand) this.searchedAnew.add(i);
     if (!changes && !restyle) return [bytes];
     const changed = restyle ? rewriteEntry(bytes, changes ?? {}, this.style) : changeEntry(bytes, place.holes, changes ?? {}, this.style);
     entries.setPlace(i, { holes: changed.holes });
@@ -379,6 +380,8 @@ function withoutRunFacts(metadata: AnalysisMetadata): Record<string, unknown> {
   for (const key of RUN_FACTS) delete rest[key];
   return rest;
 }
+
+const HISTORY = CHANGEABLE.indexOf('history');
 
 /** Whether the value in the entry's range for changeable field `field` is `json`. */
 function holeHolds(bytes: Buffer, holes: readonly number[], field: number, json: string): boolean {
