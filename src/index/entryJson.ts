@@ -1,9 +1,9 @@
 /**
  * One file profile as an element of an index's `file_summaries` array, exactly as
  * `JSON.stringify(index, null, indent)` writes it there, together with where its changeable fields sit: the
- * byte ranges of the values of `file_path`, `key_concepts`, `last_modified`, `size_bytes` and `history`. A later run that
- * keeps the entry copies its bytes and splices new values into those ranges instead of parsing and
- * re-serialising it, and writes the same bytes a full serialisation would.
+ * byte ranges of the values of `file_path`, `key_concepts`, `last_modified`, `size_bytes` and `history`. A
+ * later run that keeps the entry copies its bytes and splices new values into those ranges instead of parsing
+ * and re-serialising it, and writes the same bytes a full serialisation would.
  */
 import type { FileSummary } from './types.js';
 import { escapeNonAscii, type JsonStyle } from './serialize.js';

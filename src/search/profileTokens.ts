@@ -1,7 +1,8 @@
 /**
  * What a profile says, as tokens: the fields BM25F scores (file name, folders, symbols, key concepts, doc
- * comments, summary, imports, the file's whole vocabulary, and the subjects of the commits that touched it) and the tokeniser that splits and stems them, the same for profiles and
- * requests. Also which source file a test is named after.
+ * comments, summary, imports, the file's whole vocabulary, and the subjects of the commits that touched it)
+ * and the tokeniser that splits and stems them, the same for profiles and requests. Also which source file a
+ * test is named after.
  */
 import path from 'node:path';
 import { isComposedSummary } from '../index/summaries.js';
