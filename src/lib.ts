@@ -15,6 +15,7 @@ export type { Config, ConfigInput } from './config/schema.js';
 export { defaultConfig } from './config/schema.js';
 export { loadConfig, validateConfig } from './config/load.js';
 export { runIndex, indexRepository } from './pipeline/runIndex.js';
+export type { HistorySource } from './pipeline/history.js';
 export { createLlmSession, type LlmSession, type LlmSessionOptions } from './pipeline/llmSession.js';
 export { selectProvider } from './llm/select.js';
 export type { LlmProvider, ProviderOptions } from './llm/provider.js';
@@ -37,7 +38,7 @@ export { parseShard, inShard, type Shard } from './pipeline/shard.js';
 export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';
 
 /** indexRepository's options a library caller gives; the configuration may be partial. */
-export interface IndexRepoOptions extends Pick<IndexRepositoryOptions, 'onEvent' | 'signal'> {
+export interface IndexRepoOptions extends Pick<IndexRepositoryOptions, 'onEvent' | 'signal' | 'historySource'> {
   /** A partial configuration, merged over the defaults and validated. */
   config?: Record<string, unknown> | Config;
   /** Model profiles (see createLlmSession and selectProvider); without one, profiles are static. */
@@ -47,8 +48,8 @@ export interface IndexRepoOptions extends Pick<IndexRepositoryOptions, 'onEvent'
 /** Profiles a repository and returns its index, writing nothing. */
 export async function indexRepo(repoPath: string, options: IndexRepoOptions = {}): Promise<RepoIndex> {
   const config = validateConfig(deepMerge({}, (options.config ?? {}) as Record<string, unknown>));
-  const { onEvent, signal, llm } = options;
-  return indexRepository(repoPath, { config, ...(onEvent ? { onEvent } : {}), ...(signal ? { signal } : {}), llm: llm ?? null });
+  const { onEvent, signal, llm, historySource } = options;
+  return indexRepository(repoPath, { config, ...(onEvent ? { onEvent } : {}), ...(signal ? { signal } : {}), ...(historySource ? { historySource } : {}), llm: llm ?? null });
 }
 
 /** Ranks the files of in-memory indexes (or a prepared corpus) for a request. */

@@ -8,8 +8,13 @@
  * small LRU bound (default 8 trees) keeps memory flat without ever re-indexing within a run.
  *
  * Indexes are also kept on disk under bench/.work/indexes/<tree>.<key>.json, where the key hashes every file of
- * src/ that can shape an index (everything but src/search, src/cli, src/mcp) plus the config. Ranking changes
- * reuse them; a pipeline change re-indexes. Set CODERAG_EVAL_INDEX_CACHE=0 to bypass the disk cache.
+ * src/ that can shape an index (everything but src/search, src/cli, src/mcp) plus the config, and whether the
+ * index holds commit history. Ranking changes reuse them; a pipeline change re-indexes. Set
+ * CODERAG_EVAL_INDEX_CACHE=0 to bypass the disk cache.
+ *
+ * History: a tree is `git archive` output, without `.git`; given the mirror and the tree's commit (`prepare`'s
+ * `history`), the index reads the history of that commit through the library's `historySource`, as
+ * `coderag index` reads a work tree's HEAD: nothing after the commit. Without it (no mirror), no history.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -18,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { SearchCorpus, indexRepo, search } from '../../src/lib.js';
 import { toPosix } from './paths.js';
 import type { RankedSymbol, SymbolRanker } from './issues.js';
-import type { RankQuery } from './types.js';
+import type { RankQuery, TreeHistory } from './types.js';
 
 type RepoIndex = Awaited<ReturnType<typeof indexRepo>>;
 type IndexOptions = NonNullable<Parameters<typeof indexRepo>[1]>;
@@ -55,8 +60,8 @@ export const INDEX_CACHE_DIR = resolve(HERE, '..', '.work', 'indexes');
 /** Folders of src/ that read indexes but never shape them. */
 const NOT_SHAPING = new Set(['search', 'cli', 'mcp']);
 
-/** A hash of the sources that shape an index, and of the config passed to indexRepo. */
-export function indexCacheKey(config: unknown): string {
+/** A hash of the sources that shape an index, of the config passed to indexRepo, and of whether it read history. */
+export function indexCacheKey(config: unknown, history = false): string {
   const hash = createHash('sha256');
   const walk = (dir: string, rel: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -70,14 +75,16 @@ export function indexCacheKey(config: unknown): string {
   };
   walk(SRC_DIR, '');
   hash.update(JSON.stringify(config ?? null));
+  if (history) hash.update('\0history');
   return hash.digest('hex').slice(0, 12);
 }
 
-async function indexWithDiskCache(treeDir: string, config: IndexOptions['config'], key: string | null): Promise<RepoIndex> {
-  if (key === null) return indexRepo(treeDir, config ? { config } : {});
+async function indexWithDiskCache(treeDir: string, config: IndexOptions['config'], key: string | null, history: TreeHistory | undefined): Promise<RepoIndex> {
+  const options: IndexOptions = { ...(config ? { config } : {}), ...(history ? { historySource: history } : {}) };
+  if (key === null) return indexRepo(treeDir, options);
   const file = join(INDEX_CACHE_DIR, `${basename(treeDir)}.${key}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as RepoIndex;
-  const index = await indexRepo(treeDir, config ? { config } : {});
+  const index = await indexRepo(treeDir, options);
   mkdirSync(INDEX_CACHE_DIR, { recursive: true });
   const tmp = `${file}.tmp-${process.pid}`;
   writeFileSync(tmp, JSON.stringify(index));
@@ -88,14 +95,14 @@ async function indexWithDiskCache(treeDir: string, config: IndexOptions['config'
 export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): SymbolRanker {
   const cacheSize = Math.max(1, opts.cacheSize ?? 8);
   const cache = new Map<string, Promise<RepoIndex>>();
-  const diskKey = process.env.CODERAG_EVAL_INDEX_CACHE === '0' ? null : indexCacheKey(opts.config);
+  const noDiskCache = process.env.CODERAG_EVAL_INDEX_CACHE === '0';
 
-  async function indexFor(treeDir: string): Promise<RepoIndex> {
+  async function indexFor(treeDir: string, history?: TreeHistory): Promise<RepoIndex> {
     let p = cache.get(treeDir);
     if (p) {
       cache.delete(treeDir); // refresh LRU position
     } else {
-      p = indexWithDiskCache(treeDir, opts.config, diskKey);
+      p = indexWithDiskCache(treeDir, opts.config, noDiskCache ? null : indexCacheKey(opts.config, history !== undefined), history);
       p.catch(() => cache.delete(treeDir));
     }
     cache.set(treeDir, p);
@@ -134,10 +141,10 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): SymbolRank
 
   return {
     name: opts.name ?? (opts.scorer ? `coderag:${opts.scorer}` : 'coderag'),
-    async prepare(treeDir: string, _files: string[], roots?: readonly string[]): Promise<Prepared> {
+    async prepare(treeDir: string, _files: string[], roots?: readonly string[], history?: TreeHistory): Promise<Prepared> {
       const corpusOf = (indexes: readonly RepoIndex[]): SearchCorpus =>
         new SearchCorpus(indexes.map((index) => ({ key: index.repo_name, file: '', index })));
-      if (!roots) return { treeDir, corpus: corpusOf([await indexFor(treeDir)]), rootOf: null };
+      if (!roots) return { treeDir, corpus: corpusOf([await indexFor(treeDir, history)]), rootOf: null };
       const indexes: RepoIndex[] = [];
       const rootOf = new Map<string, string>();
       // One at a time: each indexRepo call already uses every core.

@@ -35,6 +35,7 @@ import { join, resolve } from 'node:path';
 import { keywordTerms } from './baselines.js';
 import { materialise, treeDirFor } from './checkout.js';
 import { caseMetrics, recallAtK, type CaseMetrics } from './metrics.js';
+import { treeHistory } from './mirrors.js';
 import { isSourceFile } from './paths.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
 import type { RankQuery, Ranker } from './types.js';
@@ -665,6 +666,8 @@ export interface IssueRunOptions {
   k: number;
   tuneOn: TuneOn;
   includeGenerated: boolean;
+  /** Give rankers each base tree's history from its mirror (default true). */
+  history?: boolean;
 }
 
 export interface IssueRun {
@@ -755,7 +758,8 @@ export async function runIssues(
     for (const ranker of rankers) {
       const tm = timing.get(ranker.name);
       let t = performance.now();
-      const prepared = await ranker.prepare(treeDir, files);
+      // The base commit is before the fix: its history holds nothing of the fix.
+      const prepared = await ranker.prepare(treeDir, files, undefined, o.history === false ? undefined : treeHistory(findMirror, c.repo, c.base_commit));
       if (tm) tm.prepareMs += performance.now() - t;
       t = performance.now();
       let ranked: string[];

@@ -12,6 +12,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { TreeHistory } from './types.js';
 
 export const MIRRORS_ENV = 'CODERAG_EVAL_MIRRORS';
 export const MIRRORS_FLAG = '--mirrors';
@@ -87,4 +88,17 @@ export function mirrorFinder(flag: string | undefined, env: NodeJS.ProcessEnv = 
     }
     return found.get(hint);
   };
+}
+
+/**
+ * The history a ranker may read for a tree of `hint` at `rev`: the mirror and the commit, or undefined when there
+ * is no mirror (or no mirror root: a cached tree needs none, and then has no history).
+ */
+export function treeHistory(findMirror: (hint: string) => string | undefined, hint: string, rev: string): TreeHistory | undefined {
+  try {
+    const gitDir = findMirror(hint);
+    return gitDir ? { gitDir, rev } : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -40,7 +40,7 @@ import { materialise, materialiseFiles, treeDirFor } from './checkout.js';
 import type { DescribeCase } from './describe.js';
 import { DEPS_DIR, DEPS_LIST_FILE, depsIndexConfig, prepareDeps } from './deps.js';
 import { caseMetrics, summarise, type CaseMetrics, type Summary } from './metrics.js';
-import { MIRRORS_ENV, MIRRORS_FLAG, mirrorFinder } from './mirrors.js';
+import { MIRRORS_ENV, MIRRORS_FLAG, mirrorFinder, treeHistory } from './mirrors.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
 import { isCandidatePath } from './paths.js';
 import { cleanMessage } from './select.js';
@@ -86,6 +86,8 @@ interface Options {
   scorer?: string;
   k: number;
   includeGenerated: boolean;
+  /** Give CodeRAG each tree's commit history from its mirror (default); `--no-history` leaves it out. */
+  history: boolean;
   cases: string;
 }
 
@@ -101,6 +103,7 @@ function parseArgs(argv: string[]): Options {
     mode: 'query',
     k: 50,
     includeGenerated: false,
+    history: true,
     cases: join(HERE, 'cases.json'),
   };
   for (let i = 0; i < argv.length; i++) {
@@ -152,6 +155,7 @@ function parseArgs(argv: string[]): Options {
       case '--scorer': o.scorer = val(); break;
       case '--k': o.k = Number(val()); break;
       case '--include-generated': o.includeGenerated = true; break;
+      case '--no-history': o.history = false; break;
       case '--cases': o.cases = resolve(val()); break;
       case '-h':
       case '--help':
@@ -354,7 +358,8 @@ async function runCommits(o: Options, rankers: readonly Ranker[], findMirror: (h
     for (const ranker of rankers) {
       const tm = timing.get(ranker.name);
       let t = performance.now();
-      const prepared = await ranker.prepare(treeDir, files);
+      // A commit's tree is its parent's: the history of the parent, before the commit.
+      const prepared = await ranker.prepare(treeDir, files, undefined, o.history ? treeHistory(findMirror, first.mirror_hint, first.parent) : undefined);
       if (tm) tm.prepareMs += performance.now() - t;
       for (const c of group) {
         const q = queryFor(c, o.mode);
@@ -543,7 +548,7 @@ async function main(): Promise<void> {
       const instances = mergeInstances(issueSources.map((s) => parseDataset(s.read())));
       const r = await runIssues(
         instances,
-        { cap: o.issuesCap, mlCap: o.issuesMlCap, ...(o.issuesLangs ? { languages: o.issuesLangs } : {}), ...(o.repo ? { repo: o.repo } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}), k: o.k, tuneOn: o.tuneOn, includeGenerated: o.includeGenerated },
+        { cap: o.issuesCap, mlCap: o.issuesMlCap, ...(o.issuesLangs ? { languages: o.issuesLangs } : {}), ...(o.repo ? { repo: o.repo } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}), k: o.k, tuneOn: o.tuneOn, includeGenerated: o.includeGenerated, history: o.history },
         rankers,
         findMirror,
         listCandidates,

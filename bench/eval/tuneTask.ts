@@ -3,13 +3,17 @@
  * set's tuning half, using the CodeRAG indexes that run.ts cached (run `run.ts --set issues` once first).
  *
  *   node --import tsx bench/eval/tuneTask.ts [--rounds 2] [--tune-on even|odd] [--issues-cap 40] [--from params.json]
- *                                            [--json out.json] [--report]
+ *                                            [--json out.json] [--report] [--no-history] [--knobs a,b]
  *
  * Cases, halves and gold files are the issue set's (issues.ts): the same selection, the same split. Only the tuning
  * half is ranked while tuning; `--report` then ranks the held-out half once with the chosen weights (and with the
  * starting ones), and prints both halves. The objective is the tuning half's mean of (Acc@5 + MRR) / 2: Acc@5 is
  * the figure the field quotes, MRR keeps @1 from being traded away. A knob's value moves only for a gain of at
  * least MIN_GAIN. Prints the chosen params as JSON, ready for TASK_PARAMS.
+ *
+ * The indexes read are those run.ts cached with each tree's commit history (its default); `--no-history` takes
+ * the history out of them as they are loaded, which is the index `history.enabled: false` writes (entries differ
+ * by their `history` field alone). `--knobs` tunes only the knobs named (e.g. `bm25f.weights.history`).
  */
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,6 +72,8 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['maxTerms', [0, 20, 40, 80]],
   ['sources.code', [0.3, 0.6, 0.9]],
   ['unqualified', [0.3, 0.6, 1]],
+  ['bm25f.weights.history', [0, 0.25, 0.5, 1, 2, 4]],
+  ['bm25f.b.history', [0.25, 0.5, 0.75, 1]],
 ];
 
 function get(params: TaskParams, path: string): number {
@@ -128,7 +134,7 @@ function cachedIndex(tree: string, key: string): string | undefined {
   return older;
 }
 
-function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string }, halves: readonly Half[]): Case[] {
+function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string; history: boolean }, halves: readonly Half[]): Case[] {
   const findMirror = mirrorFinder(o.mirrors);
   const sources = datasetSources(undefined, findMirror);
   if (!sources.length) throw new Error('no SWE-bench dataset found (see bench/eval/README.md, issue set)');
@@ -136,7 +142,7 @@ function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string }, halves:
   const selected = selectIssueCases(instances, o.cap);
   // run.ts's halves: over every eligible instance, uncapped (issues.ts).
   const halfOf = splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), o.tuneOn);
-  const key = indexCacheKey(undefined);
+  const key = indexCacheKey(undefined, true);
   const out: Case[] = [];
   for (const c of selected) {
     const half = halfOf.get(c.instance_id) ?? 'holdout';
@@ -155,6 +161,7 @@ function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string }, halves:
       continue;
     }
     const index = JSON.parse(readFileSync(cached, 'utf8')) as RepoIndex;
+    if (!o.history) for (const summary of index.file_summaries) delete summary.history;
     const gold = goldFunctions(c.patch, (p) => (existsSync(join(treeDir, p)) ? readFileSync(join(treeDir, p), 'utf8') : undefined));
     out.push({ id: c.instance_id, gold, repo: short, half, query: c.problem_statement, answers, treeDir, corpus: new SearchCorpus([{ key: index.repo_name, file: '', index }]) });
   }
@@ -162,7 +169,13 @@ function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string }, halves:
 }
 
 function parseArgs(argv: string[]) {
-  const o: { rounds: number; tuneOn: TuneOn; cap: number; from?: string; json?: string; report: boolean; mirrors?: string } = { rounds: 2, tuneOn: 'even', cap: DEFAULT_ISSUE_CAP, report: false };
+  const o: { rounds: number; tuneOn: TuneOn; cap: number; from?: string; json?: string; report: boolean; mirrors?: string; history: boolean; knobs?: string[] } = {
+    rounds: 2,
+    tuneOn: 'even',
+    cap: DEFAULT_ISSUE_CAP,
+    report: false,
+    history: true,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = (): string => {
@@ -176,6 +189,8 @@ function parseArgs(argv: string[]) {
     else if (a === '--from') o.from = val();
     else if (a === '--json') o.json = val();
     else if (a === '--report') o.report = true;
+    else if (a === '--no-history') o.history = false;
+    else if (a === '--knobs') o.knobs = val().split(',');
     else if (a === MIRRORS_FLAG) o.mirrors = val();
     else throw new Error(`unknown argument ${a}`);
   }
@@ -195,7 +210,7 @@ async function main(): Promise<void> {
   console.error(`[tune-task] start: ${fmt(best)}`);
   for (let round = 0; round < o.rounds; round++) {
     let moved = false;
-    for (const [knob, grid] of KNOBS) {
+    for (const [knob, grid] of KNOBS.filter(([name]) => !o.knobs || o.knobs.includes(name))) {
       const current = get(params, knob);
       let choice = current;
       let choiceFigures = best;

@@ -34,6 +34,15 @@ export interface RankQuery {
 }
 
 /** A retrieval system under evaluation. */
+/**
+ * Where a tree's commit history is: the mirror it was exported from (trees are `git archive` output, without
+ * `.git`) and the commit it is. A ranker that reads history reads the history of `rev` only, nothing after it.
+ */
+export interface TreeHistory {
+  gitDir: string;
+  rev: string;
+}
+
 export interface Ranker {
   name: string;
   /**
@@ -41,7 +50,7 @@ export interface Ranker {
    * POSIX). With `roots`, `treeDir` holds several repositories, one per root folder, searched together: the
    * lexical baselines see one corpus of files; CodeRAG indexes each root on its own and searches all the indexes.
    */
-  prepare(treeDir: string, files: string[], roots?: readonly string[]): Promise<unknown>;
+  prepare(treeDir: string, files: string[], roots?: readonly string[], history?: TreeHistory): Promise<unknown>;
   /** Return up to `k` paths relative to the prepared tree (so `<root>/<path>` with roots), best first. */
   rank(prepared: unknown, q: RankQuery, k: number): Promise<string[]> | string[];
 }

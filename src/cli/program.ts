@@ -47,6 +47,7 @@ export function buildProgram(): Command {
     .option('--concurrency <n>', 'model requests in flight, fixed (default: start at performance.max_concurrent_files and grow while the provider\'s rate-limit headers show headroom, up to llm.adaptive_concurrency_max)', checked(positiveInt))
     .option('--max-file-size <bytes>', 'skip files larger than this (file_analysis.max_file_size)', checked(positiveInt))
     .option('--no-gitignore', 'do not honour .gitignore files')
+    .option('--no-history', 'do not read commit subjects from git history into the index (history.enabled)')
     .addOption(new Option('--provider <name>', 'profiler (llm.model_provider); auto picks Anthropic, then OpenAI, then static').choices(['auto', 'openai', 'anthropic', 'static']))
     .option('--model <name>', 'model name (llm.model)')
     .option('--target-structure <file>', 'a tree or plan of the project to be written: relate files to it (relationships.target_structure_file)')

@@ -140,6 +140,21 @@ export const configSchema = z.strictObject({
       max_cache_size: positiveInt.default(10_000),
     })
     .prefault({}),
+  /**
+   * (CodeRAG) In a git work tree, the subjects of past commits that touched each file become a search field:
+   * `git log --no-merges` of HEAD only, bounded in count and in age from HEAD's commit date. `--no-history` skips it.
+   */
+  history: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** The most recent subjects kept per file. */
+      max_subjects: z.number().int().min(1).max(100).default(10),
+      /** Commits read at most, newest first. */
+      max_commits: positiveInt.max(1_000_000).default(5000),
+      /** Days before HEAD's commit date (not the clock) past which commits are not read. */
+      max_age_days: positiveInt.max(36_500).default(1095),
+    })
+    .prefault({}),
   /** (CodeRAG) `coderag plan`: the conversation that writes a target structure. */
   plan: z
     .strictObject({

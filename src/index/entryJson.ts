@@ -1,15 +1,15 @@
 /**
  * One file profile as an element of an index's `file_summaries` array, exactly as
  * `JSON.stringify(index, null, indent)` writes it there, together with where its changeable fields sit: the
- * byte ranges of the values of `file_path`, `key_concepts`, `last_modified` and `size_bytes`. A later run that
- * keeps the entry copies its bytes and splices new values into those ranges instead of parsing and
- * re-serialising it, and writes the same bytes a full serialisation would.
+ * byte ranges of the values of `file_path`, `key_concepts`, `last_modified`, `size_bytes` and `history`. A
+ * later run that keeps the entry copies its bytes and splices new values into those ranges instead of parsing
+ * and re-serialising it, and writes the same bytes a full serialisation would.
  */
 import type { FileSummary } from './types.js';
 import { escapeNonAscii, type JsonStyle } from './serialize.js';
 
 /** The fields a kept entry may need to change, in the order of their ranges in `EntryBytes.holes`. */
-export const CHANGEABLE = ['file_path', 'key_concepts', 'last_modified', 'size_bytes'] as const;
+export const CHANGEABLE = ['file_path', 'key_concepts', 'last_modified', 'size_bytes', 'history'] as const;
 export type ChangeableField = (typeof CHANGEABLE)[number];
 export type EntryChanges = Partial<Pick<FileSummary, ChangeableField>>;
 
@@ -24,7 +24,8 @@ export interface EntryText {
   holes: number[];
 }
 
-const NO_HOLES: readonly number[] = [-1, -1, -1, -1, -1, -1, -1, -1];
+export const HOLE_COUNT = 2 * CHANGEABLE.length;
+const NO_HOLES: readonly number[] = Array.from({ length: HOLE_COUNT }, () => -1);
 
 function indentOf(style: JsonStyle): number {
   return Math.min(10, Math.max(0, Math.floor(style.indent)));
@@ -72,8 +73,8 @@ export function entryJson(summary: FileSummary, style: JsonStyle): EntryText {
 /**
  * The entry stored as `bytes` (with its `holes`) after `changes`: the stored bytes with the new values spliced
  * in, as pieces to write in order, and the ranges of the changeable fields in the result. An entry stored
- * without one of the fields to change is parsed and written again (the field then comes last, as a spread
- * adds it).
+ * without one of the fields to change, or a field to remove (`undefined`), is parsed and written again (a field
+ * added then comes last, as a spread adds it).
  */
 export function changeEntry(bytes: Buffer, holes: readonly number[], changes: EntryChanges, style: JsonStyle): { pieces: Buffer[]; length: number; holes: number[] } {
   const edits: Array<[start: number, end: number, value: Buffer, field: number]> = [];
@@ -81,7 +82,7 @@ export function changeEntry(bytes: Buffer, holes: readonly number[], changes: En
     if (!(name in changes)) continue;
     const start = holes[2 * field] ?? -1;
     const end = holes[2 * field + 1] ?? -1;
-    if (start < 0 || end < start || end > bytes.length) return rewriteEntry(bytes, changes, style);
+    if (start < 0 || end < start || end > bytes.length || changes[name] === undefined) return rewriteEntry(bytes, changes, style);
     edits.push([start, end, Buffer.from(nestedJson(changes[name], ENTRY_DEPTH + 1, style), 'utf8'), field]);
   }
   edits.sort((a, b) => a[0] - b[0]);

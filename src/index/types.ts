@@ -80,6 +80,11 @@ export interface FileSummary {
    * comment, or a sentence composed from its definitions, exports and imports. Absent when a model wrote it.
    */
   summary_source?: SummarySource;
+  /**
+   * The subjects of the latest commits that touched the file, most recent first (git history of HEAD, bounded:
+   * the `history` settings). Absent outside git, with `--no-history`, or for a file no commit within the bounds touched.
+   */
+  history?: string[];
 }
 
 export type SummarySource = 'doc' | 'comment' | 'composed';

@@ -2,6 +2,7 @@
  * The orchestrator: the only place that knows the order of the stages.
  *
  *   walk -> (pre-filter) -> reuse -> extract -> profile -> write index -> write search packs
+ *   history (git log, beside the walk) -----------^
  *
  * `profileRepository` runs the stages up to the profiles, `indexRepositoryToFile` writes the index and
  * `runIndex` the run reports and search packs. `runIndex` streams: each finished entry goes to a fragment file
@@ -36,10 +37,13 @@ import {
   type EntrySink,
   type IndexFacts,
   type ProfileKind,
+  type LoadedPrevious,
+  type RecordedHistory,
   type ReusedEntry,
   type RunState,
 } from './incremental/incremental.js';
 import { llmContext, type LlmSession } from './llmSession.js';
+import { readHistory, subjectsByFile, type HistorySource } from './history.js';
 import { prefilterFiles } from './prefilter.js';
 import { profileFiles, skippedSummary } from './profile.js';
 import { writeSearchPacks, type PackWay } from './searchPacks.js';
@@ -71,6 +75,11 @@ export interface IndexRepositoryOptions {
   shard?: Shard | null;
   /** Where the indexes go (default `paths.output_dir`): left out of the walk, as the cache folder is. */
   outDir?: string;
+  /**
+   * Where commit history is read (history.ts): by default the repository's own HEAD; a tree exported without its
+   * `.git` (`git archive`) may name the git directory and revision it came from. `history.enabled` still decides.
+   */
+  historySource?: HistorySource;
 }
 
 /** What profiling a repository knows besides its entries, which went to the entry sink. */
@@ -122,6 +131,7 @@ async function profileRepository(
   const previous = previousIndex ? { file: previousIndex, loaded: loadPreviousIndex(previousIndex, run.shape) } : null;
   let previousTaken = false;
   try {
+    const history = historyStage(run, previous?.loaded ?? null);
     const walked = await walkStage(repoPath, run);
     // Asked of git while the pre-filter and the previous index are read.
     const identity = repoIdentity(run.root, walked.source, run.git);
@@ -140,6 +150,9 @@ async function profileRepository(
     });
     entries.takeFrom(reuse.previous);
     previousTaken = true;
+    const { read, note } = await history;
+    if (note) run.emit({ type: 'info', message: `${run.repoName}: no commit history (${note})` });
+    entries.useHistory(read ? subjectsByFile(read.read.commits, read.subjects) : new Map());
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
     if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
     run.extractors.setRepository(walked.repoFiles, goModule, { classify: run.classify, keepContent: run.llm !== null }, reuse.toExtract.length);
@@ -152,7 +165,7 @@ async function profileRepository(
       entries,
       inFlight: limiterSize(run.config, run.llm, run.extractors.threads),
     });
-    const state: RunState = { startedAt: run.started, shape: run.shape, repo: await identity, goModule, walkedDigest: walked.repoFilesDigest };
+    const state: RunState = { startedAt: run.started, shape: run.shape, repo: await identity, goModule, walkedDigest: walked.repoFilesDigest, history: read };
     return {
       facts: indexFacts(run, walked, chosen),
       state,
@@ -244,6 +257,21 @@ async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
   run.emit({ type: 'repo_start', repo: run.repoName, files: own.length + ownOutside.length });
   const repoFiles = walked.files.map((f) => f.path);
   return { ...walked, shard, own, ownOutside, repoFiles, repoFilesDigest: filesDigest(repoFiles) };
+}
+
+/**
+ * The commits whose subjects become the entries' `history`, read beside the walk: only those since the previous
+ * run's HEAD when it can (history.ts). Null when history is off or there is none (then a note says why).
+ */
+async function historyStage(run: RepoRun, previous: Promise<LoadedPrevious> | null): Promise<{ read: RecordedHistory | null; note?: string }> {
+  const { enabled, max_subjects, max_commits, max_age_days } = run.config.history;
+  if (!enabled) return { read: null };
+  const loaded = previous ? await previous : null;
+  const recorded = loaded?.ok ? loaded.previous.header.history : null;
+  const source = run.options.historySource ?? { workTree: run.root };
+  const settings = { maxSubjects: max_subjects, maxCommits: max_commits, maxAgeDays: max_age_days };
+  const read = await readHistory(source, settings, recorded?.read ?? null, run.git);
+  return read.state === null ? { read: null, note: read.reason } : { read: { subjects: max_subjects, read: read.state } };
 }
 
 /** With `--prefilter` and a target structure, the files the model chose to profile; null when all are. */

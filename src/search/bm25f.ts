@@ -68,8 +68,8 @@ export interface Bm25fParams {
 /** Tuned on bench/eval's even half (bench/eval/tune.ts); roles, nonCode and the target-mode weights by judgement. */
 export const DEFAULT_PARAMS: Bm25fParams = {
   k1: 1.2,
-  weights: { name: 0.5, path: 1, symbols: 4, concepts: 1.5, docs: 1, summary: 1, imports: 1, body: 0.3 },
-  b: { name: 0.3, path: 0.3, symbols: 0.5, concepts: 0.3, docs: 0.5, summary: 0.75, imports: 0.25, body: 0.75 },
+  weights: { name: 0.5, path: 1, symbols: 4, concepts: 1.5, docs: 1, summary: 1, imports: 1, body: 0.3, history: 0.5 },
+  b: { name: 0.3, path: 0.3, symbols: 0.5, concepts: 0.3, docs: 0.5, summary: 0.75, imports: 0.25, body: 0.75, history: 0.5 },
   coverage: 0.5,
   liftImports: 0.1,
   liftImporters: 0,

@@ -17,7 +17,7 @@ import { DamagedTermsError, termTableOf, type EncodedTerms, type TermTable } fro
 export { FIELDS, FIELD_COUNT, type FieldName } from './profileTokens.js';
 
 /** A posting packs its field into the low bits and its count above them. */
-export const FIELD_BITS = 3;
+export const FIELD_BITS = 4;
 /** Counts above this are stored as this: saturation makes the difference meaningless, and it keeps postings in 31 bits. */
 const MAX_COUNT = (1 << (31 - FIELD_BITS)) - 1;
 

@@ -1,7 +1,8 @@
 /**
  * What a profile says, as tokens: the fields BM25F scores (file name, folders, symbols, key concepts, doc
- * comments, summary, imports, and the file's whole vocabulary) and the tokeniser that splits and stems them, the same for profiles and
- * requests. Also which source file a test is named after.
+ * comments, summary, imports, the file's whole vocabulary, and the subjects of the commits that touched it)
+ * and the tokeniser that splits and stems them, the same for profiles and requests. Also which source file a
+ * test is named after.
  */
 import path from 'node:path';
 import { isComposedSummary } from '../index/summaries.js';
@@ -10,7 +11,7 @@ import type { FileSummary } from '../index/types.js';
 import { SEARCH_STOPWORDS, searchStem, splitIdentifier } from '../shared/text.js';
 
 /** The profile fields BM25F scores, in postings order. */
-export const FIELDS = ['name', 'path', 'symbols', 'concepts', 'docs', 'summary', 'imports', 'body'] as const;
+export const FIELDS = ['name', 'path', 'symbols', 'concepts', 'docs', 'summary', 'imports', 'body', 'history'] as const;
 export type FieldName = (typeof FIELDS)[number];
 export const FIELD_COUNT = FIELDS.length;
 /**
@@ -135,6 +136,7 @@ export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): Array<Map<
     counted(isComposedSummary(file) ? [] : tokenizer.text(file.summary)),
     counted(imports),
     body,
+    counted(file.history ? tokenizer.text(file.history.join('\n')) : []),
   ];
 }
 

@@ -29,12 +29,13 @@ export type { TaskParams } from './types.js';
  * judgement: the body field weighs 0.2 (a hub's vocabulary holds every word of a report), size is a penalty (-0.5:
  * the largest file of a repository gets half the prior of a one-line file), only the 40 most telling words of a
  * text are searched, and names found only in pasted code weigh 0.3 (reproduction scripts call what they use, not
- * what is broken).
+ * what is broken). Commit subjects (the history field) weigh 0.25, the best of 0 to 8 on the same half by MRR alone
+ * (.677 against .674 at 0.5; no Acc@k moved below 8, where Acc@1 fell).
  */
 export const TASK_PARAMS: TaskParams = {
   bm25f: {
     ...DEFAULT_PARAMS,
-    weights: { ...DEFAULT_PARAMS.weights, body: 0.2 },
+    weights: { ...DEFAULT_PARAMS.weights, body: 0.2, history: 0.25 },
     coverage: 0,
     centrality: 0.1,
     size: -0.5,

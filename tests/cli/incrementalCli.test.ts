@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +49,28 @@ describe('coderag index run again into the same folder', () => {
     const after = snapshot(out);
     expect(after['poly_index.json']).not.toEqual(before['poly_index.json']);
     expect(after['.coderag-search/poly_index.pack']).not.toEqual(before['.coderag-search/poly_index.pack']);
+  }, 60_000);
+
+  it('in a git work tree, writes the commit subjects once and nothing more when nothing changed; --no-history leaves them out', async () => {
+    const repo = path.join(makeTempDir(), 'poly');
+    copyFixture(repo);
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', ...args], { cwd: repo });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'Import the polyglot fixture');
+    const out = makeTempDir();
+    expect((await runCli(['index', repo, '--out', out])).code).toBe(0);
+    expect(readFileSync(path.join(out, 'poly_index.json'), 'utf8')).toContain('"Import the polyglot fixture"');
+    const before = snapshot(out);
+
+    const again = await runCli(['index', repo, '--out', out]);
+    expect(again.stderr).toContain('index unchanged, not written');
+    expect(snapshot(out)).toEqual(before);
+
+    const without = await runCli(['index', repo, '--out', out, '--no-history']);
+    expect(without.code).toBe(0);
+    expect(without.stderr).not.toContain('index unchanged');
+    expect(readFileSync(path.join(out, 'poly_index.json'), 'utf8')).not.toContain('"history"');
   }, 60_000);
 });
 

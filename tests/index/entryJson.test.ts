@@ -22,6 +22,7 @@ const profile = {
   symbols: [{ kind: 'class', name: 'TtlCache', ast_path: 'TtlCache', start_line: 1, end_line: 40, doc: 'Caches 😀.' }],
   local_imports: ['src/café/clock.ts'],
   vocabulary: 'ttl:3 expire',
+  history: ['Expire entries on read', 'Add the "size_bytes": cache'],
 } as unknown as FileSummary;
 
 /** The element's text as it sits in an index written whole, found between the array's brackets. */
@@ -46,10 +47,10 @@ describe('one profile as an element of an index', () => {
     expect(entry.bytes).toBe(Buffer.byteLength(entry.text));
   });
 
-  it.each(styles)('takes a new path, concepts, date and size into the bytes a fresh serialisation writes (indent %i, ensure_ascii %s)', (indent, ensureAscii) => {
+  it.each(styles)('takes a new path, concepts, date, size and subjects into the bytes a fresh serialisation writes (indent %i, ensure_ascii %s)', (indent, ensureAscii) => {
     const style = { indent, ensureAscii };
     const stored = entryJson(profile, style);
-    const changes = { file_path: 'lib/ñ/moved.ts', key_concepts: ['ttl', 'expiry', 'café'], last_modified: '2027-12-31T23:59:59.999Z', size_bytes: 98765 };
+    const changes = { file_path: 'lib/ñ/moved.ts', key_concepts: ['ttl', 'expiry', 'café'], last_modified: '2027-12-31T23:59:59.999Z', size_bytes: 98765, history: ['Move the café'] };
     const changed = changeEntry(Buffer.from(stored.text), stored.holes, changes, style);
     const fresh = entryJson({ ...profile, ...changes }, style);
     expect(Buffer.concat(changed.pieces).toString('utf8')).toBe(fresh.text);
@@ -88,5 +89,13 @@ describe('one profile as an element of an index', () => {
     const changed = changeEntry(Buffer.from(stored.text), stored.holes, { size_bytes: 7 }, style);
     expect(Buffer.concat(changed.pieces).toString('utf8')).toBe(entryJson({ ...withoutSize, size_bytes: 7 } as FileSummary, style).text);
     expect(Object.keys(JSON.parse(Buffer.concat(changed.pieces).toString('utf8'))).at(-1)).toBe('size_bytes');
+  });
+
+  it('drops a field changed to undefined (a file whose commit subjects all went), as a fresh serialisation leaves it out', () => {
+    const style = { indent: 2, ensureAscii: false };
+    const stored = entryJson(profile, style);
+    const changed = changeEntry(Buffer.from(stored.text), stored.holes, { history: undefined }, style);
+    const { history: _gone, ...without } = profile;
+    expect(Buffer.concat(changed.pieces).toString('utf8')).toBe(entryJson(without as FileSummary, style).text);
   });
 });

@@ -23,6 +23,7 @@ function recordingSink(): EntrySink & { fresh: FreshEntry[]; mostAtOnce: number 
     mostAtOnce: 0,
     takeFrom: () => undefined,
     addReused: () => Promise.resolve(),
+    useHistory: () => undefined,
     async addFresh(entry: FreshEntry) {
       adding++;
       sink.mostAtOnce = Math.max(sink.mostAtOnce, adding);

@@ -20,6 +20,7 @@ export interface IndexFlags {
   concurrency?: number;
   maxFileSize?: number;
   gitignore: boolean;
+  history: boolean;
   provider?: string;
   model?: string;
   targetStructure?: string;
@@ -64,6 +65,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   set('llm', 'adaptive_concurrency_max', flags.concurrency);
   set('file_analysis', 'max_file_size', flags.maxFileSize);
   if (!flags.gitignore) set('file_analysis', 'respect_gitignore', false);
+  if (!flags.history) set('history', 'enabled', false);
   set('llm', 'model_provider', flags.provider);
   set('llm', 'model', flags.model);
   set('file_analysis', 'enable_pre_filtering', flags.prefilter);

@@ -36,6 +36,8 @@ export interface EntrySink {
   takeFrom(previous: PreviousIndex | null): void;
   addFresh(entry: FreshEntry): Promise<void>;
   addReused(entry: ReusedEntry): Promise<void>;
+  /** Each file's commit subjects, by path, given before the first entry: they become the entries' `history`. */
+  useHistory(subjects: ReadonlyMap<string, string[]>): void;
 }
 
 /** Everything the index needs besides its entries, known once every entry is in. */
@@ -47,14 +49,20 @@ export class MemoryEntries implements EntrySink {
   /** Candidate concept terms extraction already worked out, by summary. */
   private readonly terms = new Map<FileSummary, TermList>();
   private readonly relationships: FileRelationship[] = [];
+  private history: ReadonlyMap<string, string[]> = new Map();
+
+  useHistory(subjects: ReadonlyMap<string, string[]>): void {
+    this.history = subjects;
+  }
 
   takeFrom(previous: PreviousIndex | null): void {
     if (previous) throw new Error('an index built in memory reuses no previous entries');
   }
 
   async addFresh(entry: FreshEntry): Promise<void> {
-    this.summaries.push(entry.summary);
-    if (entry.terms) this.terms.set(entry.summary, entry.terms);
+    const summary = withHistory(entry.summary, this.history);
+    this.summaries.push(summary);
+    if (entry.terms) this.terms.set(summary, entry.terms);
     this.relationships.push(...entry.relationships);
   }
 
@@ -67,4 +75,11 @@ export class MemoryEntries implements EntrySink {
     chooseConcepts(this.summaries, words, (summary) => this.terms.get(summary) ?? candidateTermsOf(summary, words));
     return buildRepoIndex({ ...facts, summaries: this.summaries, relationships: this.relationships, finishedAt: now() });
   }
+}
+
+/** The summary with its file's commit subjects, last (where a later run that adds them to a kept entry puts them). */
+export function withHistory(summary: FileSummary, history: ReadonlyMap<string, string[]>): FileSummary {
+  const { history: _none, ...rest } = summary;
+  const subjects = history.get(summary.file_path);
+  return subjects ? { ...rest, history: subjects } : rest;
 }

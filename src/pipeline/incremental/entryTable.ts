@@ -3,7 +3,7 @@
  * object of its own, so a run over 50,000 files keeps its entries in a few megabytes. An entry taken from the
  * previous index keeps a reference to the previous run's record (already in memory) for what did not change.
  */
-import type { EntryChanges } from '../../index/entryJson.js';
+import { HOLE_COUNT, type EntryChanges } from '../../index/entryJson.js';
 import type { FileStatus, ProfileSource } from '../../index/types.js';
 import { compare, isoDate } from '../buildIndex.js';
 import type { EntryFacts, EntryPlace, StoredRecord } from './reuseState.js';
@@ -16,13 +16,13 @@ const MTIME = 0;
 const SIZE = 1;
 const START = 2;
 const END = 3;
-const HOLES = 4; // 8 of them
-const DETAIL_START = 12;
-const DETAIL_END = 13;
-const LINES = 14;
-const FILE_TYPE = 15;
-const FLAGS = 16;
-const WIDTH = 17;
+const HOLES = 4; // HOLE_COUNT of them
+const DETAIL_START = HOLES + HOLE_COUNT;
+const DETAIL_END = DETAIL_START + 1;
+const LINES = DETAIL_START + 2;
+const FILE_TYPE = DETAIL_START + 3;
+const FLAGS = DETAIL_START + 4;
+const WIDTH = DETAIL_START + 5;
 
 // FLAGS bits.
 const IN_PREVIOUS = 1;
@@ -139,14 +139,14 @@ export class EntryTable {
 
   place(i: number): EntryPlace {
     const holes: number[] = [];
-    for (let h = 0; h < 8; h++) holes.push(this.get(i, HOLES + h));
+    for (let h = 0; h < HOLE_COUNT; h++) holes.push(this.get(i, HOLES + h));
     return { start: this.get(i, START), end: this.get(i, END), holes };
   }
 
   setPlace(i: number, place: Partial<EntryPlace>): void {
     if (place.start !== undefined) this.set(i, START, place.start);
     if (place.end !== undefined) this.set(i, END, place.end);
-    place.holes?.forEach((hole, h) => this.set(i, HOLES + h, hole));
+    if (place.holes) for (let h = 0; h < HOLE_COUNT; h++) this.set(i, HOLES + h, place.holes[h] ?? -1);
   }
 
   /** The values to change in an entry taken from the previous index: its path, date and size, as the walk saw them. */

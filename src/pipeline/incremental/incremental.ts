@@ -14,6 +14,6 @@
  */
 export { MemoryEntries, type EntrySink, type FreshEntry, type IndexFacts } from './entries.js';
 export { StreamedEntries, type RunState } from './indexAssembly.js';
-export { fileDigest, loadPreviousIndex } from './previousIndex.js';
+export { fileDigest, loadPreviousIndex, type LoadedPrevious } from './previousIndex.js';
 export { entryShape, EXTRACT_VERSION, repoIdentity, reuseStage, type ProfileKind, type ReusedEntry } from './reuse.js';
-export { loadReuseState, type EntryShape, type StateDetails, type StateHeader, type StoredRecord } from './reuseState.js';
+export { loadReuseState, type EntryShape, type RecordedHistory, type StateDetails, type StateHeader, type StoredRecord } from './reuseState.js';

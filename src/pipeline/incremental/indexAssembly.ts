@@ -6,8 +6,8 @@
  * In memory stay a few facts per entry (path, status, file type, where its bytes are) and, compactly, the
  * candidate concept terms the repository-wide choice of concepts needs. `write` then chooses the concepts,
  * copies every entry's bytes into the new index in path order with the values that changed spliced in
- * (key concepts, path, modification time, size), and writes the reuse state beside it. The result is
- * byte for byte the index a run holding every profile in memory writes.
+ * (key concepts, path, modification time, size, commit subjects), and writes the reuse state beside it. The
+ * result is byte for byte the index a run holding every profile in memory writes.
  *
  * When no file's candidate terms came or went since the previous index, its concepts stand and are copied
  * with the rest: an unchanged repository's entries are copied, not parsed or re-serialised.
@@ -26,10 +26,10 @@ import { RawArray, writeJsonStreamAtomic } from '../../index/writeStream.js';
 import { tempPathFor } from '../../shared/atomicFile.js';
 import { buildMetadata, sortRelationships } from '../buildIndex.js';
 import { EntryTable } from './entryTable.js';
-import type { EntrySink, FreshEntry, IndexFacts } from './entries.js';
+import { withHistory, type EntrySink, type FreshEntry, type IndexFacts } from './entries.js';
 import type { PreviousIndex } from './previousIndex.js';
 import { RACY_MS, type ReusedEntry } from './reuse.js';
-import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RepoIdentity, type StateHeader, type StateLine, type StoredRecord } from './reuseState.js';
+import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RecordedHistory, type RepoIdentity, type StateHeader, type StateLine, type StoredRecord } from './reuseState.js';
 import { EntryTally, type PreviousLayout, type WrittenIndex } from '../writeIndex.js';
 
 /** What the reuse state records of the run as a whole. */
@@ -40,6 +40,8 @@ export interface RunState {
   goModule: string | null;
   /** `filesDigest` of every file the walk listed. */
   walkedDigest: string;
+  /** The commits the entries' subjects come from (null: no history); see `useHistory`. */
+  history: RecordedHistory | null;
 }
 
 export interface AssembledIndex {
@@ -70,8 +72,10 @@ export class StreamedEntries implements EntrySink {
   /** Records of entries taken from the previous index as they were whose concepts are chosen (their terms are in its state). */
   private readonly carried = new Set<StoredRecord>();
 
-  /** Entries whose key concepts the write changed. */
-  private readonly newConcepts = new Set<number>();
+  /** Entries whose key concepts or commit subjects the write changed: a search reads them differently. */
+  private readonly searchedAnew = new Set<number>();
+  /** Each file's commit subjects (`useHistory`), by path. */
+  private history: ReadonlyMap<string, string[]> = new Map();
   /** The fragment file, created when the first entry or detail is appended: a run that makes none writes none. */
   private fragmentFile: Promise<FragmentFile> | null = null;
 
@@ -96,7 +100,12 @@ export class StreamedEntries implements EntrySink {
     this.previous = previous;
   }
 
-  async addFresh({ summary, relationships, record, terms: extracted }: FreshEntry): Promise<void> {
+  useHistory(subjects: ReadonlyMap<string, string[]>): void {
+    this.history = subjects;
+  }
+
+  async addFresh({ summary: profiled, relationships, record, terms: extracted }: FreshEntry): Promise<void> {
+    const summary = withHistory(profiled, this.history);
     this.relationships.push(...relationships);
     const terms = choosesConcepts(summary.profile_source, summary.status) ? (extracted ?? candidateTermsOf(summary, this.words)) : null;
     if (terms) {
@@ -156,7 +165,7 @@ export class StreamedEntries implements EntrySink {
       return reason ? { status, reason } : { status };
     });
     const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, statuses);
-    if (this.standsAsIs(order, counts, metadata, includeMetadata)) return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
+    if (this.standsAsIs(order, counts, metadata, includeMetadata, state.history)) return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
     const previousLayout = this.previousLayout(order);
     const relationshipsAt: [number, number] = [-1, -1];
     const summaryRanges = new Float64Array(2 * order.length);
@@ -183,9 +192,9 @@ export class StreamedEntries implements EntrySink {
       counts || !this.previous ? (counts ?? this.frequencies).toJson() : await this.previous.frequencies(),
     );
     if (previousLayout) {
-      // An entry whose concepts were chosen anew is searched differently: its previous bytes are not its own.
+      // An entry whose concepts or subjects changed is searched differently: its previous bytes are not its own.
       order.forEach((i, n) => {
-        if (this.newConcepts.has(i)) previousLayout.ranges.fill(-1, 2 * n, 2 * n + 2);
+        if (this.searchedAnew.has(i)) previousLayout.ranges.fill(-1, 2 * n, 2 * n + 2);
       });
     }
     return { index: this.describe(order, relationships, metadata, facts.repoName), summaryRanges, unchanged: false, ...(previousLayout ? { previous: previousLayout } : {}) };
@@ -210,13 +219,15 @@ export class StreamedEntries implements EntrySink {
    * Whether the previous index already is the one this run would write, but for the run facts of its metadata
    * (RUN_FACTS): every entry taken from it as it stands, its concepts kept, nothing paid for from a model in
    * this run, and the rest of its metadata the same (its count of entries by status included, so no entry of
-   * it went). Then the index is left as it is, its date and duration those of the run that wrote it, and so
-   * is its search pack, which answers for its size and modification time.
+   * it went), its commit subjects read at the same HEAD within the same bounds. Then the index is left as it
+   * is, its date and duration those of the run that wrote it, and so is its search pack, which answers for its
+   * size and modification time.
    */
-  private standsAsIs(order: Int32Array, counts: DocumentFrequencies | null, metadata: AnalysisMetadata, includeMetadata: boolean): boolean {
+  private standsAsIs(order: Int32Array, counts: DocumentFrequencies | null, metadata: AnalysisMetadata, includeMetadata: boolean, history: RecordedHistory | null): boolean {
     const { previous } = this;
     if (!previous || !includeMetadata || counts !== null || !sameStyle(previous.style, this.style)) return false;
     if (metadata.llm_calls > 0 || metadata.retries > 0) return false;
+    if (!sameHistory(previous.header.history, history)) return false;
     for (const i of order) if (!this.entries.asBefore(i, false)) return false;
     const before = readTrailingMetadata(this.indexFile);
     return before !== null && JSON.stringify(withoutRunFacts(before)) === JSON.stringify(withoutRunFacts(metadata));
@@ -269,6 +280,7 @@ export class StreamedEntries implements EntrySink {
       style: this.style,
       files,
       relationships,
+      history: state.history,
     };
   }
 
@@ -332,8 +344,12 @@ export class StreamedEntries implements EntrySink {
     const restyle = previous !== null && !sameStyle(previous.style, this.style);
     // Concepts chosen again are mostly the ones already written: those bytes stay as they are.
     const unchanged = concepts && !restyle && holeHolds(bytes, place.holes, CHANGEABLE.indexOf('key_concepts'), nestedJson(concepts, ENTRY_DEPTH + 1, this.style));
-    if (concepts && !unchanged) this.newConcepts.add(i);
-    const changes = concepts && !unchanged ? { ...entries.changes(i), key_concepts: concepts } : entries.changes(i);
+    let changes = concepts && !unchanged ? { ...entries.changes(i), key_concepts: concepts } : entries.changes(i);
+    // Subjects come and go with HEAD, the file itself unchanged.
+    const history = this.history.get(entries.path(i));
+    const subjectsStand = history ? holeHolds(bytes, place.holes, HISTORY, nestedJson(history, ENTRY_DEPTH + 1, this.style)) : (place.holes[2 * HISTORY] ?? -1) < 0;
+    if (!subjectsStand) changes = { ...changes, history };
+    if ((concepts && !unchanged) || !subjectsStand) this.searchedAnew.add(i);
     if (!changes && !restyle) return [bytes];
     const changed = restyle ? rewriteEntry(bytes, changes ?? {}, this.style) : changeEntry(bytes, place.holes, changes ?? {}, this.style);
     entries.setPlace(i, { holes: changed.holes });
@@ -365,11 +381,19 @@ function withoutRunFacts(metadata: AnalysisMetadata): Record<string, unknown> {
   return rest;
 }
 
+const HISTORY = CHANGEABLE.indexOf('history');
+
 /** Whether the value in the entry's range for changeable field `field` is `json`. */
 function holeHolds(bytes: Buffer, holes: readonly number[], field: number, json: string): boolean {
   const start = holes[2 * field] ?? -1;
   const end = holes[2 * field + 1] ?? -1;
   return start >= 0 && end - start === Buffer.byteLength(json) && bytes.toString('utf8', start, end) === json;
+}
+
+/** Whether two runs read the same commits (same HEAD, same bounds) and keep as many subjects of them. */
+function sameHistory(a: RecordedHistory | null, b: RecordedHistory | null): boolean {
+  if (!a || !b) return a === b;
+  return a.subjects === b.subjects && a.read.head === b.read.head && a.read.maxCommits === b.read.maxCommits && a.read.maxAgeDays === b.read.maxAgeDays;
 }
 
 function sameStyle(a: JsonStyle, b: JsonStyle): boolean {

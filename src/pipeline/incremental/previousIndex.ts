@@ -34,7 +34,7 @@ export interface PreviousIndex {
   /** The index file's size and modification time when it was opened: what its search pack answers for. */
   source: { size: number; mtimeMs: number };
   /** What its state's header recorded of the run and the index: an index left as it stands keeps them. */
-  header: Pick<StateHeader, 'index_digest' | 'index_bytes' | 'shape' | 'repo' | 'relationships'>;
+  header: Pick<StateHeader, 'index_digest' | 'index_bytes' | 'shape' | 'repo' | 'relationships' | 'history'>;
   /** The previous index's relationships, by the file they relate (read on first use). */
   relationships(): Promise<Map<string, FileRelationship[]>>;
   /** The document frequencies recorded with the previous index, as JSON (`DocumentFrequencies.toJson`). */
@@ -106,7 +106,7 @@ async function load(indexFile: string, shape: EntryShape): Promise<LoadedPreviou
     modelShapeMatches: header.shape.model === shape.model,
     style: header.style,
     source: { size, mtimeMs },
-    header: { index_digest: header.index_digest, index_bytes: header.index_bytes, shape: header.shape, repo: header.repo, relationships: header.relationships },
+    header: { index_digest: header.index_digest, index_bytes: header.index_bytes, shape: header.shape, repo: header.repo, relationships: header.relationships, history: header.history ?? null },
     relationships: () => (relationships ??= readRelationships(entries, header.relationships)),
     // Copied: a read answers a window of the file that the next read reuses.
     frequencies: async () => Buffer.from(await details.range(frequencies)),

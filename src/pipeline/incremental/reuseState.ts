@@ -23,10 +23,11 @@ import type { RawImport } from '../../extract/imports.js';
 import { RangeReader } from '../../index/fileRanges.js';
 import type { FileStatus, ProfileSource } from '../../index/types.js';
 import type { JsonStyle } from '../../index/serialize.js';
+import type { HistoryState } from '../history.js';
 import { AtomicWriter } from '../../shared/atomicFile.js';
 
 export const STATE_FORMAT = 'coderag-reuse-state';
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 /** What shapes an entry: a change retires the entries it shaped. */
 export interface EntryShape {
@@ -103,6 +104,13 @@ export interface StateHeader {
   style: JsonStyle;
   /** Where the `relationships` array's elements are in the index (first start, last end), when it has any. */
   relationships: [start: number, end: number] | null;
+  /** The commits the entries' `history` was read from, and how many subjects each file keeps; null: none read. */
+  history: RecordedHistory | null;
+}
+
+export interface RecordedHistory {
+  subjects: number;
+  read: HistoryState;
 }
 
 type RecordLine = [path: string, mtimeMs: number, size: number, blob: string | null, hash: string, place: number[], facts: [FileStatus, string | null, ProfileSource, string, number, string]];

@@ -17,6 +17,7 @@ import type { FileRelationship, RepoIndex } from '../../index/types.js';
 import { buildRepoIndex, type BuildIndexInput } from '../buildIndex.js';
 import type { EventSink } from '../events.js';
 import { fileDigest, loadReuseState, StreamedEntries, type RunState, type StateDetails, type StateHeader, type StoredRecord } from '../incremental/incremental.js';
+import { subjectsByFile } from '../history.js';
 import { describeIndex, indexPathFor, jsonStyle, writeRepoIndex, type WrittenRepo } from '../writeIndex.js';
 
 /** A shard's partial index and the file it was read from. */
@@ -55,7 +56,7 @@ export async function writeMergedIndex(input: BuildIndexInput, shards: readonly 
         emit({ type: 'info', message: `${input.repoName}: shard ${shardInfo ? `${shardInfo.index}/${shardInfo.count}` : shard.file} has no reuse state (${state}); the next index extracts its ${shard.index.file_summaries.length} files again` });
       } else if (state) for (const summary of shard.index.file_summaries) owners.set(summary.file_path, state);
     });
-    return await writeWithState(input, owners, { startedAt: Math.min(...usable.map((s) => s.header.started_ms)), shape: first.header.shape, repo: first.header.repo, goModule: first.header.go_module, walkedDigest: first.header.walked_digest }, outDir, config);
+    return await writeWithState(input, owners, { startedAt: Math.min(...usable.map((s) => s.header.started_ms)), shape: first.header.shape, repo: first.header.repo, goModule: first.header.go_module, walkedDigest: first.header.walked_digest, history: first.header.history }, outDir, config);
   } finally {
     await Promise.all(states.map((s) => (typeof s === 'string' ? undefined : s.details.close())));
   }
@@ -74,6 +75,8 @@ async function writeWithState(input: BuildIndexInput, owners: ReadonlyMap<string
   const paths = new Set(summaries.map((s) => s.file_path));
   const rest = [...byFile.entries()].filter(([file]) => !paths.has(file)).flatMap(([, list]) => list);
   const entries = await StreamedEntries.create(outputPath, jsonStyle(config));
+  // The shards read the same commits (sameRun): their subjects stay the entries'.
+  if (state.history) entries.useHistory(subjectsByFile(state.history.read.commits, state.history.subjects));
   try {
     for (const [n, summary] of summaries.entries()) {
       const own = [...(byFile.get(summary.file_path) ?? []), ...(n === 0 ? rest : [])];
@@ -114,7 +117,8 @@ async function loadShardState(file: string): Promise<ShardState | string> {
   return loaded.ok ? { header: loaded.header, records: loaded.records, details: loaded.details } : loaded.problem;
 }
 
-/** Whether two shards' entries were shaped alike and resolved against the same files. */
+/** Whether two shards' entries were shaped alike, resolved against the same files and given the same commit subjects. */
 function sameRun(a: StateHeader, b: StateHeader): boolean {
-  return JSON.stringify(a.shape) === JSON.stringify(b.shape) && a.walked_digest === b.walked_digest && a.go_module === b.go_module;
+  const history = (h: StateHeader['history']) => (h ? [h.subjects, h.read.head, h.read.maxCommits, h.read.maxAgeDays] : null);
+  return JSON.stringify(a.shape) === JSON.stringify(b.shape) && a.walked_digest === b.walked_digest && a.go_module === b.go_module && JSON.stringify(history(a.history)) === JSON.stringify(history(b.history));
 }

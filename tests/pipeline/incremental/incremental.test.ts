@@ -1,7 +1,8 @@
 /**
  * The property of incremental indexing: whatever happened to the repository since the last run, the index
  * an incremental run writes equals the index a run from scratch writes for the same tree, apart from timings.
- * Random edits, additions, deletions, renames, copies, touches and commits, from fixed seeds.
+ * Random edits, additions, deletions, renames, copies, touches, commits, amended commits and checkouts of an
+ * older commit (the entries' commit subjects come and go), from fixed seeds.
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, readFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,11 @@ import { prepareSearchPack } from '../../../src/search/preparePacks.js';
 import { comparable, copyFixture, createRunner } from '../../support/reuseRuns.js';
 import { makeTempDir } from '../../support/tempRepo.js';
 
-const runner = createRunner();
+// History bounded tightly, so its bounds cut on every step.
+const runner = createRunner((config) => {
+  config.history.max_commits = 4;
+  config.history.max_subjects = 2;
+});
 afterAll(() => runner.close());
 
 /** A small, seedable generator (mulberry32), so a failure names a sequence that can be replayed. */
@@ -104,11 +109,27 @@ function operations(root: string, next: () => number, git: boolean): Op[] {
     },
   ];
   if (git) {
-    ops.push(() => {
-      execFileSync('git', ['add', '-A'], { cwd: root });
-      execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', 'commit', '-qm', 'step', '--allow-empty'], { cwd: root });
-      return 'commit';
-    });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', ...args], { cwd: root });
+    ops.push(
+      (n) => {
+        git('add', '-A');
+        git('commit', '-qm', `step ${n}: ${pick(['throttle the sweep', 'expire entries', 'serialise the store', 'route requests'])}`, '--allow-empty');
+        return 'commit';
+      },
+      // History rewritten: the previous HEAD is no ancestor of the new one.
+      (n) => {
+        git('add', '-A');
+        git('commit', '-q', '--amend', '-m', `amended ${n}`, '--allow-empty');
+        return 'amend';
+      },
+      // HEAD moved back: the commit it left is after HEAD now.
+      (n) => {
+        git('add', '-A');
+        git('commit', '-qm', `left behind ${n}`, '--allow-empty');
+        git('checkout', '-q', '--detach', 'HEAD~1');
+        return 'checkout HEAD~1';
+      },
+    );
   }
   return ops;
 }
@@ -116,7 +137,7 @@ function operations(root: string, next: () => number, git: boolean): Op[] {
 describe('an incremental run', () => {
   it.each([
     ['a plain folder', 7, false],
-    ['a git work tree', 11, true],
+    ['a git work tree', 14, true],
   ])('writes the index a full run writes, after random changes to %s (seed %i)', async (_label, seed, git) => {
     const root = path.join(makeTempDir(), 'poly');
     copyFixture(root);
@@ -148,6 +169,12 @@ describe('an incremental run', () => {
     // The property says nothing unless the runs really did reuse entries.
     expect(reused).toBeGreaterThan(8 * 15);
     expect(ways.has('updated')).toBe(true);
+    if (git) {
+      // ... and the commit subjects moved: new commits, a rewrite and a step back all happened, and files hold subjects.
+      expect(history).toEqual(expect.arrayContaining(['commit', 'amend', 'checkout HEAD~1']));
+      const index = JSON.parse(readFileSync(path.join(out, 'poly_index.json'), 'utf8')) as { file_summaries: Array<{ history?: string[] }> };
+      expect(index.file_summaries.some((s) => (s.history?.length ?? 0) === 2)).toBe(true);
+    }
     expect(existsSync(root)).toBe(true);
   }, 120_000);
 });
