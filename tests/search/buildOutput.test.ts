@@ -2,28 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { FileSummary, RepoIndex } from '../../src/index/types.js';
 import { isBuildOutput } from '../../src/search/buildOutput.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
+import { staticProfile } from '../support/fileSummary.js';
 
-function file(file_path: string, fields: Partial<FileSummary>): FileSummary {
-  return {
-    file_path,
-    file_type: 'JavaScript source',
-    main_functions: [],
-    key_concepts: [],
-    dependencies: [],
-    summary: '',
-    lines_of_code: 40,
-    last_modified: '',
-    language: 'JavaScript',
-    role: 'source',
-    status: 'ok',
-    profile_source: 'static',
-    content_hash: '',
-    size_bytes: 1000,
-    symbols: [],
-    local_imports: [],
-    ...fields,
-  };
-}
+const file = (file_path: string, fields: Partial<FileSummary>): FileSummary =>
+  staticProfile(file_path, { file_type: 'JavaScript source', language: 'JavaScript', ...fields });
 
 /** Words of the other modules a bundle concatenates. */
 const FILLER = Array.from({ length: 10 }, (_, i) => `helper${i}`).join(' ');

@@ -6,6 +6,7 @@ import { testedStems } from '../../src/search/profileTokens.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { DEFAULT_SCORER, SCORERS, type SearchRequest } from '../../src/search/types.js';
 import { searchStem, splitIdentifier, stem } from '../../src/shared/text.js';
+import { staticProfile } from '../support/fileSummary.js';
 
 const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', doc?: string, start_line = 1): CodeSymbol => ({
   kind,
@@ -16,27 +17,8 @@ const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', doc?: strin
   ...(doc ? { doc } : {}),
 });
 
-function file(file_path: string, fields: Partial<FileSummary> = {}): FileSummary {
-  return {
-    file_path,
-    file_type: 'TypeScript source',
-    main_functions: (fields.symbols ?? []).map((s) => s.name),
-    key_concepts: [],
-    dependencies: fields.local_imports ?? [],
-    summary: '',
-    lines_of_code: 40,
-    last_modified: '',
-    language: 'TypeScript',
-    role: 'source',
-    status: 'ok',
-    profile_source: 'static',
-    content_hash: '',
-    size_bytes: 1000,
-    symbols: [],
-    local_imports: [],
-    ...fields,
-  };
-}
+const file = (file_path: string, fields: Partial<FileSummary> = {}): FileSummary =>
+  staticProfile(file_path, { dependencies: fields.local_imports ?? [], ...fields });
 
 function corpusOf(files: FileSummary[], relationships: FileRelationship[] = []): SearchCorpus {
   const index = { repo_name: 'demo', total_files: files.length, file_summaries: files, relationships } as unknown as RepoIndex;

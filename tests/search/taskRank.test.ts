@@ -2,18 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { CodeSymbol, FileSummary, RepoIndex } from '../../src/index/types.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import type { SearchRequest } from '../../src/search/types.js';
+import { staticProfile } from '../support/fileSummary.js';
 
 const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', start_line = 1, ast_path = name, doc?: string): CodeSymbol => ({
   kind, name, ast_path, start_line, end_line: start_line + 9, ...(doc ? { doc } : {}),
 });
 
-function file(file_path: string, fields: Partial<FileSummary> = {}): FileSummary {
-  return {
-    file_path, file_type: 'Python source', main_functions: (fields.symbols ?? []).map((s) => s.name), key_concepts: [], dependencies: [],
-    summary: '', lines_of_code: 60, last_modified: '', language: 'Python', role: 'source', status: 'ok', profile_source: 'static',
-    content_hash: '', size_bytes: 1000, symbols: [], local_imports: [], ...fields,
-  };
-}
+const file = (file_path: string, fields: Partial<FileSummary> = {}): FileSummary =>
+  staticProfile(file_path, { file_type: 'Python source', language: 'Python', lines_of_code: 60, ...fields });
 
 const corpusOf = (files: FileSummary[]): SearchCorpus =>
   new SearchCorpus([{ key: 'demo_index', file: '', index: { repo_name: 'demo', total_files: files.length, file_summaries: files, relationships: [] } as unknown as RepoIndex }]);
