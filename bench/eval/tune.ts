@@ -47,20 +47,21 @@ interface Loaded {
 /** Reads cached indexes: the one the current sources would build, else the newest. */
 class IndexCache {
   private readonly files = readdirSync(INDEX_CACHE_DIR).filter((f) => f.endsWith('.json'));
-  private readonly key: string;
+  /** The current sources' keys: a tree indexed with its history (commit trees), then without (the others). */
+  private readonly keys: readonly string[];
   stale = 0;
 
   /** `config`: the index configuration run.ts passed for the set (part of the cache key). */
   constructor(config?: unknown) {
-    this.key = indexCacheKey(config);
+    this.keys = [indexCacheKey(config, true), indexCacheKey(config)];
   }
 
   read(tree: string): { file: string; index: RepoIndex } {
-    const current = `${tree}.${this.key}.json`;
+    const current = this.keys.map((key) => `${tree}.${key}.json`).find((f) => this.files.includes(f));
     const candidates = this.files.filter((f) => f.startsWith(`${tree}.`)).map((f) => join(INDEX_CACHE_DIR, f));
-    const file = this.files.includes(current) ? join(INDEX_CACHE_DIR, current) : candidates.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+    const file = current ? join(INDEX_CACHE_DIR, current) : candidates.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
     if (!file) throw new Error(`no cached index for ${tree}: run bench/eval/run.ts first`);
-    if (!file.endsWith(current)) this.stale++;
+    if (!current) this.stale++;
     return { file, index: JSON.parse(readFileSync(file, 'utf8')) as RepoIndex };
   }
 }
