@@ -15,6 +15,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { redactSecrets } from '../shared/secrets.js';
 import type { GitRunner } from './walk.js';
 
 export interface HistorySettings {
@@ -138,7 +139,8 @@ async function parseLog(lines: GitLines, args: string[]): Promise<HistoryCommit[
   await lines(args, (line) => {
     if (line.startsWith('\x1e')) {
       const [sha = '', time = '', ...subject] = line.slice(1).split('\x1f');
-      current = [sha, Number(time), subject.join(' ').trim().slice(0, MAX_SUBJECT), [], []];
+      // Screened like the vocabulary: an index is shared like code is, and a subject may quote a key.
+      current = [sha, Number(time), redactSecrets(subject.join(' ').trim().slice(0, MAX_SUBJECT)).text, [], []];
       commits.push(current);
       touched = 0;
       return;

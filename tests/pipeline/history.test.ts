@@ -65,6 +65,14 @@ describe('commit history in the index', () => {
     expect(historyOf(index, 'cli.py')).toEqual(['Lowercase tokens in the command line']);
   });
 
+  it('screens subjects for secrets, as it screens a file\'s words', async () => {
+    const repo = threeCommits();
+    repo.write('core.py', 'def parse(text):\n    return text\n');
+    commit(repo, 'Revert the key AKIAABCDEFGHIJKLMNOP committed by mistake', 3 * DAY);
+    const [latest] = historyOf(await indexWith(repo.root), 'core.py') ?? [];
+    expect(latest).toMatch(/^Revert the key \[REDACTED:aws_access_key\] committed by mistake$/);
+  });
+
   it('never reads a commit HEAD does not reach: another branch, or commits after a checkout of an older one', async () => {
     const repo = threeCommits();
     repo.git('checkout', '-q', '-b', 'later');
