@@ -186,7 +186,10 @@ function keywordFiles(corpus: SearchCorpus, request: SearchRequest, target: stri
 }
 
 function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText): RankedFiles {
-  const { ranked, input } = rankTask(corpus, task, rankLimit(request), request.taskParams ?? TASK_PARAMS);
+  const params = request.taskParams ?? TASK_PARAMS;
+  // The same text as plain keywords, for the ranking fused in (only worked out when it is).
+  const plain = params.fusion.plain > 0 ? bm25fInput(corpus, '', keywordsOf({ query: task.text }), []) : undefined;
+  const { ranked, input } = rankTask(corpus, task, rankLimit(request), params, plain);
   return { task: true, ranked, input, anchors: task.anchors };
 }
 
