@@ -59,6 +59,19 @@ const TRACE = [
   'RuntimeError: No active exception to reraise',
 ].join('\n');
 
+/** A report naming an option (`--ignore-paths`) whose words a larger walker module holds many times. */
+const OPTION_REPORT = [
+  'Recursive runs ignore the setting that should skip folders',
+  '',
+  'With `--ignore-paths` set to a vendored folder, a recursive run still reports every file below it. The configured',
+  'patterns work when each file is given on the command line, and fail as soon as the tool expands the folder by itself.',
+  'I expected the run to skip those files and print nothing for them, the way it does when they are listed one by one;',
+  'instead the output is as long as if the setting had never been given at all.',
+].join('\n');
+
+/** The task ranking without the plain keyword ranking fused in. */
+const TASK_ALONE = { ...TASK_PARAMS, fusion: { plain: 0, k: 0 } };
+
 describe('ranking a task text', () => {
   it('keeps the small module a stack frame names at the top, above the hub holding every word', () => {
     expect(paths(project(), { query: `${REPORT}\n\n${TRACE}` })[0]).toBe('src/pkg/_io/saferepr.py');
@@ -70,16 +83,8 @@ describe('ranking a task text', () => {
     expect(ranked.indexOf('src/pkg/_io/saferepr.py')).toBeLessThan(ranked.indexOf('docs/printing.rst'));
   });
 
-  it('finds a file by an option the text names, through the identifier it becomes in code', () => {
-    const text = [
-      'Recursive runs ignore the setting that should skip folders',
-      '',
-      'With `--ignore-paths` set to a vendored folder, a recursive run still reports every file below it. The configured',
-      'patterns work when each file is given on the command line, and fail as soon as the tool expands the folder by itself.',
-      'I expected the run to skip those files and print nothing for them, the way it does when they are listed one by one;',
-      'instead the output is as long as if the setting had never been given at all.',
-    ].join('\n');
-    expect(paths(project(), { query: text })[0]).toBe('src/pkg/lint/expand_modules.py');
+  it('finds a file by an option the text names, through the identifier it becomes in code (in the task ranking alone)', () => {
+    expect(paths(project(), { query: OPTION_REPORT, taskParams: TASK_ALONE })[0]).toBe('src/pkg/lint/expand_modules.py');
   });
 
   it('joins words the code runs together, so "man page" reaches manpage.py', () => {
@@ -170,6 +175,16 @@ describe('fusing the plain keyword ranking into a task\'s', () => {
     expect(rankOf({ plain: 0, k: 0 })).toBe(4);
     expect(rankOf({ plain: 1, k: 0 })).toBe(2);
     expect(rankOf({ plain: 1, k: 60 })).toBe(3);
+  });
+
+  it('can let a file the plain ranking strongly prefers outvote an option anchor on a small module (the cost of fusing)', () => {
+    const ranked = paths(project(), { query: OPTION_REPORT });
+    expect(ranked.slice(0, 2)).toEqual(['src/pkg/walker.py', 'src/pkg/lint/expand_modules.py']);
+  });
+
+  it('weighs each file\'s symbols by its score in the task ranking alone, the scale symbol ranking was fitted to', () => {
+    const symbolsOf = (taskParams: typeof TASK_PARAMS) => search(project(), { query: `${REPORT}\n\n${TRACE}`, granularity: 'symbol', taskParams }).symbols?.map((s) => `${s.file_path}:${s.name}`);
+    expect(symbolsOf({ ...TASK_PARAMS, fusion: { plain: 1, k: 0 } })).toEqual(symbolsOf(TASK_ALONE));
   });
 
   it('adds reciprocal ranks when k is set, and scores divided by each ranking\'s best when it is 0', () => {
