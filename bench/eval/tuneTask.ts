@@ -2,12 +2,13 @@
  * Chooses the task ranker's weights (TASK_PARAMS in src/search/taskRank.ts) by coordinate ascent on the issue
  * set's tuning half, using the CodeRAG indexes that run.ts cached (run `run.ts --set issues` once first).
  *
- *   node --import tsx bench/eval/tuneTask.ts [--rounds 2] [--tune-on even|odd] [--issues-cap 40] [--from params.json]
+ *   node --import tsx bench/eval/tuneTask.ts [--rounds 2] [--tune-on even|odd] [--issues-cap 40] [--issues-ml-cap 6] [--from params.json]
  *                                            [--json out.json] [--report] [--no-history] [--knobs a,b]
  *
- * Cases, halves and gold files are the issue set's (issues.ts): the same selection, the same split. Only the tuning
- * half is ranked while tuning; `--report` then ranks the held-out half once with the chosen weights (and with the
- * starting ones), and prints both halves. The objective is the tuning half's mean of (Acc@5 + MRR) / 2: Acc@5 is
+ * Cases, halves and gold files are the issue set's (issues.ts): the same selection (the SWE-bench repositories and the
+ * Multi-SWE-bench ones, each with its cap), the same split. Only the tuning half is ranked while tuning; `--report`
+ * then ranks the held-out half once with the chosen weights (and with the starting ones), and prints both halves,
+ * all cases and each language's. The objective is the tuning half's mean of (Acc@5 + MRR) / 2: Acc@5 is
  * the figure the field quotes, MRR keeps @1 from being traded away. A knob's value moves only for a gain of at
  * least MIN_GAIN. Prints the chosen params as JSON, ready for TASK_PARAMS.
  *
@@ -22,10 +23,13 @@ import { TASK_PARAMS, type TaskParams } from '../../src/search/taskRank.js';
 import type { RepoIndex } from '../../src/index/types.js';
 import { INDEX_CACHE_DIR, indexCacheKey, normaliseRefPath } from './coderagRanker.js';
 import { materialise, treeDirFor } from './checkout.js';
-import { DEFAULT_ISSUE_CAP, accAtK, datasetSources, functionMetrics, goldFiles, goldFunctions, mergeInstances, parseDataset, selectIssueCases, type GoldFunction } from './issues.js';
+import {
+  DEFAULT_ISSUE_CAP, DEFAULT_ML_ISSUE_CAP, ML_ISSUE_REPOS, accAtK, datasetSources, functionMetrics, goldFiles, goldFunctions, issueHalves, issueLanguage, mergeInstances, parseDataset,
+  selectIssueCases, type GoldFunction,
+} from './issues.js';
 import { caseMetrics } from './metrics.js';
 import { MIRRORS_FLAG, mirrorFinder } from './mirrors.js';
-import { splitHalves, type Half, type TuneOn } from './split.js';
+import type { Half, TuneOn } from './split.js';
 
 const MIN_GAIN = 0.003;
 const K = 50;
@@ -34,6 +38,7 @@ interface Case {
   id: string;
   gold: GoldFunction[];
   repo: string;
+  language: string;
   half: Half;
   query: string;
   answers: string[];
@@ -74,6 +79,8 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['unqualified', [0.3, 0.6, 1]],
   ['bm25f.weights.history', [0, 0.25, 0.5, 1, 2, 4]],
   ['bm25f.b.history', [0.25, 0.5, 0.75, 1]],
+  ['fusion.plain', [0, 0.1, 0.25, 0.5, 1, 2]],
+  ['fusion.k', [0, 5, 20, 60]],
 ];
 
 function get(params: TaskParams, path: string): number {
@@ -134,14 +141,14 @@ function cachedIndex(tree: string, key: string): string | undefined {
   return older;
 }
 
-function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string; history: boolean }, halves: readonly Half[]): Case[] {
+function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: string; history: boolean }, halves: readonly Half[]): Case[] {
   const findMirror = mirrorFinder(o.mirrors);
   const sources = datasetSources(undefined, findMirror);
   if (!sources.length) throw new Error('no SWE-bench dataset found (see bench/eval/README.md, issue set)');
   const instances = mergeInstances(sources.map((s) => parseDataset(s.read())));
-  const selected = selectIssueCases(instances, o.cap);
+  const selected = [...selectIssueCases(instances, o.cap), ...selectIssueCases(instances, o.mlCap, ML_ISSUE_REPOS.map((m) => m.repo))];
   // run.ts's halves: over every eligible instance, uncapped (issues.ts).
-  const halfOf = splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), o.tuneOn);
+  const halfOf = issueHalves(instances, o.tuneOn);
   const key = indexCacheKey(undefined, true);
   const out: Case[] = [];
   for (const c of selected) {
@@ -163,16 +170,17 @@ function loadCases(o: { cap: number; tuneOn: TuneOn; mirrors?: string; history: 
     const index = JSON.parse(readFileSync(cached, 'utf8')) as RepoIndex;
     if (!o.history) for (const summary of index.file_summaries) delete summary.history;
     const gold = goldFunctions(c.patch, (p) => (existsSync(join(treeDir, p)) ? readFileSync(join(treeDir, p), 'utf8') : undefined));
-    out.push({ id: c.instance_id, gold, repo: short, half, query: c.problem_statement, answers, treeDir, corpus: new SearchCorpus([{ key: index.repo_name, file: '', index }]) });
+    out.push({ id: c.instance_id, gold, repo: short, language: issueLanguage(c.repo), half, query: c.problem_statement, answers, treeDir, corpus: new SearchCorpus([{ key: index.repo_name, file: '', index }]) });
   }
   return out;
 }
 
 function parseArgs(argv: string[]) {
-  const o: { rounds: number; tuneOn: TuneOn; cap: number; from?: string; json?: string; report: boolean; mirrors?: string; history: boolean; knobs?: string[] } = {
+  const o: { rounds: number; tuneOn: TuneOn; cap: number; mlCap: number; from?: string; json?: string; report: boolean; mirrors?: string; history: boolean; knobs?: string[] } = {
     rounds: 2,
     tuneOn: 'even',
     cap: DEFAULT_ISSUE_CAP,
+    mlCap: DEFAULT_ML_ISSUE_CAP,
     report: false,
     history: true,
   };
@@ -186,6 +194,7 @@ function parseArgs(argv: string[]) {
     if (a === '--rounds') o.rounds = Number(val());
     else if (a === '--tune-on') o.tuneOn = val() as TuneOn;
     else if (a === '--issues-cap') o.cap = Number(val());
+    else if (a === '--issues-ml-cap') o.mlCap = Number(val());
     else if (a === '--from') o.from = val();
     else if (a === '--json') o.json = val();
     else if (a === '--report') o.report = true;
@@ -199,6 +208,15 @@ function parseArgs(argv: string[]) {
 
 const fmt = (f: Figures): string =>
   `Acc@1 ${f.acc1.toFixed(3)}  Acc@5 ${f.acc5.toFixed(3)}  Acc@10 ${f.acc10.toFixed(3)}  MRR ${f.mrr.toFixed(3)}  (objective ${f.objective.toFixed(4)}, ${f.cases} cases)  fn Acc@5 ${f.fnAcc5.toFixed(3)} Acc@10 ${f.fnAcc10.toFixed(3)} (${f.fnCases})`;
+
+/** A half's figures with the starting and the chosen weights: all its cases, then each language's. */
+function printHalf(label: string, cases: readonly Case[], start: TaskParams, chosen: TaskParams): void {
+  const languages = [...new Set(cases.map((c) => c.language))].sort();
+  for (const [group, members] of [['all', cases] as const, ...languages.map((l) => [l, cases.filter((c) => c.language === l)] as const)]) {
+    console.log(`${label}, ${group}, start : ${fmt(evaluate(members, start))}`);
+    console.log(`${label}, ${group}, chosen: ${fmt(evaluate(members, chosen))}`);
+  }
+}
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
@@ -231,13 +249,8 @@ async function main(): Promise<void> {
     }
     if (!moved) break;
   }
-  console.log(`tuning half, start : ${fmt(evaluate(tuning, start))}`);
-  console.log(`tuning half, chosen: ${fmt(best)}`);
-  if (o.report) {
-    const held = loadCases(o, ['holdout']);
-    console.log(`held-out half, start : ${fmt(evaluate(held, start))}`);
-    console.log(`held-out half, chosen: ${fmt(evaluate(held, params))}`);
-  }
+  printHalf('tuning half', tuning, start, params);
+  if (o.report) printHalf('held-out half', loadCases(o, ['holdout']), start, params);
   console.log(JSON.stringify(params));
   if (o.json) writeFileSync(o.json, `${JSON.stringify(params, null, 2)}\n`);
 }

@@ -84,7 +84,7 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
   else {
     const files = task?.isTask ? taskFiles(corpus, request, task) : keywordFiles(corpus, request, target, keywords, relationships);
     references = bm25fReferences(corpus, request, keywords, files);
-    if (request.granularity === 'symbol') symbols = rankSymbols(corpus, normalised(files.ranked.slice(0, SYMBOL_FILES)), symbolQueryOf(corpus, files), request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
+    if (request.granularity === 'symbol') symbols = rankSymbols(corpus, symbolFiles(files), symbolQueryOf(corpus, files), request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
   }
   const notice = references.length || relationships.length ? undefined : emptyAnswerNotice(corpus, request, target, keywords);
   return {
@@ -170,6 +170,19 @@ interface RankedFiles {
   input: RankInput;
   /** The task text's anchors; none for keywords. */
   anchors: readonly Anchor[];
+  /** A fused task ranking's scores before fusion (taskRank.ts). */
+  taskScores?: ReadonlyMap<number, number>;
+}
+
+/**
+ * The files whose symbols are ranked, with the relative scores their symbols are weighed by: the best files' own,
+ * or, when a task's ranking was fused, their scores in the task ranking alone (relative to the best of them).
+ */
+function symbolFiles({ ranked, taskScores }: RankedFiles): Ranked[] {
+  const best = ranked.slice(0, SYMBOL_FILES);
+  if (!taskScores) return normalised(best);
+  const top = Math.max(0, ...best.map(({ doc }) => taskScores.get(doc) ?? 0)) || 1;
+  return best.map(({ doc }) => ({ doc, score: (taskScores.get(doc) ?? 0) / top }));
 }
 
 /** How many files to rank: with a --type filter some drop out, so all of them; otherwise the answer's length. */
@@ -186,8 +199,11 @@ function keywordFiles(corpus: SearchCorpus, request: SearchRequest, target: stri
 }
 
 function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText): RankedFiles {
-  const { ranked, input } = rankTask(corpus, task, rankLimit(request), request.taskParams ?? TASK_PARAMS);
-  return { task: true, ranked, input, anchors: task.anchors };
+  const params = request.taskParams ?? TASK_PARAMS;
+  // The same text as plain keywords, for the ranking fused in (only worked out when it is).
+  const plain = params.fusion.plain > 0 ? bm25fInput(corpus, '', keywordsOf({ query: task.text }), []) : undefined;
+  const { ranked, input, taskScores } = rankTask(corpus, task, rankLimit(request), params, plain);
+  return { task: true, ranked, input, anchors: task.anchors, ...(taskScores ? { taskScores } : {}) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeSymbol, FileSummary, RepoIndex } from '../../src/index/types.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
+import { TASK_PARAMS, fuseRankings } from '../../src/search/taskRank.js';
 import type { SearchRequest } from '../../src/search/types.js';
 import { staticProfile } from '../support/fileSummary.js';
 
@@ -58,6 +59,19 @@ const TRACE = [
   'RuntimeError: No active exception to reraise',
 ].join('\n');
 
+/** A report naming an option (`--ignore-paths`) whose words a larger walker module holds many times. */
+const OPTION_REPORT = [
+  'Recursive runs ignore the setting that should skip folders',
+  '',
+  'With `--ignore-paths` set to a vendored folder, a recursive run still reports every file below it. The configured',
+  'patterns work when each file is given on the command line, and fail as soon as the tool expands the folder by itself.',
+  'I expected the run to skip those files and print nothing for them, the way it does when they are listed one by one;',
+  'instead the output is as long as if the setting had never been given at all.',
+].join('\n');
+
+/** The task ranking without the plain keyword ranking fused in. */
+const TASK_ALONE = { ...TASK_PARAMS, fusion: { plain: 0, k: 0 } };
+
 describe('ranking a task text', () => {
   it('keeps the small module a stack frame names at the top, above the hub holding every word', () => {
     expect(paths(project(), { query: `${REPORT}\n\n${TRACE}` })[0]).toBe('src/pkg/_io/saferepr.py');
@@ -69,16 +83,8 @@ describe('ranking a task text', () => {
     expect(ranked.indexOf('src/pkg/_io/saferepr.py')).toBeLessThan(ranked.indexOf('docs/printing.rst'));
   });
 
-  it('finds a file by an option the text names, through the identifier it becomes in code', () => {
-    const text = [
-      'Recursive runs ignore the setting that should skip folders',
-      '',
-      'With `--ignore-paths` set to a vendored folder, a recursive run still reports every file below it. The configured',
-      'patterns work when each file is given on the command line, and fail as soon as the tool expands the folder by itself.',
-      'I expected the run to skip those files and print nothing for them, the way it does when they are listed one by one;',
-      'instead the output is as long as if the setting had never been given at all.',
-    ].join('\n');
-    expect(paths(project(), { query: text })[0]).toBe('src/pkg/lint/expand_modules.py');
+  it('finds a file by an option the text names, through the identifier it becomes in code (in the task ranking alone)', () => {
+    expect(paths(project(), { query: OPTION_REPORT, taskParams: TASK_ALONE })[0]).toBe('src/pkg/lint/expand_modules.py');
   });
 
   it('joins words the code runs together, so "man page" reaches manpage.py', () => {
@@ -142,5 +148,50 @@ describe('symbol-level answers', () => {
 
   it('gives no symbol list unless asked', () => {
     expect(search(project(), { query: REPORT }).symbols).toBeUndefined();
+  });
+});
+
+describe('fusing the plain keyword ranking into a task\'s', () => {
+  /** A large module holding the report's words many times, which the plain ranking (size prior, coverage) puts first. */
+  const tables = (): SearchCorpus =>
+    corpusOf([
+      file('pkg/table/writer.py', { lines_of_code: 900, vocabulary: 'table:20 writer:10 column:12 quantity:3 unit:2 format:6 precision:1 digits:1 values:5 round:1 convert:1 file:4 read:2' } as Partial<FileSummary>),
+      file('pkg/units/quantity.py', { lines_of_code: 2500, vocabulary: 'quantity:60 unit:50 convert:20 conversion:10 values:30 precision:2 format:5' } as Partial<FileSummary>),
+      file('pkg/table/column.py', { lines_of_code: 80, vocabulary: 'column:20 quantity:4 unit:4 format:6 precision:6 digits:4' } as Partial<FileSummary>),
+      file('pkg/io/ascii.py', { lines_of_code: 60, vocabulary: 'table:8 writer:6 read:6 round:3 trip:3 file:4' } as Partial<FileSummary>),
+    ]);
+  const report = [
+    'Unit conversion of a quantity loses its precision when the table is written',
+    '',
+    'Writing a table whose column holds a quantity converts the unit and the values come back rounded. I expected the precision',
+    'to be kept as it is when the quantity is printed on its own; the conversion happens somewhere in the writer and the digits',
+    'are cut to the default format. Reading the file back gives different numbers, so a round trip through the table loses data.',
+  ].join('\n');
+  const rankOf = (fusion: { plain: number; k: number }): number =>
+    paths(tables(), { query: report, taskParams: { ...TASK_PARAMS, fusion } }).indexOf('pkg/units/quantity.py') + 1;
+
+  it('lifts the file the plain ranking puts first, which the task ranking alone puts last', () => {
+    expect(paths(tables(), { keywords: ['unit conversion quantity precision table written'] })[0]).toBe('pkg/units/quantity.py');
+    expect(rankOf({ plain: 0, k: 0 })).toBe(4);
+    expect(rankOf({ plain: 1, k: 0 })).toBe(2);
+    expect(rankOf({ plain: 1, k: 60 })).toBe(3);
+  });
+
+  it('can let a file the plain ranking strongly prefers outvote an option anchor on a small module (the cost of fusing)', () => {
+    const ranked = paths(project(), { query: OPTION_REPORT });
+    expect(ranked.slice(0, 2)).toEqual(['src/pkg/walker.py', 'src/pkg/lint/expand_modules.py']);
+  });
+
+  it('weighs each file\'s symbols by its score in the task ranking alone, the scale symbol ranking was fitted to', () => {
+    const symbolsOf = (taskParams: typeof TASK_PARAMS) => search(project(), { query: `${REPORT}\n\n${TRACE}`, granularity: 'symbol', taskParams }).symbols?.map((s) => `${s.file_path}:${s.name}`);
+    expect(symbolsOf({ ...TASK_PARAMS, fusion: { plain: 1, k: 0 } })).toEqual(symbolsOf(TASK_ALONE));
+  });
+
+  it('adds reciprocal ranks when k is set, and scores divided by each ranking\'s best when it is 0', () => {
+    const task = [{ doc: 1, score: 8 }, { doc: 2, score: 4 }];
+    const plain = [{ doc: 3, score: 10 }, { doc: 2, score: 5 }];
+    const byDoc = (ranked: Array<{ doc: number; score: number }>) => Object.fromEntries(ranked.map(({ doc, score }) => [doc, score]));
+    expect(byDoc(fuseRankings(task, plain, { plain: 2, k: 10 }))).toEqual({ 1: 1 / 11, 2: 1 / 12 + 2 / 12, 3: 2 / 11 });
+    expect(byDoc(fuseRankings(task, plain, { plain: 2, k: 0 }))).toEqual({ 1: 1, 2: 0.5 + 1, 3: 2 });
   });
 });
