@@ -220,7 +220,8 @@ function printHalf(label: string, cases: readonly Case[], start: TaskParams, cho
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  const start: TaskParams = o.from ? (JSON.parse(readFileSync(o.from, 'utf8')) as TaskParams) : TASK_PARAMS;
+  // A params file written before a knob existed takes the default's value for it.
+  const start: TaskParams = o.from ? { ...TASK_PARAMS, ...(JSON.parse(readFileSync(o.from, 'utf8')) as Partial<TaskParams>) } : TASK_PARAMS;
   const tuning = loadCases(o, ['tune']);
   console.error(`[tune-task] ${tuning.length} tuning cases loaded${staleIndexes ? `, ${staleIndexes} from indexes cached by older sources` : ''}`);
   let params = start;
