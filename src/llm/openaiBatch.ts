@@ -24,11 +24,12 @@ export class OpenAiBatch implements BatchApi {
 
   async submit(items: readonly BatchItem[], signal?: AbortSignal): Promise<{ id: string }> {
     const jsonl = items.map((item) => JSON.stringify({ custom_id: item.customId, method: 'POST', url: ENDPOINT, body: item.body })).join('\n');
-    const file = await (await this.sdk()).files.create(
-      { file: await (await import('openai')).toFile(Buffer.from(`${jsonl}\n`), 'coderag-batch.jsonl', { type: 'application/jsonl' }), purpose: 'batch' },
+    const [sdk, { toFile }] = await Promise.all([this.sdk(), import('openai')]);
+    const file = await sdk.files.create(
+      { file: await toFile(Buffer.from(`${jsonl}\n`), 'coderag-batch.jsonl', { type: 'application/jsonl' }), purpose: 'batch' },
       options(signal),
     );
-    const batch = await (await this.sdk()).batches.create(
+    const batch = await sdk.batches.create(
       { input_file_id: file.id, endpoint: ENDPOINT, completion_window: '24h', metadata: { tool: 'coderag' } },
       options(signal),
     );
