@@ -661,6 +661,8 @@ export interface IssueRunOptions {
   mlCap?: number;
   /** Only cases of these languages (all when absent). */
   languages?: readonly string[];
+  /** Only the cases of one half (both when absent): a larger cap's tuning half without indexing its held-out trees. */
+  half?: Half;
   repo?: string;
   limit?: number;
   k: number;
@@ -696,6 +698,7 @@ export async function runIssues(
   const cases = selected.filter((c) => {
     if (o.repo && o.repo !== c.repo && o.repo !== c.repo.split('/')[1]) return false;
     if (o.languages && !o.languages.includes(issueLanguage(c.repo))) return false;
+    if (o.half && (halves.get(c.instance_id) ?? 'holdout') !== o.half) return false;
     const n = perRepo.get(c.repo) ?? 0;
     if (o.limit !== undefined && n >= o.limit) return false;
     perRepo.set(c.repo, n + 1);

@@ -7,6 +7,7 @@
  *                                       [--describe-cases FILE] [--deps-list FILE] [--tune-on even|odd]
  *                                       [--issues-data FILE[,FILE]] [--issues-cap N] [--issues-ml-cap N]
  *                                       [--issues-lang python,rust,java,javascript,go]
+ *                                       [--issues-half tune|holdout]
  *
  * Git snapshots come from `--mirrors DIR` or $CODERAG_EVAL_MIRRORS (see mirrors.ts); they are needed only for trees
  * not yet cached under bench/.work.
@@ -74,6 +75,7 @@ interface Options {
   issuesCap: number;
   issuesMlCap: number;
   issuesLangs?: string[];
+  issuesHalf?: Half;
   mirrors?: string;
   describeCases: string;
   depsList: string;
@@ -134,6 +136,12 @@ function parseArgs(argv: string[]): Options {
       case '--issues-cap': o.issuesCap = Number(val()); break;
       case '--issues-ml-cap': o.issuesMlCap = Number(val()); break;
       case '--issues-lang': o.issuesLangs = val().split(',').map((s) => s.trim().toLowerCase()).filter(Boolean); break;
+      case '--issues-half': {
+        const v = val();
+        if (v !== 'tune' && v !== 'holdout') throw new Error('--issues-half must be tune or holdout');
+        o.issuesHalf = v;
+        break;
+      }
       case '--describe-cases': o.describeCases = resolve(val()); break;
       case '--deps-list': o.depsList = resolve(val()); break;
       case '--tune-on': {
@@ -548,7 +556,7 @@ async function main(): Promise<void> {
       const instances = mergeInstances(issueSources.map((s) => parseDataset(s.read())));
       const r = await runIssues(
         instances,
-        { cap: o.issuesCap, mlCap: o.issuesMlCap, ...(o.issuesLangs ? { languages: o.issuesLangs } : {}), ...(o.repo ? { repo: o.repo } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}), k: o.k, tuneOn: o.tuneOn, includeGenerated: o.includeGenerated, history: o.history },
+        { cap: o.issuesCap, mlCap: o.issuesMlCap, ...(o.issuesLangs ? { languages: o.issuesLangs } : {}), ...(o.issuesHalf ? { half: o.issuesHalf } : {}), ...(o.repo ? { repo: o.repo } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}), k: o.k, tuneOn: o.tuneOn, includeGenerated: o.includeGenerated, history: o.history },
         rankers,
         findMirror,
         listCandidates,
