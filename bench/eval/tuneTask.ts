@@ -75,12 +75,15 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['bm25f.liftImports', [0, 0.1, 0.2]],
   ['bm25f.roles.test', [0.1, 0.2, 0.3, 0.4]],
   ['maxTerms', [0, 20, 40, 80]],
+  ['title', [0, 0.5, 1, 2, 4]],
   ['sources.code', [0.3, 0.6, 0.9]],
+  ['sources.identifier', [0, 0.3, 0.6, 0.9]],
   ['unqualified', [0.3, 0.6, 1]],
   ['bm25f.weights.history', [0, 0.25, 0.5, 1, 2, 4]],
   ['bm25f.b.history', [0.25, 0.5, 0.75, 1]],
   ['fusion.plain', [0, 0.1, 0.25, 0.5, 1, 2]],
   ['fusion.k', [0, 5, 20, 60]],
+  ['bm25f.liftImporters', [0, 0.05, 0.1, 0.2]],
 ];
 
 function get(params: TaskParams, path: string): number {

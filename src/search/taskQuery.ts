@@ -44,6 +44,9 @@ const BACKTICK = /`([^`\n]{1,200})`/g;
 const FENCE = /^(?:```|~~~)[^\n]*\n([\s\S]*?)^(?:```|~~~)\s*$/gm;
 const DOTTED = /(?<![\w.$/\\-])[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)+(?:\(\))?(?![\w$/\\-]|\.[A-Za-z_$])/g;
 const OPTION = /(?<![\w-])--([A-Za-z][\w]*(?:-[\w]+)*)(?![\w-])/g;
+/** A word of the prose written as code: snake_case (`pretty_print`, `__slots__`) or with a capital inside (`MatrixSymbol`, `getValue`). */
+const PROSE_IDENTIFIER = /(?<![\w.$/\\:#-])(?:_*[A-Za-z][A-Za-z0-9]*_\w*[A-Za-z0-9]\w*|[a-z][a-z0-9]*[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)(?![\w$/\\-]|\.[A-Za-z_$]|::|#)/g;
+const ERROR_NAME = /(?:Error|Exception|Warning|Exit|Interrupt)$/;
 const ERROR_CLASS = /(?<!\w)([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt))(?![\w])/g;
 /** Inside code: a name that is called or defined. */
 const CALLED = /(?<![\w$])([A-Za-z_$][\w$]*)\s*\(/g;
@@ -109,7 +112,7 @@ class AnchorList {
   }
 }
 
-const SOURCE_ORDER: readonly AnchorSource[] = ['frame', 'backtick', 'code', 'dotted', 'error', 'prose'];
+const SOURCE_ORDER: readonly AnchorSource[] = ['frame', 'backtick', 'identifier', 'code', 'dotted', 'error', 'prose'];
 
 /**
  * Stack frames of Python, JavaScript/TypeScript, Java, Go and Rust traces, read line by line; returns the text
@@ -255,6 +258,7 @@ function readProse(prose: string, anchors: AnchorList): void {
     if (/[A-Z_]|::|#|\(\)$/.test(name) || name.split('.').length >= 3) anchors.add('symbol', name, 'dotted');
   }
   for (const m of withoutUrls.matchAll(OPTION)) anchors.add('option', m[1] as string, 'prose');
+  for (const m of withoutUrls.replace(OPTION, ' ').matchAll(PROSE_IDENTIFIER)) if (!ERROR_NAME.test(m[0])) anchors.add('symbol', m[0], 'identifier');
   for (const m of withoutUrls.matchAll(ERROR_CLASS)) if (!BUILTIN_ERRORS.has(m[1] as string)) anchors.add('symbol', m[1] as string, 'error');
 }
 

@@ -118,7 +118,7 @@ export interface SearchResponse {
 export type AnchorKind = 'path' | 'symbol' | 'option';
 
 /** Where an anchor came from, strongest first: a frame of a stack trace, code the reporter quoted, prose. */
-export type AnchorSource = 'frame' | 'backtick' | 'code' | 'dotted' | 'error' | 'prose';
+export type AnchorSource = 'frame' | 'backtick' | 'code' | 'dotted' | 'error' | 'prose' | 'identifier';
 
 /** What a task text points at (taskQuery.ts). */
 export interface Anchor {
@@ -138,6 +138,8 @@ export interface TaskParams {
   k3: number;
   /** Only this many of the text's words are searched, those of highest idf times weight; 0 for all. */
   maxTerms: number;
+  /** Extra weight of the words of the text's first line (an issue's title says what it is about): weight * (1 + title). */
+  title: number;
   /** Share of the best text score an anchor of strength 1 adds. */
   anchorBoost: number;
   /** An anchor's weight by where it was found. */

@@ -93,6 +93,16 @@ describe('reading a task text for anchors', () => {
     expect(texts(text, 'symbol')).toEqual(['ConfigurationError']);
   });
 
+  it('reads snake_case and camelCase words of the prose as names, not plain words, errors or dotted parts', () => {
+    const text = 'Display bug when pretty_print shows a MatrixSymbol; getValue and Foo::bar_baz differ, a TypeError and ConfigError aside.';
+    const anchors = anchorsOf(text);
+    expect(anchors).toContainEqual({ kind: 'symbol', text: 'pretty_print', source: 'identifier' });
+    expect(anchors).toContainEqual({ kind: 'symbol', text: 'MatrixSymbol', source: 'identifier' });
+    expect(anchors).toContainEqual({ kind: 'symbol', text: 'getValue', source: 'identifier' });
+    expect(texts(text, 'symbol').sort()).toEqual(['ConfigError', 'Foo.bar_baz', 'MatrixSymbol', 'getValue', 'pretty_print']);
+    expect(anchors.find((a) => a.text === 'ConfigError')?.source).toBe('error');
+  });
+
   it('reads the names a code block imports, defines and calls', () => {
     const text = ['Repro:', '```python', 'from sympy.printing.latex import latex', 'class MyPrinter(LatexPrinter):', '    pass', 'print(latex(Integral(x), mode="inline"))', '```'].join('\n');
     const symbols = texts(text, 'symbol');

@@ -167,14 +167,20 @@ describe('fusing the plain keyword ranking into a task\'s', () => {
     'to be kept as it is when the quantity is printed on its own; the conversion happens somewhere in the writer and the digits',
     'are cut to the default format. Reading the file back gives different numbers, so a round trip through the table loses data.',
   ].join('\n');
-  const rankOf = (fusion: { plain: number; k: number }): number =>
-    paths(tables(), { query: report, taskParams: { ...TASK_PARAMS, fusion } }).indexOf('pkg/units/quantity.py') + 1;
+  // The title's own weight aside (it lifts the quantity module too; tested below).
+  const rankOf = (fusion: { plain: number; k: number }, title = 0): number =>
+    paths(tables(), { query: report, taskParams: { ...TASK_PARAMS, title, fusion } }).indexOf('pkg/units/quantity.py') + 1;
 
   it('lifts the file the plain ranking puts first, which the task ranking alone puts last', () => {
     expect(paths(tables(), { keywords: ['unit conversion quantity precision table written'] })[0]).toBe('pkg/units/quantity.py');
     expect(rankOf({ plain: 0, k: 0 })).toBe(4);
     expect(rankOf({ plain: 1, k: 0 })).toBe(2);
     expect(rankOf({ plain: 1, k: 60 })).toBe(3);
+  });
+
+  it('weighs the words of the title above the same words in the body', () => {
+    expect(rankOf({ plain: 0, k: 0 }, 0)).toBe(4);
+    expect(rankOf({ plain: 0, k: 0 }, 0.5)).toBe(3);
   });
 
   it('can let a file the plain ranking strongly prefers outvote an option anchor on a small module (the cost of fusing)', () => {
