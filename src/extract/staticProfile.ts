@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { CodeSymbol, FileRole, FileStatus, FileSummary, ProfileSource, SummarySource } from '../index/types.js';
-import { CODE_NOISE, STOPWORDS, words } from '../shared/text.js';
+import { CODE_NOISE, compareCodeUnits, STOPWORDS, words } from '../shared/text.js';
 import { DocumentFrequencies } from './conceptTerms.js';
 import { WordCache } from './wordCache.js';
 import { vocabularyEntries } from './vocabulary.js';
@@ -202,7 +202,7 @@ export function candidateTermsOf(
   for (const [w, n] of counts) add(w, Math.log2(1 + n));
   return [...weights.values()]
     .map((entry): [string, number] => [entry.forms ? mostFrequentForm(entry.forms) : entry.form, entry.weight])
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .sort((a, b) => b[1] - a[1] || compareCodeUnits(a[0], b[0]))
     .slice(0, MAX_TERMS);
 }
 

@@ -10,7 +10,7 @@
  * Secrets are screened out first, as for a model's prompt: an index is shared like code is.
  */
 import { redactSecrets } from '../shared/secrets.js';
-import { SEARCH_STOPWORDS } from '../shared/text.js';
+import { compareCodeUnits, SEARCH_STOPWORDS } from '../shared/text.js';
 import { countIdentifiers } from './wordCache.js';
 import { formatVocabulary } from '../index/vocabulary.js';
 
@@ -48,7 +48,7 @@ export function vocabularyEntries(content: string): Array<[string, number]> {
     }
   }
   return [...byKey.values()]
-    .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .sort((a, b) => b.count - a.count || compareCodeUnits(a.key, b.key))
     .slice(0, MAX_VOCABULARY)
     .map(({ form, count }) => [form, count]);
 }
