@@ -229,8 +229,8 @@ export function definitionCandidates(tree: Tree, grammar: GrammarId, source: str
   };
   const visit = (parent: Node, depth: number): void => {
     if (depth > 24) return;
-    for (let i = 0; i < parent.namedChildCount; i++) {
-      const node = parent.namedChild(i);
+    // All at once: `namedChild(i)` crosses into wasm twice per child and scans the children from the first.
+    for (const node of parent.namedChildren) {
       if (!node) continue;
       const type = node.type;
       if (walk.candidates.has(type)) {

@@ -5,6 +5,7 @@
  * repository; each file's terms are needed twice, once to count and once to choose, and may be read again in
  * between, so a run over 50,000 files need not keep them.
  */
+import { compareCodeUnits } from '../shared/text.js';
 import { WordCache } from './wordCache.js';
 
 export const KEY_CONCEPTS_PER_FILE = 10;
@@ -61,7 +62,7 @@ export class DocumentFrequencies {
     const total = Math.max(this.documents, 1);
     return terms
       .map(([term, weight]): [string, number] => [term, weight * Math.log(1 + total / (this.counts.get(this.stems.stem(term)) ?? 1))])
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .sort((a, b) => b[1] - a[1] || compareCodeUnits(a[0], b[0]))
       .slice(0, KEY_CONCEPTS_PER_FILE)
       .map(([term]) => term);
   }

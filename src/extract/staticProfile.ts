@@ -6,11 +6,11 @@
  */
 import path from 'node:path';
 import type { CodeSymbol, FileRole, FileStatus, FileSummary, ProfileSource, SummarySource } from '../index/types.js';
-import { CODE_NOISE, STOPWORDS, words } from '../shared/text.js';
+import { CODE_NOISE, compareCodeUnits, STOPWORDS, words } from '../shared/text.js';
 import { DocumentFrequencies } from './conceptTerms.js';
 import { WordCache } from './wordCache.js';
-import { fileVocabulary } from './vocabulary.js';
-import { parseVocabulary } from '../index/vocabulary.js';
+import { vocabularyEntries } from './vocabulary.js';
+import { formatVocabulary, MAX_STORED_COUNT, parseVocabulary } from '../index/vocabulary.js';
 import { isComposedSummary } from '../index/summaries.js';
 import { findImports, importStyleOf, resolveImports, type RawImport, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
@@ -88,11 +88,12 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   const main_functions = mainFunctions(symbols, exports);
   const summarySource: SummarySource = doc ? 'doc' : comment ? 'comment' : 'composed';
   // An inline test module is test code (testModules.ts): its words are not the file's own.
-  const vocabulary = fileVocabulary(withoutRanges(content, testModules));
+  const entries = vocabularyEntries(withoutRanges(content, testModules));
+  const vocabulary = formatVocabulary(entries);
   // The profile's candidate terms, worked out here on the extraction thread; a composed summary adds no words, so
   // they are known before it is written, and it names the strongest of them.
   const termsWith = (summary: string): Array<[string, number]> =>
-    candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary, summary_source: summarySource, profile_source: 'static', file_type }, context.words);
+    candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary, summary_source: summarySource, profile_source: 'static', file_type }, context.words, entries);
   let composedTerms: Array<[string, number]> | null = null;
   const strongestTerms = (): string[] => (composedTerms ??= termsWith('')).slice(0, 5).map(([term]) => term);
   const facts: StaticFacts = {
@@ -163,25 +164,29 @@ function topLevelKeys(content: string): string[] {
  * Terms that may characterise a statically profiled file, weighted by where they appear: symbol names (3), the
  * file's path and its doc comment (2), symbol docs (1), any other word of the file (log2(1 + count)). Stems
  * merge `cache`/`caching`; the most frequent surface form is kept so concepts stay readable. A pure function of
- * the stored profile: incremental runs and shard merges choose concepts again from indexes alone.
+ * the stored profile: incremental runs and shard merges choose concepts again from indexes alone. `vocabulary`
+ * is the profile's vocabulary as entries, when the caller has them unparsed.
  */
 export function candidateTermsOf(
   file: Pick<FileSummary, 'file_path' | 'symbols' | 'vocabulary' | 'summary' | 'summary_source' | 'profile_source' | 'file_type'>,
   cache: WordCache,
+  vocabulary: ReadonlyArray<readonly [string, number]> = parseVocabulary(file.vocabulary),
 ): Array<[string, number]> {
-  const weights = new Map<string, { weight: number; forms: Map<string, number> }>();
+  const weights = new Map<string, TermWeight>();
   const add = (word: string, weight: number): void => {
     if (word.length < 3 || STOPWORDS.has(word) || CODE_NOISE.has(word)) return;
     const first = word.charCodeAt(0);
     if (first >= 48 && first <= 57) return;
     const key = cache.stem(word);
-    let entry = weights.get(key);
-    if (!entry) {
-      entry = { weight: 0, forms: new Map() };
-      weights.set(key, entry);
+    const entry = weights.get(key);
+    if (!entry) weights.set(key, { weight, form: word, formCount: 1, forms: null });
+    else {
+      entry.weight += weight;
+      // Most stems are met in one form: a map of forms is made only for a second.
+      if (entry.forms) entry.forms.set(word, (entry.forms.get(word) ?? 0) + 1);
+      else if (word === entry.form) entry.formCount++;
+      else entry.forms = new Map([[entry.form, entry.formCount], [word, 1]]);
     }
-    entry.weight += weight;
-    entry.forms.set(word, (entry.forms.get(word) ?? 0) + 1);
   };
   for (const symbol of file.symbols) {
     for (const w of cache.split(symbol.name)) add(w, 3);
@@ -191,14 +196,22 @@ export function candidateTermsOf(
   for (const w of words(withoutExt)) add(w, 2);
   if (!isComposedSummary(file)) for (const w of words(file.summary)) add(w, 2);
   const counts = new Map<string, number>();
-  for (const [identifier, n] of parseVocabulary(file.vocabulary)) {
-    for (const w of cache.split(identifier)) counts.set(w, (counts.get(w) ?? 0) + n);
+  for (const [identifier, n] of vocabulary) {
+    for (const w of cache.split(identifier)) counts.set(w, (counts.get(w) ?? 0) + Math.min(n, MAX_STORED_COUNT));
   }
   for (const [w, n] of counts) add(w, Math.log2(1 + n));
   return [...weights.values()]
-    .map((entry): [string, number] => [mostFrequentForm(entry.forms), entry.weight])
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map((entry): [string, number] => [entry.forms ? mostFrequentForm(entry.forms) : entry.form, entry.weight])
+    .sort((a, b) => b[1] - a[1] || compareCodeUnits(a[0], b[0]))
     .slice(0, MAX_TERMS);
+}
+
+/** A stem's weight and the forms it was met in: one form and its count until a second form comes. */
+interface TermWeight {
+  weight: number;
+  form: string;
+  formCount: number;
+  forms: Map<string, number> | null;
 }
 
 function mostFrequentForm(forms: Map<string, number>): string {

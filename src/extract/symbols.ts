@@ -345,8 +345,7 @@ const C_DEFINITIONS: Record<string, Resolver> = {
 
 /** Module-level `MAX_RETRIES = 3`: upper-case names are Python's constants. */
 function pythonConstants(root: Node, add: (node: Node, definition: Definition) => void): void {
-  for (let i = 0; i < root.namedChildCount; i++) {
-    const statement = root.namedChild(i);
+  for (const statement of root.namedChildren) {
     if (statement?.type !== 'expression_statement') continue;
     const assignment = statement.namedChild(0);
     if (assignment?.type !== 'assignment') continue;

@@ -10,7 +10,7 @@
  * Secrets are screened out first, as for a model's prompt: an index is shared like code is.
  */
 import { redactSecrets } from '../shared/secrets.js';
-import { SEARCH_STOPWORDS } from '../shared/text.js';
+import { compareCodeUnits, SEARCH_STOPWORDS } from '../shared/text.js';
 import { countIdentifiers } from './wordCache.js';
 import { formatVocabulary } from '../index/vocabulary.js';
 
@@ -26,33 +26,37 @@ const MAX_WORD_LENGTH = 48;
 const REDACTION_MARK = 'REDACTED';
 
 export function fileVocabulary(content: string): string {
-  const byKey = new Map<string, { count: number; forms: Map<string, number> }>();
+  return formatVocabulary(vocabularyEntries(content));
+}
+
+/** The entries `fileVocabulary` writes, as [word, count], most frequent first: what `parseVocabulary` reads back. */
+export function vocabularyEntries(content: string): Array<[string, number]> {
+  const byKey = new Map<string, VocabularyEntry>();
   for (const [word, n] of countIdentifiers(redactSecrets(content).text)) {
     if (word.length < 2 || word.length > MAX_WORD_LENGTH) continue;
     const key = word.toLowerCase();
     if (SEARCH_STOPWORDS.has(key) || word === REDACTION_MARK) continue;
-    let entry = byKey.get(key);
-    if (!entry) {
-      entry = { count: 0, forms: new Map() };
-      byKey.set(key, entry);
+    const entry = byKey.get(key);
+    if (!entry) byKey.set(key, { key, count: n, form: word, formCount: n });
+    else {
+      entry.count += n;
+      // Each spelling comes once, with its whole count: the commonest is kept, the least in code order on a tie.
+      if (n > entry.formCount || (n === entry.formCount && word < entry.form)) {
+        entry.form = word;
+        entry.formCount = n;
+      }
     }
-    entry.count += n;
-    entry.forms.set(word, (entry.forms.get(word) ?? 0) + n);
   }
-  const entries = [...byKey.entries()]
-    .sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .slice(0, MAX_VOCABULARY);
-  return formatVocabulary(entries.map(([, { count, forms }]) => [commonestForm(forms), count]));
+  return [...byKey.values()]
+    .sort((a, b) => b.count - a.count || compareCodeUnits(a.key, b.key))
+    .slice(0, MAX_VOCABULARY)
+    .map(({ form, count }) => [form, count]);
 }
 
-function commonestForm(forms: Map<string, number>): string {
-  let best = '';
-  let bestCount = -1;
-  for (const [form, count] of forms) {
-    if (count > bestCount || (count === bestCount && form < best)) {
-      best = form;
-      bestCount = count;
-    }
-  }
-  return best;
+/** The words of one lower-cased key: their total count and the commonest spelling. */
+interface VocabularyEntry {
+  key: string;
+  count: number;
+  form: string;
+  formCount: number;
 }

@@ -17,9 +17,12 @@ export function parseVocabulary(vocabulary: string | undefined): Array<[string, 
     const colon = entry.lastIndexOf(':');
     const count = colon > 0 ? Number(entry.slice(colon + 1)) : 1;
     const word = colon > 0 ? entry.slice(0, colon) : entry;
-    if (WORD.test(word) && Number.isInteger(count) && count > 0) out.push([word, Math.min(count, 1e6)]);
+    if (WORD.test(word) && Number.isInteger(count) && count > 0) out.push([word, Math.min(count, MAX_STORED_COUNT)]);
   }
   return out;
 }
+
+/** The largest count a stored vocabulary is read with. */
+export const MAX_STORED_COUNT = 1e6;
 
 const WORD = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

@@ -72,6 +72,14 @@ export function words(text: string): string[] {
 }
 
 /**
+ * Strings in the order of their UTF-16 code units: the same on every machine, where `localeCompare` follows the
+ * locale the process starts in (Lithuanian sorts `y` before `j`), so an index would depend on where it was made.
+ */
+export function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
  * A light suffix stemmer: enough to bring `caching`, `cached`, `caches` and `cache` together, without
  * Porter's surprises on code words. Short words are left alone. It groups a file's words when its concepts are
  * chosen; search matches with the lighter `searchStem`.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { DocumentFrequencies, termsFromFlat, type TermList } from '../../src/extract/conceptTerms.js';
 import { finalizeConcepts } from '../../src/extract/staticProfile.js';
-import { stem } from '../../src/shared/text.js';
+import { compareCodeUnits, stem } from '../../src/shared/text.js';
 
 /** Concepts as weighing plain lists chooses them: weight × log(1 + files / document frequency of the stem). */
 function reference(termLists: TermList[]): string[][] {
@@ -11,7 +12,7 @@ function reference(termLists: TermList[]): string[][] {
   return termLists.map((terms) =>
     terms
       .map(([term, weight]): [string, number] => [term, weight * Math.log(1 + total / (df.get(stem(term)) ?? 1))])
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .sort((a, b) => b[1] - a[1] || compareCodeUnits(a[0], b[0]))
       .slice(0, 10)
       .map(([term]) => term),
   );
@@ -60,5 +61,21 @@ describe('concepts weighed by document frequency', () => {
   it('read terms back from the flat form the reuse state records', () => {
     const list = (randomLists(4, 1)[0] as TermList).concat([['ttl', 2.5]]);
     expect(termsFromFlat(list.flat())).toEqual(list);
+  });
+});
+
+describe('ties between terms', () => {
+  it('are broken in code order, whatever the locale of the machine that indexes (Lithuanian sorts y before j)', () => {
+    const staticProfile = new URL('../../src/extract/staticProfile.ts', import.meta.url).href;
+    const wordCache = new URL('../../src/extract/wordCache.ts', import.meta.url).href;
+    const script = `
+      const { candidateTermsOf, finalizeConcepts } = await import(${JSON.stringify(staticProfile)});
+      const { WordCache } = await import(${JSON.stringify(wordCache)});
+      const file = { file_path: 'x', symbols: [], vocabulary: 'yam jam', summary: '', summary_source: 'composed', profile_source: 'static', file_type: 'text' };
+      const terms = candidateTermsOf(file, new WordCache());
+      console.log(JSON.stringify({ terms, concepts: finalizeConcepts([terms]) }));`;
+    const locale = { LC_ALL: 'lt_LT.UTF-8', LANG: 'lt_LT.UTF-8' };
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, ...locale }, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ terms: [['jam', 1], ['yam', 1]], concepts: [['jam', 'yam']] });
   });
 });
