@@ -8,7 +8,7 @@
  */
 import { detectLanguage } from '../extract/languages.js';
 import type { CodeSymbol } from '../index/types.js';
-import { SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
+import { compareCodeUnits, SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
 import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
@@ -134,7 +134,7 @@ function deepcodeReferences(corpus: SearchCorpus, request: SearchRequest, target
     if (request.type && request.type !== 'file' && symbols.length === 0) continue;
     scored.push(toReference(doc, result.score, result.matchedKeywords, request.type === 'file' ? [] : symbols));
   }
-  scored.sort((a, b) => b.score - a.score || roleRank(a.role) - roleRank(b.role) || a.file_path.localeCompare(b.file_path));
+  scored.sort((a, b) => b.score - a.score || roleRank(a.role) - roleRank(b.role) || compareCodeUnits(a.file_path, b.file_path));
   return scored.slice(0, maxResults);
 }
 

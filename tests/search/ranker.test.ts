@@ -267,3 +267,11 @@ describe('which profiles are searched', () => {
     expect(ranking(corpusOf(files), { query: 'token bucket', scorer })).toEqual(['src/limiter.ts']);
   });
 });
+
+describe('the deepcode scorer', () => {
+  it('orders files of equal score by their paths\' code units, the same under every locale', () => {
+    // localeCompare would put `src/apple.ts` first under en_US and `src/Zebra.ts` first under C.
+    const files = ['src/apple.ts', 'src/Zebra.ts'].map((p) => file(p, { symbols: [symbol('TokenBucket', 'class')] }));
+    expect(ranking(corpusOf(files), { query: 'token bucket', scorer: 'deepcode' })).toEqual(['src/Zebra.ts', 'src/apple.ts']);
+  });
+});
