@@ -3,7 +3,7 @@
  * set's tuning half, using the CodeRAG indexes that run.ts cached (run `run.ts --set issues` once first).
  *
  *   node --import tsx bench/eval/tuneTask.ts [--rounds 2] [--tune-on even|odd] [--issues-cap 40] [--issues-ml-cap 6] [--from params.json]
- *                                            [--json out.json] [--report] [--no-history] [--knobs a,b]
+ *                                            [--json out.json] [--report] [--no-history] [--knobs a,b] [--sweep]
  *
  * Cases, halves and gold files are the issue set's (issues.ts): the same selection (the SWE-bench repositories and the
  * Multi-SWE-bench ones, each with its cap), the same split. Only the tuning half is ranked while tuning; `--report`
@@ -14,7 +14,9 @@
  *
  * The indexes read are those run.ts cached with each tree's commit history (its default); `--no-history` takes
  * the history out of them as they are loaded, which is the index `history.enabled: false` writes (entries differ
- * by their `history` field alone). `--knobs` tunes only the knobs named (e.g. `bm25f.weights.history`).
+ * by their `history` field alone). `--knobs` tunes only the knobs named (e.g. `bm25f.weights.history`). `--sweep`
+ * moves nothing: it prints the tuning half's figures (all cases, then Python's) at each value of each knob's grid,
+ * the other knobs at their start, to show a knob's landscape.
  */
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -179,13 +181,14 @@ function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: st
 }
 
 function parseArgs(argv: string[]) {
-  const o: { rounds: number; tuneOn: TuneOn; cap: number; mlCap: number; from?: string; json?: string; report: boolean; mirrors?: string; history: boolean; knobs?: string[] } = {
+  const o: { rounds: number; tuneOn: TuneOn; cap: number; mlCap: number; from?: string; json?: string; report: boolean; mirrors?: string; history: boolean; knobs?: string[]; sweep: boolean } = {
     rounds: 2,
     tuneOn: 'even',
     cap: DEFAULT_ISSUE_CAP,
     mlCap: DEFAULT_ML_ISSUE_CAP,
     report: false,
     history: true,
+    sweep: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -203,6 +206,7 @@ function parseArgs(argv: string[]) {
     else if (a === '--report') o.report = true;
     else if (a === '--no-history') o.history = false;
     else if (a === '--knobs') o.knobs = val().split(',');
+    else if (a === '--sweep') o.sweep = true;
     else if (a === MIRRORS_FLAG) o.mirrors = val();
     else throw new Error(`unknown argument ${a}`);
   }
@@ -227,12 +231,24 @@ async function main(): Promise<void> {
   const start: TaskParams = o.from ? { ...TASK_PARAMS, ...(JSON.parse(readFileSync(o.from, 'utf8')) as Partial<TaskParams>) } : TASK_PARAMS;
   const tuning = loadCases(o, ['tune']);
   console.error(`[tune-task] ${tuning.length} tuning cases loaded${staleIndexes ? `, ${staleIndexes} from indexes cached by older sources` : ''}`);
+  const knobs = KNOBS.filter(([name]) => !o.knobs || o.knobs.includes(name));
+  if (o.sweep) {
+    const python = tuning.filter((c) => c.language === 'python');
+    console.log(`start: ${fmt(evaluate(tuning, start))}\n  python: ${fmt(evaluate(python, start))}`);
+    for (const [knob, grid] of knobs) {
+      for (const value of grid) {
+        const params = set(start, knob, value);
+        console.log(`${knob} ${value}: ${fmt(evaluate(tuning, params))}\n  python: ${fmt(evaluate(python, params))}`);
+      }
+    }
+    return;
+  }
   let params = start;
   let best = evaluate(tuning, params);
   console.error(`[tune-task] start: ${fmt(best)}`);
   for (let round = 0; round < o.rounds; round++) {
     let moved = false;
-    for (const [knob, grid] of KNOBS.filter(([name]) => !o.knobs || o.knobs.includes(name))) {
+    for (const [knob, grid] of knobs) {
       const current = get(params, knob);
       let choice = current;
       let choiceFigures = best;
