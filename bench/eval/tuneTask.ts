@@ -85,6 +85,7 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['bm25f.b.history', [0.25, 0.5, 0.75, 1]],
   ['fusion.plain', [0, 0.1, 0.25, 0.5, 1, 2]],
   ['fusion.k', [0, 5, 20, 60]],
+  ['fusion.maxTerms', [0, 40, 60, 80, 120]],
   ['bm25f.liftImporters', [0, 0.05, 0.1, 0.2]],
 ];
 

@@ -233,16 +233,15 @@ function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords:
   const wanted = new Set(files.input.terms);
   const tokensOf = { name: (name: string) => tokenizer.text(name), doc: (doc: string) => tokenizer.text(doc) };
   const query = files.task ? symbolQueryOf(corpus, files) : null;
+  // A task's keywords are every word of its text: each is tokenised once, not once per reference.
+  const keywordTokens = keywords.map((k) => ({ k, needed: tokenizer.text(k) })).filter(({ needed }) => needed.length > 0);
   const out: Reference[] = [];
   for (const { doc: d, score } of normalised(files.ranked)) {
     if (out.length >= maxResults) break;
     const doc = corpus.doc(d);
     const symbols = query ? bestSymbols(doc.file.symbols, query, corpus, request.type) : matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
     if (request.type && request.type !== 'file' && symbols.length === 0) continue;
-    const matched = keywords.filter((k) => {
-      const needed = tokenizer.text(k);
-      return needed.length > 0 && needed.every((t) => corpus.holds(d, t));
-    });
+    const matched = keywordTokens.filter(({ needed }) => needed.every((t) => corpus.holds(d, t))).map(({ k }) => k);
     out.push(toReference(doc, score, matched, request.type === 'file' ? [] : symbols));
   }
   return out;

@@ -56,7 +56,7 @@ export const TASK_PARAMS: TaskParams = {
   sources: { frame: 1, backtick: 0.9, code: 0.3, dotted: 0.8, error: 0.7, prose: 0.9, identifier: 0.3 },
   unqualified: 0.6,
   basenameOnly: 0.5,
-  fusion: { plain: 0.5, k: 0 },
+  fusion: { plain: 0.5, k: 0, maxTerms: 40 },
 };
 
 /** A symbol or option more files than this define or hold points nowhere in particular. */
@@ -93,8 +93,18 @@ export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, pa
   for (const [doc, strength] of anchored) scores.set(doc, (watched.get(doc) ?? 0) + params.anchorBoost * top * strength);
   const ranked = byScore(corpus, [...scores].map(([doc, score]) => ({ doc, score })));
   if (!fused) return { ranked: ranked.slice(0, limit), input };
-  const fusedRanked = fuseRankings(ranked, rankBm25f(corpus.segments, plain, DEFAULT_PARAMS, depth), params.fusion);
+  const fusedRanked = fuseRankings(ranked, rankBm25f(corpus.segments, rarestTerms(corpus, plain, params.fusion.maxTerms), DEFAULT_PARAMS, depth), params.fusion);
   return { ranked: byScore(corpus, fusedRanked).slice(0, limit), input, taskScores: scores };
+}
+
+/** The request with only its `max` rarest terms (all for 0): the common words of a long text cost most and decide least. */
+export function rarestTerms(corpus: SearchCorpus, input: RankInput, max: number): RankInput {
+  if (max <= 0 || input.terms.length <= max) return input;
+  const kept = corpusStats(corpus.segments, input.terms)
+    .terms.sort((a, b) => b.idf - a.idf || (a.term < b.term ? -1 : 1))
+    .slice(0, max)
+    .map((t) => t.term);
+  return { ...input, terms: kept };
 }
 
 /** How deep each ranking is read for fusion. */
@@ -105,7 +115,7 @@ const FUSION_DEPTH = 100;
  * ranking's best. A document one ranking lacks gets nothing from it. The scores are on a scale of their own (search
  * reports them relative to the first).
  */
-export function fuseRankings(task: readonly Ranked[], plain: readonly Ranked[], { plain: weight, k }: TaskParams['fusion']): Ranked[] {
+export function fuseRankings(task: readonly Ranked[], plain: readonly Ranked[], { plain: weight, k }: Pick<TaskParams['fusion'], 'plain' | 'k'>): Ranked[] {
   const share = (ranking: readonly Ranked[]): Map<number, number> => {
     const best = ranking[0]?.score || 1;
     return new Map(ranking.map(({ doc, score }, i) => [doc, k > 0 ? 1 / (k + i + 1) : score / best]));
@@ -232,11 +242,13 @@ function pathMatches(corpus: SearchCorpus, anchorPath: string, params: TaskParam
   const stem = wantedModule[wantedModule.length - 1] ?? '';
   let best = 0;
   let matches: number[] = [];
+  const fileName = wanted[wanted.length - 1] ?? '';
   for (const { index, base } of corpus.segments) {
     for (const d of byStem(index).get(stem) ?? []) {
-      const have = index.paths.at(d).toLowerCase().split('/');
+      const filePath = index.paths.at(d).toLowerCase();
       // The whole file name must agree (extension too) before folders count.
-      if (have[have.length - 1] !== wanted[wanted.length - 1]) continue;
+      if (!(filePath === fileName || filePath.endsWith(`/${fileName}`))) continue;
+      const have = filePath.split('/');
       const shared = sharedTail(wanted, have);
       if (shared > best) {
         best = shared;

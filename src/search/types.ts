@@ -154,7 +154,7 @@ export interface TaskParams {
    * fusion, 1 / (k + task rank) + plain / (k + plain rank); k = 0: each ranking's scores divided by its best, summed
    * with the plain ones weighted by `plain`.
    */
-  fusion: { plain: number; k: number };
+  fusion: { plain: number; k: number; /** The plain ranking searches only this many of the text's rarest words (0: all). */ maxTerms: number };
 }
 
 /** A symbol ranked as a place likely to need the change (symbolRank.ts). */

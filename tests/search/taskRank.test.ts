@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeSymbol, FileSummary, RepoIndex } from '../../src/index/types.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
-import { TASK_PARAMS, fuseRankings } from '../../src/search/taskRank.js';
+import { TASK_PARAMS, fuseRankings, rarestTerms } from '../../src/search/taskRank.js';
 import type { SearchRequest } from '../../src/search/types.js';
 import { staticProfile } from '../support/fileSummary.js';
 
@@ -70,7 +70,7 @@ const OPTION_REPORT = [
 ].join('\n');
 
 /** The task ranking without the plain keyword ranking fused in. */
-const TASK_ALONE = { ...TASK_PARAMS, fusion: { plain: 0, k: 0 } };
+const TASK_ALONE = { ...TASK_PARAMS, fusion: { ...TASK_PARAMS.fusion, plain: 0 } };
 
 describe('ranking a task text', () => {
   it('keeps the small module a stack frame names at the top, above the hub holding every word', () => {
@@ -169,7 +169,7 @@ describe('fusing the plain keyword ranking into a task\'s', () => {
   ].join('\n');
   // The title's own weight aside (it lifts the quantity module too; tested below).
   const rankOf = (fusion: { plain: number; k: number }, title = 0): number =>
-    paths(tables(), { query: report, taskParams: { ...TASK_PARAMS, title, fusion } }).indexOf('pkg/units/quantity.py') + 1;
+    paths(tables(), { query: report, taskParams: { ...TASK_PARAMS, title, fusion: { ...TASK_PARAMS.fusion, ...fusion } } }).indexOf('pkg/units/quantity.py') + 1;
 
   it('lifts the file the plain ranking puts first, which the task ranking alone puts last', () => {
     expect(paths(tables(), { keywords: ['unit conversion quantity precision table written'] })[0]).toBe('pkg/units/quantity.py');
@@ -190,7 +190,13 @@ describe('fusing the plain keyword ranking into a task\'s', () => {
 
   it('weighs each file\'s symbols by its score in the task ranking alone, the scale symbol ranking was fitted to', () => {
     const symbolsOf = (taskParams: typeof TASK_PARAMS) => search(project(), { query: `${REPORT}\n\n${TRACE}`, granularity: 'symbol', taskParams }).symbols?.map((s) => `${s.file_path}:${s.name}`);
-    expect(symbolsOf({ ...TASK_PARAMS, fusion: { plain: 1, k: 0 } })).toEqual(symbolsOf(TASK_ALONE));
+    expect(symbolsOf({ ...TASK_PARAMS, fusion: { ...TASK_PARAMS.fusion, plain: 1 } })).toEqual(symbolsOf(TASK_ALONE));
+  });
+
+  it('searches only the rarest words of a long text in the plain ranking, when told how many', () => {
+    const input = { terms: ['quantity', 'trip', 'column'], targetName: [], targetLanguage: '' };
+    expect(rarestTerms(tables(), input, 2).terms).toEqual(['trip', 'column']);
+    expect(rarestTerms(tables(), input, 0).terms).toEqual(['quantity', 'trip', 'column']);
   });
 
   it('adds reciprocal ranks when k is set, and scores divided by each ranking\'s best when it is 0', () => {
