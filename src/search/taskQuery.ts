@@ -44,7 +44,7 @@ const BACKTICK = /`([^`\n]{1,200})`/g;
 const FENCE = /^(?:```|~~~)[^\n]*\n([\s\S]*?)^(?:```|~~~)\s*$/gm;
 const DOTTED = /(?<![\w.$/\\-])[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)+(?:\(\))?(?![\w$/\\-]|\.[A-Za-z_$])/g;
 const OPTION = /(?<![\w-])--([A-Za-z][\w]*(?:-[\w]+)*)(?![\w-])/g;
-/** A word of the prose written as code: snake_case (`pretty_print`, `__slots__`) or with a capital inside (`MatrixSymbol`, `getValue`). */
+/** A word of the prose written as code: snake_case (`pretty_print`, `_print_helpers`) or with a capital inside (`MatrixSymbol`, `getValue`). */
 const PROSE_IDENTIFIER = /(?<![\w.$/\\:#-])(?:_*[A-Za-z][A-Za-z0-9]*_\w*[A-Za-z0-9]\w*|[a-z][a-z0-9]*[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)(?![\w$/\\-]|\.[A-Za-z_$]|::|#)/g;
 const ERROR_NAME = /(?:Error|Exception|Warning|Exit|Interrupt)$/;
 const ERROR_CLASS = /(?<!\w)([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt))(?![\w])/g;

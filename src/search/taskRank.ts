@@ -39,6 +39,8 @@ export type { TaskParams } from './types.js';
  * snake_case or camelCase names written in the prose are anchors of weight 0.3 (objective .681 -> .694, Acc@5 .702 ->
  * .726; the title's weight moved the file-level objective by .002 alone, and was kept for function level, fn Acc@5
  * .310 -> .338). One hop along imports or folders from the best files lowered every figure there and was dropped.
+ * The fused plain ranking searches the text's 40 rarest words, not all: the same tuning objective (.6943 -> .6942)
+ * at two thirds of a warm search's time.
  */
 export const TASK_PARAMS: TaskParams = {
   bm25f: {

@@ -118,7 +118,7 @@ export interface SearchResponse {
 export type AnchorKind = 'path' | 'symbol' | 'option';
 
 /** Where an anchor came from, strongest first: a frame of a stack trace, code the reporter quoted, prose. */
-export type AnchorSource = 'frame' | 'backtick' | 'code' | 'dotted' | 'error' | 'prose' | 'identifier';
+export type AnchorSource = 'frame' | 'backtick' | 'identifier' | 'code' | 'dotted' | 'error' | 'prose';
 
 /** What a task text points at (taskQuery.ts). */
 export interface Anchor {
@@ -154,7 +154,12 @@ export interface TaskParams {
    * fusion, 1 / (k + task rank) + plain / (k + plain rank); k = 0: each ranking's scores divided by its best, summed
    * with the plain ones weighted by `plain`.
    */
-  fusion: { plain: number; k: number; /** The plain ranking searches only this many of the text's rarest words (0: all). */ maxTerms: number };
+  fusion: {
+    plain: number;
+    k: number;
+    /** The plain ranking searches only this many of the text's rarest words (0: all): the common ones cost most and decide least. */
+    maxTerms: number;
+  };
 }
 
 /** A symbol ranked as a place likely to need the change (symbolRank.ts). */
