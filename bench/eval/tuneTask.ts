@@ -87,6 +87,7 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['fusion.k', [0, 5, 20, 60]],
   ['fusion.maxTerms', [0, 40, 60, 80, 120]],
   ['bm25f.liftImporters', [0, 0.05, 0.1, 0.2]],
+  ['bm25f.liftTests', [0, 0.1, 0.2, 0.4, 0.8]],
 ];
 
 function get(params: TaskParams, path: string): number {
