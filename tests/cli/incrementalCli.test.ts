@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { copyFixture } from '../support/reuseRuns.js';
-import { makeTempDir } from '../support/tempRepo.js';
+import { gitIn, makeTempDir } from '../support/tempRepo.js';
 
 describe('coderag index run again into the same folder', () => {
   it('reuses every unchanged entry, and indexes every file again with --full', async () => {
@@ -54,7 +53,7 @@ describe('coderag index run again into the same folder', () => {
   it('in a git work tree, writes the commit subjects once and nothing more when nothing changed; --no-history leaves them out', async () => {
     const repo = path.join(makeTempDir(), 'poly');
     copyFixture(repo);
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', ...args], { cwd: repo });
+    const git = gitIn(repo);
     git('init', '-q');
     git('add', '-A');
     git('commit', '-qm', 'Import the polyglot fixture');

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
+import { rewriteEntries, startFakeLlmServer, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
@@ -34,13 +34,8 @@ function configWith(yaml: string): string {
 
 describe('coderag index with a model', () => {
   it('keeps the static profile of a file whose answer stays unusable, exits 0 and counts it in the closing line and the --json summary', async () => {
-    server.configure({
-      respond: (req) => {
-        const answer = req.sample() as { files?: Array<Record<string, unknown>> };
-        const paths = taggedPaths(req.prompt);
-        for (const entry of answer.files ?? []) if (paths[Number(entry.file) - 1] === 'lib/tax.rb') delete entry.summary;
-        return answer;
-      },
+    rewriteEntries(server, (entry, path) => {
+      if (path === 'lib/tax.rb') delete entry.summary;
     });
     const out = makeTempDir();
     const config = configWith('llm:\n  request_delay: 0\n  retry_delay: 0.01\n  max_retries: 1\n');

@@ -14,7 +14,7 @@ import { OpenAiProvider } from '../../src/llm/openai.js';
 import type { LlmProvider } from '../../src/llm/provider.js';
 import { createLlmSession } from '../../src/pipeline/llmSession.js';
 import { indexRepository } from '../../src/pipeline/runIndex.js';
-import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
+import { rewriteEntries, startFakeLlmServer, symbolName, type AnswerEntry, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
@@ -25,7 +25,6 @@ const TARGET = `new-service/
 `;
 
 /** An answer's entry as the fake writes it, and the path its `file` number names in the request. */
-type Entry = Record<string, unknown> & { file: number; symbols?: string[] };
 
 let server: FakeLlmServer;
 beforeAll(async () => {
@@ -54,21 +53,6 @@ async function run(provider: LlmProvider, cfg = config(), targetStructure: strin
   return indexRepository(fixture, { config: cfg, llm });
 }
 
-/** Rewrites every entry of every answer; `path` is the file the entry is about. */
-function rewriteEntries(edit: (entry: Entry, path: string) => void): void {
-  server.configure({
-    respond: (req) => {
-      const answer = req.sample() as { files?: Entry[] };
-      if (!Array.isArray(answer.files)) return answer;
-      const paths = taggedPaths(req.prompt);
-      for (const entry of answer.files) edit(entry, paths[entry.file - 1] ?? '');
-      return answer;
-    },
-  });
-}
-
-/** A symbol line's name: `"name: what it does"`. */
-const nameOf = (line: string) => line.slice(0, line.indexOf(':'));
 
 describe.each([
   ['OpenAI', openai],
@@ -76,8 +60,8 @@ describe.each([
 ])('imperfect answers through the %s SDK', (_name, provider) => {
   it('keeps the descriptions of symbols named A.b, A::b or in another case for A-b', async () => {
     const forms = [(n: string) => n.replace(/-/g, '.'), (n: string) => n.replace(/-/g, '::'), (n: string) => `${n.toUpperCase()}()`];
-    rewriteEntries((entry) => {
-      entry.symbols = (entry.symbols ?? []).map(nameOf).map((name, i) => `${(forms[i % forms.length] as (n: string) => string)(name)}: Said of ${name}.`);
+    rewriteEntries(server, (entry) => {
+      entry.symbols = (entry.symbols ?? []).map(symbolName).map((name, i) => `${(forms[i % forms.length] as (n: string) => string)(name)}: Said of ${name}.`);
       // And one the file does not have: dropped, the rest kept.
       entry.symbols.push('Nowhere.toBeFound: Invented.');
     });
@@ -96,12 +80,12 @@ describe.each([
   });
 
   it('reads answers written in the long shape: paths, long keys, symbols as objects', async () => {
-    rewriteEntries((entry, path) => {
-      const { file: _file, type, symbols, summary, concepts, related } = entry as Entry & { type: string; summary: string; concepts: string[]; related: Array<Record<string, unknown>> };
+    rewriteEntries(server, (entry, path) => {
+      const { file: _file, type, symbols, summary, concepts, related } = entry as AnswerEntry & { type: string; summary: string; concepts: string[]; related: Array<Record<string, unknown>> };
       for (const key of Object.keys(entry)) delete entry[key];
       Object.assign(entry, {
         path: `./${path}`, file_type: type, summary, key_concepts: concepts,
-        symbols: (symbols ?? []).map((line) => ({ name: nameOf(line), description: line.slice(line.indexOf(':') + 1).trim() })),
+        symbols: (symbols ?? []).map((line) => ({ name: symbolName(line), description: line.slice(line.indexOf(':') + 1).trim() })),
         relationships: related.map((r) => ({ target_file_path: r.to, relationship_type: r.type, confidence_score: r.confidence, helpful_aspects: r.aspects, potential_contributions: r.contributions, usage_suggestions: r.usage })),
       });
     });
@@ -114,7 +98,7 @@ describe.each([
 
   it('keeps relationships into the target structure, under its paths, and drops and counts the others', async () => {
     const targets = ['Node.js', './option.js', 'tsconfig.js.json', './src/cache/ttl_cache.ts', 'new-service/src/http/router.TS', 'src/store/kv.py'];
-    rewriteEntries((entry) => {
+    rewriteEntries(server, (entry) => {
       entry.related = targets.map((to) => ({ to, type: 'reference', confidence: 0.8, aspects: ['a'], contributions: ['b'], usage: 'c' }));
     });
     const index = await run(provider());
@@ -128,7 +112,7 @@ describe.each([
 describe('an entry that stays unusable', () => {
   it('leaves the static profile, not failed, with the reason and the count', async () => {
     const broken = 'lib/tax.rb';
-    rewriteEntries((entry, path) => {
+    rewriteEntries(server, (entry, path) => {
       if (path === broken) delete entry.summary;
     });
     const index = await run(openai(), config({ llm: { max_retries: 2 } }));

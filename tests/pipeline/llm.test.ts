@@ -14,7 +14,7 @@ import type { LlmProvider } from '../../src/llm/provider.js';
 import { createLlmSession } from '../../src/pipeline/llmSession.js';
 import { indexRepository } from '../../src/pipeline/runIndex.js';
 import { ProviderError } from '../../src/shared/errors.js';
-import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
+import { startFakeLlmServer, symbolName, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir, makeTempRepo } from '../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
@@ -272,7 +272,6 @@ describe('debug dumps', () => {
 });
 
 describe('packed requests', () => {
-  const filesIn = taggedPaths;
 
   it('stores a one-line description on the symbols the model described, and only on those', async () => {
     const index = await run(fixture, openai());
@@ -291,7 +290,7 @@ describe('packed requests', () => {
         const answer = req.sample() as { files: Array<Record<string, unknown>> };
         // The pack to spoil needs two or more symbols among its first three files, none named like one of the
         // fourth's, for the fourth to be written about them: which files share a pack depends on the order calls go out in.
-        const symbolNames = (e: Record<string, unknown> | undefined) => ((e?.symbols ?? []) as string[]).map((line) => line.slice(0, line.indexOf(':')));
+        const symbolNames = (e: Record<string, unknown> | undefined) => ((e?.symbols ?? []) as string[]).map(symbolName);
         const names = (e: Record<string, unknown> | undefined) => symbolNames(e).map((n) => n.toLowerCase());
         const donated = answer.files.slice(0, 3).flatMap(names);
         const own = new Set(names(answer.files[3]));
@@ -311,7 +310,7 @@ describe('packed requests', () => {
     server.configure({ respond: undefined });
     expect(mixed).toBe(1);
     expect(profiled(index)).toHaveLength(index.file_summaries.length);
-    const packs = server.stats.bodies.map(filesIn);
+    const packs = server.stats.bodies.map(taggedPaths);
     const mixedPack = spoiledPack;
     const asked = mixedPack.slice(0, 4);
     const d = asked[3] as string;
@@ -327,7 +326,7 @@ describe('packed requests', () => {
     const index = await run(fixture, openai());
     server.configure({ respond: undefined });
     expect(profiled(index)).toHaveLength(index.file_summaries.length);
-    const packs = server.stats.bodies.map(filesIn);
+    const packs = server.stats.bodies.map(taggedPaths);
     const packed = packs.filter((p) => p.length > 1).flat();
     expect(packed.length).toBeGreaterThan(0);
     const alone = new Set(packs.filter((p) => p.length === 1).map((p) => p[0]));

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +9,7 @@ import { COMBINE_MIN_INDEXES, folderPackPath } from '../../src/search/folderPack
 import { packPathFor } from '../../src/search/pack.js';
 import { prepareSearchPack } from '../../src/search/preparePacks.js';
 import { copyFixture } from '../support/reuseRuns.js';
-import { makeTempDir, makeTempRepo } from '../support/tempRepo.js';
+import { gitIn, makeTempDir, makeTempRepo } from '../support/tempRepo.js';
 
 function repos(count: number): string[] {
   return Array.from({ length: count }, (_, i) =>
@@ -45,8 +44,7 @@ describe('writing the search packs, the last stage of a run', () => {
   });
 
   it('keeps what no search would see change: the pack of an unchanged run, the field index of a fresh clone, the postings of unedited files', async () => {
-    const git = (cwd: string, ...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+    const git = (cwd: string, ...args: string[]) => gitIn(cwd)(...args);
     const repo = path.join(makeTempDir(), 'poly');
     copyFixture(repo);
     git(repo, 'init', '-q');

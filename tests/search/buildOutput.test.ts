@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { FileSummary, RepoIndex } from '../../src/index/types.js';
+import type { FileSummary } from '../../src/index/types.js';
 import { isBuildOutput } from '../../src/search/buildOutput.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
-import { staticProfile } from '../support/fileSummary.js';
+import { corpusOf, staticProfile } from '../support/fileSummary.js';
 
 const file = (file_path: string, fields: Partial<FileSummary>): FileSummary =>
   staticProfile(file_path, { file_type: 'JavaScript source', language: 'JavaScript', ...fields });
@@ -19,8 +19,7 @@ function packageCorpus(folder: string): SearchCorpus {
     // A bundle: 6,000 lines that mention every word of the request once, in passing.
     file(`${folder}/bundle.js`, { lines_of_code: 6000, vocabulary: `${FILLER} glob matcher fast accurate written javascript` }),
   ];
-  const index = { repo_name: 'deps', total_files: files.length, file_summaries: files, relationships: [] } as unknown as RepoIndex;
-  return new SearchCorpus([{ key: 'deps', file: '', index }]);
+  return corpusOf(files);
 }
 
 const first = (corpus: SearchCorpus, query: string): string | undefined => search(corpus, { query, maxResults: 5 }).references[0]?.file_path;

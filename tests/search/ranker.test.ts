@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CodeSymbol, FileRelationship, FileSummary, RepoIndex } from '../../src/index/types.js';
+import type { CodeSymbol, FileRelationship, FileSummary } from '../../src/index/types.js';
 import { askedRoles, rankBm25f } from '../../src/search/bm25f.js';
 import { testedStems } from '../../src/search/profileTokens.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { DEFAULT_SCORER, SCORERS, type SearchRequest } from '../../src/search/types.js';
 import { searchStem, splitIdentifier, stem } from '../../src/shared/text.js';
-import { staticProfile } from '../support/fileSummary.js';
+import { corpusOf, staticProfile } from '../support/fileSummary.js';
 
 const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', doc?: string, start_line = 1): CodeSymbol => ({
   kind,
@@ -19,11 +19,6 @@ const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', doc?: strin
 
 const file = (file_path: string, fields: Partial<FileSummary> = {}): FileSummary =>
   staticProfile(file_path, { dependencies: fields.local_imports ?? [], ...fields });
-
-function corpusOf(files: FileSummary[], relationships: FileRelationship[] = []): SearchCorpus {
-  const index = { repo_name: 'demo', total_files: files.length, file_summaries: files, relationships } as unknown as RepoIndex;
-  return new SearchCorpus([{ key: 'demo_index', file: '', index }]);
-}
 
 const ranking = (corpus: SearchCorpus, request: SearchRequest): string[] => search(corpus, { maxResults: 20, ...request }).references.map((r) => r.file_path);
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { CodeSymbol, FileSummary, RepoIndex } from '../../src/index/types.js';
+import type { CodeSymbol, FileSummary } from '../../src/index/types.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { TASK_PARAMS, fuseRankings, rarestTerms } from '../../src/search/taskRank.js';
 import type { SearchRequest } from '../../src/search/types.js';
-import { staticProfile } from '../support/fileSummary.js';
+import { corpusOf, staticProfile } from '../support/fileSummary.js';
 
 const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', start_line = 1, ast_path = name, doc?: string): CodeSymbol => ({
   kind, name, ast_path, start_line, end_line: start_line + 9, ...(doc ? { doc } : {}),
@@ -11,9 +11,6 @@ const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', start_line 
 
 const file = (file_path: string, fields: Partial<FileSummary> = {}): FileSummary =>
   staticProfile(file_path, { file_type: 'Python source', language: 'Python', lines_of_code: 60, ...fields });
-
-const corpusOf = (files: FileSummary[]): SearchCorpus =>
-  new SearchCorpus([{ key: 'demo_index', file: '', index: { repo_name: 'demo', total_files: files.length, file_summaries: files, relationships: [] } as unknown as RepoIndex }]);
 
 const paths = (corpus: SearchCorpus, request: SearchRequest): string[] => search(corpus, { maxResults: 10, ...request }).references.map((r) => r.file_path);
 

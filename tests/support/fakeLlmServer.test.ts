@@ -4,7 +4,7 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ProfileAnswerFormat } from '../../src/llm/answers.js';
-import { startFakeLlmServer, type FakeLlmServer } from './fakeLlmServer.js';
+import { ENTRY_LONG, RELATIONSHIP_LONG, longNamed, startFakeLlmServer, type FakeLlmServer } from './fakeLlmServer.js';
 import { sampleFromSchema } from './schemaSample.js';
 
 const FileProfile = z.object({
@@ -396,13 +396,9 @@ describe('fake LLM server: packs, pacing and caching', () => {
     const format = new ProfileAnswerFormat(['direct_match', 'reference'], 0.3);
     const short = format.schema as any;
     // The long shape: the same field schemas under the long names, files named by path.
-    const rename = (schema: any, names: Record<string, string>) => {
-      const properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [names[k] ?? k, v]));
-      return { ...schema, properties, required: Object.keys(properties) };
-    };
     const item = short.properties.files.items;
-    const relationship = rename(item.properties.related.items, { to: 'target_file_path', type: 'relationship_type', confidence: 'confidence_score', aspects: 'helpful_aspects', contributions: 'potential_contributions', usage: 'usage_suggestions' });
-    const longItem = rename(item, { file: 'path', type: 'file_type', concepts: 'key_concepts', related: 'relationships' });
+    const relationship = longNamed(item.properties.related.items, RELATIONSHIP_LONG);
+    const longItem = longNamed(item, { ...ENTRY_LONG, file: 'path' });
     longItem.properties = {
       ...longItem.properties,
       path: { type: 'string' },

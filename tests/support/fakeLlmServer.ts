@@ -200,15 +200,34 @@ export function taggedPaths(text: string): string[] {
   return [...text.matchAll(/<file (?:n=\\?"\d+\\?" )?path=\\?"([^"\\]+)\\?">/g)].map((m) => m[1] as string);
 }
 
+/** An entry of a profile answer in the requested (short) shape. */
+export type AnswerEntry = Record<string, unknown> & { file: number; symbols?: string[] };
+
+/** Makes `server` rewrite every entry of every profile answer it samples; `path` is the file the entry is about. */
+export function rewriteEntries(server: FakeLlmServer, edit: (entry: AnswerEntry, path: string) => void): void {
+  server.configure({
+    respond: (req) => {
+      const answer = req.sample() as { files?: AnswerEntry[] };
+      if (!Array.isArray(answer.files)) return answer;
+      const paths = taggedPaths(req.prompt);
+      for (const entry of answer.files) edit(entry, paths[Number(entry.file) - 1] ?? '');
+      return answer;
+    },
+  });
+}
+
+/** A symbol line's name: `"name: what it does"`. */
+export const symbolName = (line: string): string => line.slice(0, line.indexOf(':'));
+
 /** Requested key -> the long name the information is sampled under (entry level, then a relationship's). */
-const ENTRY_LONG: Record<string, string> = { type: 'file_type', concepts: 'key_concepts', related: 'relationships' };
-const RELATIONSHIP_LONG: Record<string, string> = {
+export const ENTRY_LONG: Record<string, string> = { type: 'file_type', concepts: 'key_concepts', related: 'relationships' };
+export const RELATIONSHIP_LONG: Record<string, string> = {
   to: 'target_file_path', type: 'relationship_type', confidence: 'confidence_score',
   aspects: 'helpful_aspects', contributions: 'potential_contributions', usage: 'usage_suggestions',
 };
 
 /** The schema's object with its properties under their long names (`names`: requested -> long). */
-function longNamed(schema: any, names: Record<string, string>): any {
+export function longNamed(schema: any, names: Record<string, string>): any {
   const props = Object.fromEntries(Object.entries(schema?.properties ?? {}).map(([k, v]) => [names[k] ?? k, v]));
   return { ...schema, properties: props, required: Object.keys(props) };
 }

@@ -1,4 +1,5 @@
-import type { FileSummary } from '../../src/index/types.js';
+import type { FileRelationship, FileSummary, RepoIndex } from '../../src/index/types.js';
+import { SearchCorpus } from '../../src/search/search.js';
 
 /**
  * A file's profile as the static profiler writes it: a 40-line TypeScript source file with nothing in it but
@@ -24,4 +25,10 @@ export function staticProfile(file_path: string, fields: Partial<FileSummary> = 
     local_imports: [],
     ...fields,
   };
+}
+
+/** A search corpus of one in-memory index (repository `demo`) of these profiles. */
+export function corpusOf(files: FileSummary[], relationships: FileRelationship[] = []): SearchCorpus {
+  const index = { repo_name: 'demo', total_files: files.length, file_summaries: files, relationships } as unknown as RepoIndex;
+  return new SearchCorpus([{ key: 'demo_index', file: '', index }]);
 }

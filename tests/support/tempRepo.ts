@@ -29,6 +29,11 @@ export function removeTempDirs(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** Runs git in `cwd` with its own identity and default branch (CI machines have no global one); returns its output. */
+export function gitIn(cwd: string): (...args: string[]) => string {
+  return (...args) => execFileSync('git', ['-c', 'user.name=CodeRAG Test', '-c', 'user.email=test@coderag.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+}
+
 export function makeTempRepo(files: Record<string, string | Buffer> = {}, options: { git?: boolean; name?: string } = {}): TempRepo {
   const parent = makeTempDir();
   const root = path.join(parent, options.name ?? 'repo');
@@ -40,12 +45,7 @@ export function makeTempRepo(files: Record<string, string | Buffer> = {}, option
       mkdirSync(path.dirname(absolute), { recursive: true });
       writeFileSync(absolute, content);
     },
-    git(...args) {
-      return execFileSync('git', ['-c', 'user.name=CodeRAG Test', '-c', 'user.email=test@coderag.invalid', '-c', 'init.defaultBranch=main', ...args], {
-        cwd: root,
-        encoding: 'utf8',
-      });
-    },
+    git: gitIn(root),
     remove() {
       rmSync(parent, { recursive: true, force: true });
     },

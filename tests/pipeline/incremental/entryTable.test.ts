@@ -4,7 +4,7 @@ import { EntryTable } from '../../../src/pipeline/incremental/entryTable.js';
 import type { EntryFacts, StoredRecord } from '../../../src/pipeline/incremental/reuseState.js';
 
 const facts: EntryFacts = { status: 'ok', reason: null, source: 'static', fileType: 'TypeScript source', lines: 3, imports: 'digest' };
-// Two offsets, start and end, for each of the four changeable fields (entryJson.ts CHANGEABLE).
+// Two offsets, start and end, for each of the five changeable fields (entryJson.ts CHANGEABLE).
 const place = { start: 10, end: 90, holes: [12, 20, 24, 30, 40, 50, 60, 70, 75, 80] };
 const previous: StoredRecord = { path: 'src/old.ts', mtimeMs: 1_000, size: 40, blob: 'b1', hash: 'h1', place, facts, detail: [0, 5] };
 

@@ -4,14 +4,13 @@
  * Random edits, additions, deletions, renames, copies, touches, commits, amended commits and checkouts of an
  * older commit (the entries' commit subjects come and go), from fixed seeds.
  */
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, readFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packPathFor } from '../../../src/search/pack.js';
 import { prepareSearchPack } from '../../../src/search/preparePacks.js';
 import { comparable, copyFixture, createRunner } from '../../support/reuseRuns.js';
-import { makeTempDir } from '../../support/tempRepo.js';
+import { gitIn, makeTempDir } from '../../support/tempRepo.js';
 
 // History bounded tightly, so its bounds cut on every step.
 const runner = createRunner((config) => {
@@ -109,7 +108,7 @@ function operations(root: string, next: () => number, git: boolean): Op[] {
     },
   ];
   if (git) {
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', ...args], { cwd: root });
+    const git = gitIn(root);
     ops.push(
       (n) => {
         git('add', '-A');
@@ -142,9 +141,10 @@ describe('an incremental run', () => {
     const root = path.join(makeTempDir(), 'poly');
     copyFixture(root);
     if (git) {
-      execFileSync('git', ['init', '-q'], { cwd: root });
-      execFileSync('git', ['add', '-A'], { cwd: root });
-      execFileSync('git', ['-c', 'user.name=x', '-c', 'user.email=x@x.invalid', 'commit', '-qm', 'fixture'], { cwd: root });
+      const git = gitIn(root);
+      git('init', '-q');
+      git('add', '-A');
+      git('commit', '-qm', 'fixture');
     }
     const out = makeTempDir();
     await runner.index(root, out);

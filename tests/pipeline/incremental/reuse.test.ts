@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,16 +5,14 @@ import { defaultConfig } from '../../../src/config/schema.js';
 import { SCHEMA_VERSION } from '../../../src/index/types.js';
 import { stateFileFor } from '../../../src/pipeline/incremental/reuseState.js';
 import { ageFiles, comparable, copyFixture, createRunner, warnings } from '../../support/reuseRuns.js';
-import { makeTempDir } from '../../support/tempRepo.js';
+import { gitIn, makeTempDir } from '../../support/tempRepo.js';
 
 const runner = createRunner();
 afterAll(() => runner.close());
 
 const FILES = 26;
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=CodeRAG Test', '-c', 'user.email=test@coderag.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
-}
+const git = (cwd: string, ...args: string[]): string => gitIn(cwd)(...args);
 
 /** The polyglot fixture as a git repository named `poly` with one commit, files dated an hour back. */
 function gitFixture(): string {

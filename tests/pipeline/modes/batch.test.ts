@@ -21,7 +21,7 @@ import { costOfPlan, planRun } from '../../../src/pipeline/modes/dryRun.js';
 import { indexRepository } from '../../../src/pipeline/runIndex.js';
 import { ProviderError, UsageError } from '../../../src/shared/errors.js';
 import { ExtractorPool } from '../../../src/extract/extractorPool.js';
-import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../../support/fakeLlmServer.js';
+import { rewriteEntries, startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../../support/fakeLlmServer.js';
 import { makeTempDir } from '../../support/tempRepo.js';
 
 const fixture = path.resolve(import.meta.dirname, '../../fixtures/polyglot');
@@ -147,13 +147,8 @@ describe.each([
 
   it('keeps the usable entries of a packed answer and misses only the file whose entry is unusable', async () => {
     const broken = 'lib/tax.rb';
-    server.configure({
-      respond: (req) => {
-        const answer = req.sample() as { files?: Array<Record<string, unknown>> };
-        const paths = taggedPaths(req.prompt);
-        for (const entry of answer.files ?? []) if (paths[Number(entry.file) - 1] === broken) delete entry.summary;
-        return answer;
-      },
+    rewriteEntries(server, (entry, path) => {
+      if (path === broken) delete entry.summary;
     });
     const cfg = config();
     const llm = session(provider(), cfg);
