@@ -16,8 +16,8 @@
  * `history`), the index reads the history of that commit through the library's `historySource`, as
  * `coderag index` reads a work tree's HEAD: nothing after the commit. Without it (no mirror), no history.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SearchCorpus, indexRepo, search } from '../../src/lib.js';
@@ -60,8 +60,14 @@ export const INDEX_CACHE_DIR = resolve(HERE, '..', '.work', 'indexes');
 /** Folders of src/ that read indexes but never shape them. */
 const NOT_SHAPING = new Set(['search', 'cli', 'mcp']);
 
-/** A hash of the sources that shape an index, of the config passed to indexRepo, and of whether it read history. */
-export function indexCacheKey(config: unknown, history = false): string {
+/**
+ * The sources that shape an index, hashed once (the process ranks with the sources it loaded at its start);
+ * each key continues a copy of that hash.
+ */
+let sourcesHash: Hash | null = null;
+
+function shapingSources(): Hash {
+  if (sourcesHash) return sourcesHash;
   const hash = createHash('sha256');
   const walk = (dir: string, rel: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -74,9 +80,50 @@ export function indexCacheKey(config: unknown, history = false): string {
     }
   };
   walk(SRC_DIR, '');
+  sourcesHash = hash;
+  return sourcesHash;
+}
+
+/** A hash of the sources that shape an index, of the config passed to indexRepo, and of whether it read history. */
+export function indexCacheKey(config: unknown, history = false): string {
+  const hash = shapingSources().copy();
   hash.update(JSON.stringify(config ?? null));
   if (history) hash.update('\0history');
   return hash.digest('hex').slice(0, 12);
+}
+
+/**
+ * Reads the indexes run.ts cached, for the tuners: a tree's index built by the current sources (with its
+ * history, else without), else its newest (ranking weights are tuned over indexes whose content the sources
+ * outside src/search rarely change; `stale` counts those).
+ */
+export class IndexCache {
+  private readonly files = existsSync(INDEX_CACHE_DIR) ? readdirSync(INDEX_CACHE_DIR).filter((f) => f.endsWith('.json')) : [];
+  private readonly keys: readonly string[];
+  stale = 0;
+
+  /** `config`: the index configuration run.ts passed for the set (part of the cache key). */
+  constructor(config?: unknown) {
+    this.keys = [indexCacheKey(config, true), indexCacheKey(config)];
+  }
+
+  /** The cached index file of a tree (a folder name under bench/.work), or undefined when none was cached. */
+  find(tree: string): string | undefined {
+    const current = this.keys.map((key) => `${tree}.${key}.json`).find((f) => this.files.includes(f));
+    if (current) return join(INDEX_CACHE_DIR, current);
+    const older = this.files
+      .filter((f) => f.startsWith(`${tree}.`))
+      .map((f) => join(INDEX_CACHE_DIR, f))
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+    if (older) this.stale++;
+    return older;
+  }
+
+  read(tree: string): { file: string; index: RepoIndex } {
+    const file = this.find(tree);
+    if (!file) throw new Error(`no cached index for ${tree}: run bench/eval/run.ts first`);
+    return { file, index: JSON.parse(readFileSync(file, 'utf8')) as RepoIndex };
+  }
 }
 
 async function indexWithDiskCache(treeDir: string, config: IndexOptions['config'], key: string | null, history: TreeHistory | undefined): Promise<RepoIndex> {

@@ -22,7 +22,7 @@
  * file; the first DEFAULT_WANT kept form the list. Nothing about how any ranker does on a package is looked at.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MIN_QUERY_WORDS, composeDescription, isHeldOut, majorityLanguage, nameVariants, readmeSentences } from './describe.js';
@@ -68,9 +68,6 @@ export interface DepsCase {
   /** Folder under DEPS_DIR: `scope+name@version`. */
   root: string;
   language: Language;
-  /** The README the description comes from (package-relative). */
-  source: string;
-  description: string;
   query: string;
   /** Package-relative candidate files (at most FILES_PER_PACKAGE). */
   files: string[];
@@ -146,12 +143,12 @@ export function depsCase(spec: string, packageDir: string): DepsCase | string {
   if (!readme) return 'no README shipped';
   const sentences = readmeSentences(readFileSync(join(packageDir, readme), 'utf8'));
   if (sentences.length === 0) return `no descriptive sentence in ${readme}`;
-  const { description, query } = composeDescription(sentences, packageNames(name));
+  const { query } = composeDescription(sentences, packageNames(name));
   if ((query.match(/[A-Za-z][A-Za-z'-]*/g) ?? []).length < MIN_QUERY_WORDS) return `description too short once names are removed: "${query}"`;
   const files = pickPackageFiles(entries);
   if (files.length === 0) return 'no code file shipped';
   const language = majorityLanguage(files) ?? 'javascript';
-  return { spec, name, version, root: depsRoot(spec), language, source: readme, description, query, files };
+  return { spec, name, version, root: depsRoot(spec), language, query, files };
 }
 
 /** Where npm put a package under an install prefix. */
@@ -209,8 +206,7 @@ export function prepareDeps(listFile = DEPS_LIST_FILE, exec: Exec = npmExec): De
         mkdirSync(dirname(join(tmp, f)), { recursive: true });
         cpSync(join(dir, f), join(tmp, f));
       }
-      cpSync(tmp, into, { recursive: true });
-      rmSync(tmp, { recursive: true, force: true });
+      renameSync(tmp, into);
     }
     cases.push(c);
   }

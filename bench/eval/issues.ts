@@ -758,11 +758,12 @@ export async function runIssues(
       return existsSync(full) ? readFileSync(full, 'utf8') : undefined;
     });
     const q: RankQuery = { query: c.problem_statement, keywords: keywordTerms(c.problem_statement) };
+    // The base commit is before the fix: its history holds nothing of the fix.
+    const history = o.history === false ? undefined : treeHistory(findMirror, c.repo, c.base_commit);
     for (const ranker of rankers) {
       const tm = timing.get(ranker.name);
       let t = performance.now();
-      // The base commit is before the fix: its history holds nothing of the fix.
-      const prepared = await ranker.prepare(treeDir, files, undefined, o.history === false ? undefined : treeHistory(findMirror, c.repo, c.base_commit));
+      const prepared = await ranker.prepare(treeDir, files, undefined, history);
       if (tm) tm.prepareMs += performance.now() - t;
       t = performance.now();
       let ranked: string[];

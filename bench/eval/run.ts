@@ -363,11 +363,12 @@ async function runCommits(o: Options, rankers: readonly Ranker[], findMirror: (h
       const missing = c.changed_source_files.filter((f) => !fileSet.has(f));
       if (missing.length) console.error(`[eval] ${c.repo} ${c.commit.slice(0, 10)}: answer file(s) not among candidates: ${missing.join(', ')}`);
     }
+    // A commit's tree is its parent's: the history of the parent, before the commit.
+    const history = o.history ? treeHistory(findMirror, first.mirror_hint, first.parent) : undefined;
     for (const ranker of rankers) {
       const tm = timing.get(ranker.name);
       let t = performance.now();
-      // A commit's tree is its parent's: the history of the parent, before the commit.
-      const prepared = await ranker.prepare(treeDir, files, undefined, o.history ? treeHistory(findMirror, first.mirror_hint, first.parent) : undefined);
+      const prepared = await ranker.prepare(treeDir, files, undefined, history);
       if (tm) tm.prepareMs += performance.now() - t;
       for (const c of group) {
         const q = queryFor(c, o.mode);
@@ -427,7 +428,6 @@ async function runDescribe(o: Options, rankers: readonly Ranker[], findMirror: (
   const cases = all.filter((c) => !o.repo || o.repo === c.repo || o.repo === c.repo.split('/')[1]);
   console.error(`[eval] describe: ${cases.length} repositories searched together`);
   const tc = performance.now();
-  const roots: string[] = [];
   const files: string[] = [];
   const present: DescribeCase[] = [];
   let skipped = 0;
@@ -443,7 +443,6 @@ async function runDescribe(o: Options, rankers: readonly Ranker[], findMirror: (
       continue;
     }
     present.push(c);
-    roots.push(root);
     const candidates = new Set(listCandidates(dir, o.includeGenerated));
     files.push(...c.files.filter((f) => candidates.has(f)).map((f) => `${root}/${f}`));
   }
@@ -457,7 +456,7 @@ async function runDescribe(o: Options, rankers: readonly Ranker[], findMirror: (
     timing,
     o.k,
   );
-  return { results, checkoutMs, skipped, trees: roots.length };
+  return { results, checkoutMs, skipped, trees: present.length };
 }
 
 /** One case of a set searched together: its id, the folder that answers it under the set's directory, its query. */

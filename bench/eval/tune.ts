@@ -14,12 +14,11 @@
  * takes a run.ts `--json` file and reports its rankers on the same halves. Prints the chosen params as JSON, ready
  * for DEFAULT_PARAMS in src/search/bm25f.ts.
  */
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams } from '../../src/search/bm25f.js';
-import type { RepoIndex } from '../../src/index/types.js';
 import { SearchCorpus, bm25fInput, keywordsOf } from '../../src/search/search.js';
-import { INDEX_CACHE_DIR, indexCacheKey } from './coderagRanker.js';
+import { IndexCache } from './coderagRanker.js';
 import type { DescribeCase } from './describe.js';
 import { depsIndexConfig, prepareDeps } from './deps.js';
 import { caseMetrics, summarise, type Summary } from './metrics.js';
@@ -42,28 +41,6 @@ interface Loaded {
   answers: string[];
   corpus: SearchCorpus;
   half: Half;
-}
-
-/** Reads cached indexes: the one the current sources would build, else the newest. */
-class IndexCache {
-  private readonly files = readdirSync(INDEX_CACHE_DIR).filter((f) => f.endsWith('.json'));
-  /** The current sources' keys: a tree indexed with its history (commit trees), then without (the others). */
-  private readonly keys: readonly string[];
-  stale = 0;
-
-  /** `config`: the index configuration run.ts passed for the set (part of the cache key). */
-  constructor(config?: unknown) {
-    this.keys = [indexCacheKey(config, true), indexCacheKey(config)];
-  }
-
-  read(tree: string): { file: string; index: RepoIndex } {
-    const current = this.keys.map((key) => `${tree}.${key}.json`).find((f) => this.files.includes(f));
-    const candidates = this.files.filter((f) => f.startsWith(`${tree}.`)).map((f) => join(INDEX_CACHE_DIR, f));
-    const file = current ? join(INDEX_CACHE_DIR, current) : candidates.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
-    if (!file) throw new Error(`no cached index for ${tree}: run bench/eval/run.ts first`);
-    if (!current) this.stale++;
-    return { file, index: JSON.parse(readFileSync(file, 'utf8')) as RepoIndex };
-  }
 }
 
 export function loadCases(

@@ -18,12 +18,12 @@
  * moves nothing: it prints the tuning half's figures (all cases, then Python's) at each value of each knob's grid,
  * the other knobs at their start, to show a knob's landscape.
  */
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { TASK_PARAMS, type TaskParams } from '../../src/search/taskRank.js';
 import type { RepoIndex } from '../../src/index/types.js';
-import { INDEX_CACHE_DIR, indexCacheKey, normaliseRefPath } from './coderagRanker.js';
+import { IndexCache, normaliseRefPath } from './coderagRanker.js';
 import { materialise, treeDirFor } from './checkout.js';
 import {
   DEFAULT_ISSUE_CAP, DEFAULT_ML_ISSUE_CAP, ML_ISSUE_REPOS, accAtK, datasetSources, functionMetrics, goldFiles, goldFunctions, issueHalves, issueLanguage, mergeInstances, parseDataset,
@@ -130,25 +130,7 @@ function evaluate(cases: readonly Case[], params: TaskParams): Figures {
   return { ...f, objective: (f.acc5 + f.mrr) / 2 };
 }
 
-let staleIndexes = 0;
-
-/**
- * The cached index of a tree: the one the current sources would build, else the newest (as tune.ts reads them:
- * ranking weights are tuned over indexes whose content the sources outside src/search rarely change; the count
- * of older ones is reported).
- */
-function cachedIndex(tree: string, key: string): string | undefined {
-  const current = join(INDEX_CACHE_DIR, `${tree}.${key}.json`);
-  if (existsSync(current)) return current;
-  const older = readdirSync(INDEX_CACHE_DIR)
-    .filter((f) => f.startsWith(`${tree}.`) && f.endsWith('.json'))
-    .map((f) => join(INDEX_CACHE_DIR, f))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
-  if (older) staleIndexes++;
-  return older;
-}
-
-function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: string; history: boolean }, halves: readonly Half[]): Case[] {
+function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: string; history: boolean }, halves: readonly Half[], cache: IndexCache): Case[] {
   const findMirror = mirrorFinder(o.mirrors);
   const sources = datasetSources(undefined, findMirror);
   if (!sources.length) throw new Error('no SWE-bench dataset found (see bench/eval/README.md, issue set)');
@@ -156,7 +138,6 @@ function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: st
   const selected = [...selectIssueCases(instances, o.cap), ...selectIssueCases(instances, o.mlCap, ML_ISSUE_REPOS.map((m) => m.repo))];
   // run.ts's halves: over every eligible instance, uncapped (issues.ts).
   const halfOf = issueHalves(instances, o.tuneOn);
-  const key = indexCacheKey(undefined, true);
   const out: Case[] = [];
   for (const c of selected) {
     const half = halfOf.get(c.instance_id) ?? 'holdout';
@@ -169,7 +150,7 @@ function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: st
     // A repository with no mirror is left out, as run.ts leaves it out.
     if (!cachedTree && !gitDir) continue;
     const treeDir = materialise(short, c.base_commit, gitDir);
-    const cached = cachedIndex(treeDir.split('/').pop() as string, key);
+    const cached = cache.find(treeDir.split('/').pop() as string);
     if (!cached) {
       console.error(`[tune-task] no cached index for ${c.instance_id}, left out (run bench/eval/run.ts --set issues first)`);
       continue;
@@ -231,8 +212,9 @@ async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   // A params file written before a knob existed takes the default's value for it.
   const start: TaskParams = o.from ? { ...TASK_PARAMS, ...(JSON.parse(readFileSync(o.from, 'utf8')) as Partial<TaskParams>) } : TASK_PARAMS;
-  const tuning = loadCases(o, ['tune']);
-  console.error(`[tune-task] ${tuning.length} tuning cases loaded${staleIndexes ? `, ${staleIndexes} from indexes cached by older sources` : ''}`);
+  const cache = new IndexCache();
+  const tuning = loadCases(o, ['tune'], cache);
+  console.error(`[tune-task] ${tuning.length} tuning cases loaded${cache.stale ? `, ${cache.stale} from indexes cached by older sources` : ''}`);
   const knobs = KNOBS.filter(([name]) => !o.knobs || o.knobs.includes(name));
   if (o.sweep) {
     const python = tuning.filter((c) => c.language === 'python');
@@ -272,7 +254,7 @@ async function main(): Promise<void> {
     if (!moved) break;
   }
   printHalf('tuning half', tuning, start, params);
-  if (o.report) printHalf('held-out half', loadCases(o, ['holdout']), start, params);
+  if (o.report) printHalf('held-out half', loadCases(o, ['holdout'], cache), start, params);
   console.log(JSON.stringify(params));
   if (o.json) writeFileSync(o.json, `${JSON.stringify(params, null, 2)}\n`);
 }
