@@ -3,7 +3,7 @@
  * set's tuning half, using the CodeRAG indexes that run.ts cached (run `run.ts --set issues` once first).
  *
  *   node --import tsx bench/eval/tuneTask.ts [--rounds 2] [--tune-on even|odd] [--issues-cap 40] [--issues-ml-cap 6] [--from params.json]
- *                                            [--json out.json] [--report] [--no-history] [--knobs a,b] [--sweep]
+ *                                            [--json out.json] [--report] [--no-history] [--knobs a,b] [--sweep] [--misses]
  *
  * Cases, halves and gold files are the issue set's (issues.ts): the same selection (the SWE-bench repositories and the
  * Multi-SWE-bench ones, each with its cap), the same split. Only the tuning half is ranked while tuning; `--report`
@@ -16,12 +16,15 @@
  * the history out of them as they are loaded, which is the index `history.enabled: false` writes (entries differ
  * by their `history` field alone). `--knobs` tunes only the knobs named (e.g. `bm25f.weights.history`). `--sweep`
  * moves nothing: it prints the tuning half's figures (all cases, then Python's) at each value of each knob's grid,
- * the other knobs at their start, to show a knob's landscape.
+ * the other knobs at their start, to show a knob's landscape. `--misses` moves nothing either: it lists the tuning cases
+ * missed at @5, with each gold file's rank and the five files ranked first ("short": a text ranked as keywords, not as a
+ * task), and how many top-5 places hold files no answer can be (tests, docs, examples, tooling).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { TASK_PARAMS, type TaskParams } from '../../src/search/taskRank.js';
+import { parseTaskText } from '../../src/search/taskQuery.js';
 import type { RepoIndex } from '../../src/index/types.js';
 import { IndexCache, normaliseRefPath } from './coderagRanker.js';
 import { materialise, treeDirFor } from './checkout.js';
@@ -30,6 +33,7 @@ import {
   selectIssueCases, type GoldFunction,
 } from './issues.js';
 import { caseMetrics } from './metrics.js';
+import { isSourceFile } from './paths.js';
 import { MIRRORS_FLAG, mirrorFinder } from './mirrors.js';
 import type { Half, TuneOn } from './split.js';
 
@@ -76,6 +80,9 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['bm25f.coverage', [0, 0.25, 0.5]],
   ['bm25f.liftImports', [0, 0.1, 0.2]],
   ['bm25f.roles.test', [0.1, 0.2, 0.3, 0.4]],
+  ['bm25f.roles.docs', [0.05, 0.1, 0.2, 0.3, 0.5]],
+  ['bm25f.roles.example', [0.1, 0.2, 0.3, 0.5]],
+  ['bm25f.roles.config', [0.1, 0.2, 0.35, 0.5]],
   ['maxTerms', [0, 20, 40, 80]],
   ['title', [0, 0.5, 1, 2, 4]],
   ['sources.code', [0.3, 0.6, 0.9]],
@@ -164,7 +171,7 @@ function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: st
 }
 
 function parseArgs(argv: string[]) {
-  const o: { rounds: number; tuneOn: TuneOn; cap: number; mlCap: number; from?: string; json?: string; report: boolean; mirrors?: string; history: boolean; knobs?: string[]; sweep: boolean } = {
+  const o: { rounds: number; tuneOn: TuneOn; cap: number; mlCap: number; from?: string; json?: string; report: boolean; mirrors?: string; history: boolean; knobs?: string[]; sweep: boolean; misses: boolean } = {
     rounds: 2,
     tuneOn: 'even',
     cap: DEFAULT_ISSUE_CAP,
@@ -172,6 +179,7 @@ function parseArgs(argv: string[]) {
     report: false,
     history: true,
     sweep: false,
+    misses: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -190,10 +198,29 @@ function parseArgs(argv: string[]) {
     else if (a === '--no-history') o.history = false;
     else if (a === '--knobs') o.knobs = val().split(',');
     else if (a === '--sweep') o.sweep = true;
+    else if (a === '--misses') o.misses = true;
     else if (a === MIRRORS_FLAG) o.mirrors = val();
     else throw new Error(`unknown argument ${a}`);
   }
   return o;
+}
+
+/** Each tuning case whose gold files are not all in the top 5: where each gold file ranks, and what ranked above. */
+function printMisses(cases: readonly Case[], params: TaskParams): void {
+  let slots = 0;
+  let notSource = 0;
+  for (const c of cases) {
+    const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params });
+    const ranked = [...new Set(answer.references.map((r) => normaliseRefPath(c.treeDir, r.file_path)))];
+    for (const p of ranked.slice(0, 5)) {
+      slots++;
+      if (!isSourceFile(p)) notSource++;
+    }
+    if (accAtK(ranked, c.answers, 5)) continue;
+    const gold = c.answers.map((a) => `${a} @${ranked.indexOf(a) + 1 || '-'}`).join(', ');
+    console.log(`${c.id} (${c.language}${parseTaskText(c.query).isTask ? '' : ', short'}): ${gold}\n  title: ${c.query.split('\n')[0]?.slice(0, 120)}\n  top: ${ranked.slice(0, 5).join(', ')}`);
+  }
+  console.log(`${notSource} of ${slots} top-5 places hold a file that is no answer by its path (tests, docs, examples, tooling)`);
 }
 
 const fmt = (f: Figures): string =>
@@ -216,6 +243,10 @@ async function main(): Promise<void> {
   const tuning = loadCases(o, ['tune'], cache);
   console.error(`[tune-task] ${tuning.length} tuning cases loaded${cache.stale ? `, ${cache.stale} from indexes cached by older sources` : ''}`);
   const knobs = KNOBS.filter(([name]) => !o.knobs || o.knobs.includes(name));
+  if (o.misses) {
+    printMisses(tuning, start);
+    return;
+  }
   if (o.sweep) {
     const python = tuning.filter((c) => c.language === 'python');
     console.log(`start: ${fmt(evaluate(tuning, start))}\n  python: ${fmt(evaluate(python, start))}`);
