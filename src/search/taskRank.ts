@@ -49,7 +49,7 @@ export const TASK_PARAMS: TaskParams = {
     coverage: 0,
     centrality: 0.1,
     size: -0.5,
-    roles: { ...DEFAULT_PARAMS.roles, test: 0.3, docs: 0.3, example: 0.3 },
+    roles: { ...DEFAULT_PARAMS.roles, test: 0.3, docs: 0.1, example: 0.3 },
   },
   k3: 5,
   maxTerms: 40,
@@ -95,7 +95,9 @@ export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, pa
   for (const [doc, strength] of anchored) scores.set(doc, (watched.get(doc) ?? 0) + params.anchorBoost * top * strength);
   const ranked = byScore(corpus, [...scores].map(([doc, score]) => ({ doc, score })));
   if (!fused) return { ranked: ranked.slice(0, limit), input };
-  const fusedRanked = fuseRankings(ranked, rankBm25f(corpus.segments, rarestTerms(corpus, plain, params.fusion.maxTerms), DEFAULT_PARAMS, depth), params.fusion);
+  // Roles are asked for by the title alone in both rankings (taskInput): a report's body names tests and examples in passing.
+  const plainInput = { ...rarestTerms(corpus, plain, params.fusion.maxTerms), roleTerms: input.roleTerms };
+  const fusedRanked = fuseRankings(ranked, rankBm25f(corpus.segments, plainInput, { ...DEFAULT_PARAMS, roles: params.bm25f.roles }, depth), params.fusion);
   return { ranked: byScore(corpus, fusedRanked).slice(0, limit), input, taskScores: scores };
 }
 

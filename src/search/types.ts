@@ -149,7 +149,8 @@ export interface TaskParams {
   /** Of a path anchor matched by its file name alone. */
   basenameOnly: number;
   /**
-   * The plain keyword ranking of the same text (BM25F with the default weights, as a short request is ranked) fused
+   * The plain keyword ranking of the same text (BM25F with the default weights, as a short request is ranked, but with the
+   * task's role factors, and roles asked for by the title alone, as in the task ranking) fused
    * into the task ranking: `plain` is its weight (0: not fused), `k` the fusion's constant. k > 0: reciprocal-rank
    * fusion, 1 / (k + task rank) + plain / (k + plain rank); k = 0: each ranking's scores divided by its best, summed
    * with the plain ones weighted by `plain`.

@@ -175,6 +175,27 @@ describe('fusing the plain keyword ranking into a task\'s', () => {
     expect(rankOf({ plain: 1, k: 60 })).toBe(3);
   });
 
+  it('keeps a page of the docs below the code when only the body names docs in passing (the title asks for roles in both rankings)', () => {
+    const corpus = corpusOf([
+      file('src/cards/wrap.py', { lines_of_code: 120, vocabulary: 'wrap:8 word:6 text:5 width:4 line:3 card:2' } as Partial<FileSummary>),
+      file('src/cards/render.py', { lines_of_code: 300, vocabulary: 'card:20 render:12 text:6 theme:5' } as Partial<FileSummary>),
+      // An issue template: the report was written from it, so it holds most of the report's words.
+      file('.github/ISSUE_TEMPLATE/bug_report.md', {
+        role: 'docs', language: 'Markdown', file_type: 'Markdown documentation', lines_of_code: 30,
+        vocabulary: 'describe:3 bug:4 reproduce:3 expected:3 behavior:3 screenshots:2 steps:2 documentation:2 word:1 wrapping:1 text:1',
+      } as Partial<FileSummary>),
+    ]);
+    const report = [
+      'Bug: word wrapping',
+      '',
+      'Describe the bug: long words are not wrapped and the text runs off the card. Steps to reproduce: add a long word to the',
+      'description, as the documentation shows. Expected behavior: the text wraps at the card width. Screenshots below. The',
+      'documentation does not say anything about the width of a word or of a line; I expected the wrapping to follow it.',
+    ].join('\n');
+    expect(paths(corpus, { query: report })[0]).toBe('src/cards/wrap.py');
+    expect(paths(corpus, { query: report }).indexOf('.github/ISSUE_TEMPLATE/bug_report.md')).toBeGreaterThan(1);
+  });
+
   it('weighs the words of the title above the same words in the body', () => {
     expect(rankOf({ plain: 0, k: 0 }, 0)).toBe(4);
     expect(rankOf({ plain: 0, k: 0 }, 0.5)).toBe(3);
