@@ -14,7 +14,7 @@ import {
   removeNames,
 } from './describe.js';
 import { REPOS } from './mine.js';
-import { MIRRORS_ENV, mirrorFinder, mirrorRoot } from './mirrors.js';
+import { MIRRORS_ENV, mirrorFinder, mirrorRoot, treeHistory } from './mirrors.js';
 import { describeRoot, reposByBestFile } from './run.js';
 import { splitHalves } from './split.js';
 
@@ -199,5 +199,14 @@ describe('mirror root', () => {
   it('is resolved lazily, so runs over cached trees need none', () => {
     const find = mirrorFinder(undefined, {});
     expect(() => find('owner/name')).toThrow(/CODERAG_EVAL_MIRRORS/);
+  });
+
+  it('leaves a tree without a mirror without history, and says so once per repository', () => {
+    const said: string[] = [];
+    const find = mirrorFinder(undefined, {});
+    expect(treeHistory(find, 'owner/lost', 'abc', (l) => said.push(l))).toBeUndefined();
+    expect(treeHistory(find, 'owner/lost', 'def', (l) => said.push(l))).toBeUndefined();
+    expect(treeHistory(() => '/mirrors/owner+found', 'owner/found', 'abc', (l) => said.push(l))).toEqual({ gitDir: '/mirrors/owner+found', rev: 'abc' });
+    expect(said).toEqual(['[eval] owner/lost: no mirror, so its trees are indexed without commit history (cached under the no-history key)']);
   });
 });

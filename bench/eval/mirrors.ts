@@ -92,13 +92,22 @@ export function mirrorFinder(flag: string | undefined, env: NodeJS.ProcessEnv = 
 
 /**
  * The history a ranker may read for a tree of `hint` at `rev`: the mirror and the commit, or undefined when there
- * is no mirror (or no mirror root: a cached tree needs none, and then has no history).
+ * is no mirror (or no mirror root: a cached tree needs none, and then has no history). A repository without one is
+ * said once (`warn`), since its trees are then indexed, and cached, without history.
  */
-export function treeHistory(findMirror: (hint: string) => string | undefined, hint: string, rev: string): TreeHistory | undefined {
+export function treeHistory(findMirror: (hint: string) => string | undefined, hint: string, rev: string, warn: (line: string) => void = (l) => console.error(l)): TreeHistory | undefined {
+  let gitDir: string | undefined;
   try {
-    const gitDir = findMirror(hint);
-    return gitDir ? { gitDir, rev } : undefined;
+    gitDir = findMirror(hint);
   } catch {
-    return undefined;
+    gitDir = undefined;
   }
+  if (gitDir) return { gitDir, rev };
+  if (!warnedWithoutHistory.has(hint)) {
+    warnedWithoutHistory.add(hint);
+    warn(`[eval] ${hint}: no mirror, so its trees are indexed without commit history (cached under the no-history key)`);
+  }
+  return undefined;
 }
+
+const warnedWithoutHistory = new Set<string>();

@@ -3,7 +3,7 @@
  * cached in bench/.work/indexes (run it once first, with the same --set).
  *
  *   node --import tsx bench/eval/tune.ts [--set all|commits|describe|deps[,…]] [--rounds 3] [--baseline eval.json]
- *                                        [--json out.json] [--from params.json] [--tune-on even|odd]
+ *                                        [--json out.json] [--from params.json] [--tune-on even|odd] [--deps-list FILE]
  *
  * Both sets are split in halves the way run.ts splits them (split.ts: by SHA-256 of each case's id, alternating);
  * the tuning half is tuned on, the held-out half is only reported (`--tune-on odd` swaps the halves, to check that
@@ -12,15 +12,16 @@
  * the grid value with the best objective, if it gains at least MIN_GAIN; otherwise the current value stays. Role
  * factors are not tuned: the answers are never tests or docs, so tuning would drive them to zero. `--baseline`
  * takes a run.ts `--json` file and reports its rankers on the same halves. Prints the chosen params as JSON, ready
- * for DEFAULT_PARAMS in src/search/bm25f.ts.
+ * for DEFAULT_PARAMS in src/search/bm25f.ts. `--deps-list` names the dependency-folder set's package list, as run.ts's
+ * flag does (default `deps-packages.json`): pass the one run.ts was given, so both read the same cached indexes.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DEFAULT_PARAMS, rankBm25f, type Bm25fParams } from '../../src/search/bm25f.js';
 import { SearchCorpus, bm25fInput, keywordsOf } from '../../src/search/search.js';
 import { IndexCache } from './coderagRanker.js';
 import type { DescribeCase } from './describe.js';
-import { depsIndexConfig, prepareDeps } from './deps.js';
+import { DEPS_LIST_FILE, depsIndexConfig, prepareDeps } from './deps.js';
 import { caseMetrics, summarise, type Summary } from './metrics.js';
 import { describeRoot, queryFor } from './run.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
@@ -48,6 +49,7 @@ export function loadCases(
   tuneOn: TuneOn = 'even',
   casesFile = join(HERE, 'cases.json'),
   describeFile = join(HERE, 'describe-cases.json'),
+  depsList = DEPS_LIST_FILE,
 ): Loaded[] {
   const cache = new IndexCache();
   const out: Loaded[] = [];
@@ -81,7 +83,7 @@ export function loadCases(
     }
   }
   if (sets.includes('deps')) {
-    const all = prepareDeps();
+    const all = prepareDeps(depsList);
     const halves = splitHalves(all.map((c) => c.spec), tuneOn);
     const depsCache = new IndexCache(depsIndexConfig());
     const corpus = new SearchCorpus(
@@ -254,7 +256,8 @@ async function main(): Promise<void> {
   const setFlag = flag('--set') ?? 'all';
   const sets = (setFlag === 'all' ? ['commits', 'describe'] : setFlag.split(',')) as SetName[];
   if (!sets.every((x) => x === 'commits' || x === 'describe' || x === 'deps')) throw new Error('--set must be all, or a comma-separated list of commits, describe and deps');
-  const cases = loadCases(sets, flag('--tune-on') === 'odd' ? 'odd' : 'even');
+  const depsList = flag('--deps-list');
+  const cases = loadCases(sets, flag('--tune-on') === 'odd' ? 'odd' : 'even', undefined, undefined, depsList ? resolve(depsList) : undefined);
   for (const { corpus } of cases) void corpus.segments;
   console.error(`[tune] ${cases.length} cases loaded and indexed in ${((performance.now() - t) / 1000).toFixed(1)}s`);
   const tuned = rounds > 0 ? tune(cases, start, rounds, (l) => console.error(`[tune] ${l}`)) : start;
