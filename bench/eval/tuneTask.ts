@@ -109,32 +109,49 @@ function set(params: TaskParams, path: string, value: number): TaskParams {
   return out;
 }
 
-function evaluate(cases: readonly Case[], params: TaskParams): Figures {
-  let acc1 = 0;
-  let acc5 = 0;
-  let acc10 = 0;
-  let mrr = 0;
-  let fnCases = 0;
-  let fnAcc5 = 0;
-  let fnAcc10 = 0;
-  for (const c of cases) {
-    const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params, granularity: 'symbol' });
-    if (c.gold.length) {
-      const symbols = (answer.symbols ?? []).map((s) => ({ file: normaliseRefPath(c.treeDir, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line }));
-      const fn = functionMetrics(symbols, c.gold);
-      fnCases++;
-      fnAcc5 += fn.fnAcc5;
-      fnAcc10 += fn.fnAcc10;
-    }
-    const ranked = [...new Set(answer.references.map((r) => normaliseRefPath(c.treeDir, r.file_path)))];
-    acc1 += accAtK(ranked, c.answers, 1);
-    acc5 += accAtK(ranked, c.answers, 5);
-    acc10 += accAtK(ranked, c.answers, 10);
-    mrr += caseMetrics(ranked, c.answers).rr;
+/** One case's figures with one parameter set. */
+interface Scored {
+  language: string;
+  acc1: number;
+  acc5: number;
+  acc10: number;
+  rr: number;
+  /** Function level, for a case with gold functions. */
+  fn?: { acc5: number; acc10: number };
+}
+
+function score(c: Case, params: TaskParams): Scored {
+  const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params, granularity: 'symbol' });
+  let fn: Scored['fn'];
+  if (c.gold.length) {
+    const symbols = (answer.symbols ?? []).map((s) => ({ file: normaliseRefPath(c.treeDir, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line }));
+    const m = functionMetrics(symbols, c.gold);
+    fn = { acc5: m.fnAcc5, acc10: m.fnAcc10 };
   }
-  const n = Math.max(1, cases.length);
-  const f = { cases: cases.length, acc1: acc1 / n, acc5: acc5 / n, acc10: acc10 / n, mrr: mrr / n, fnCases, fnAcc5: fnAcc5 / Math.max(1, fnCases), fnAcc10: fnAcc10 / Math.max(1, fnCases) };
+  const ranked = [...new Set(answer.references.map((r) => normaliseRefPath(c.treeDir, r.file_path)))];
+  return { language: c.language, acc1: accAtK(ranked, c.answers, 1), acc5: accAtK(ranked, c.answers, 5), acc10: accAtK(ranked, c.answers, 10), rr: caseMetrics(ranked, c.answers).rr, ...(fn ? { fn } : {}) };
+}
+
+/** The means of scored cases. */
+function figures(scored: readonly Scored[]): Figures {
+  const n = Math.max(1, scored.length);
+  const fns = scored.flatMap((s) => (s.fn ? [s.fn] : []));
+  const mean = (xs: readonly number[], of: number) => xs.reduce((a, b) => a + b, 0) / of;
+  const f = {
+    cases: scored.length,
+    acc1: mean(scored.map((s) => s.acc1), n),
+    acc5: mean(scored.map((s) => s.acc5), n),
+    acc10: mean(scored.map((s) => s.acc10), n),
+    mrr: mean(scored.map((s) => s.rr), n),
+    fnCases: fns.length,
+    fnAcc5: mean(fns.map((x) => x.acc5), Math.max(1, fns.length)),
+    fnAcc10: mean(fns.map((x) => x.acc10), Math.max(1, fns.length)),
+  };
   return { ...f, objective: (f.acc5 + f.mrr) / 2 };
+}
+
+function evaluate(cases: readonly Case[], params: TaskParams): Figures {
+  return figures(cases.map((c) => score(c, params)));
 }
 
 function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: string; history: boolean }, halves: readonly Half[], cache: IndexCache): Case[] {
@@ -226,12 +243,14 @@ function printMisses(cases: readonly Case[], params: TaskParams): void {
 const fmt = (f: Figures): string =>
   `Acc@1 ${f.acc1.toFixed(3)}  Acc@5 ${f.acc5.toFixed(3)}  Acc@10 ${f.acc10.toFixed(3)}  MRR ${f.mrr.toFixed(3)}  (objective ${f.objective.toFixed(4)}, ${f.cases} cases)  fn Acc@5 ${f.fnAcc5.toFixed(3)} Acc@10 ${f.fnAcc10.toFixed(3)} (${f.fnCases})`;
 
-/** A half's figures with the starting and the chosen weights: all its cases, then each language's. */
+/** A half's figures with the starting and the chosen weights: all its cases, then each language's (each case ranked once per weights). */
 function printHalf(label: string, cases: readonly Case[], start: TaskParams, chosen: TaskParams): void {
+  const [before, after] = [start, chosen].map((params) => cases.map((c) => score(c, params))) as [Scored[], Scored[]];
   const languages = [...new Set(cases.map((c) => c.language))].sort();
-  for (const [group, members] of [['all', cases] as const, ...languages.map((l) => [l, cases.filter((c) => c.language === l)] as const)]) {
-    console.log(`${label}, ${group}, start : ${fmt(evaluate(members, start))}`);
-    console.log(`${label}, ${group}, chosen: ${fmt(evaluate(members, chosen))}`);
+  for (const group of ['all', ...languages]) {
+    const of = (scored: Scored[]) => (group === 'all' ? scored : scored.filter((s) => s.language === group));
+    console.log(`${label}, ${group}, start : ${fmt(figures(of(before)))}`);
+    console.log(`${label}, ${group}, chosen: ${fmt(figures(of(after)))}`);
   }
 }
 
@@ -248,13 +267,13 @@ async function main(): Promise<void> {
     return;
   }
   if (o.sweep) {
-    const python = tuning.filter((c) => c.language === 'python');
-    console.log(`start: ${fmt(evaluate(tuning, start))}\n  python: ${fmt(evaluate(python, start))}`);
+    const line = (label: string, params: TaskParams): string => {
+      const scored = tuning.map((c) => score(c, params));
+      return `${label}: ${fmt(figures(scored))}\n  python: ${fmt(figures(scored.filter((s) => s.language === 'python')))}`;
+    };
+    console.log(line('start', start));
     for (const [knob, grid] of knobs) {
-      for (const value of grid) {
-        const params = set(start, knob, value);
-        console.log(`${knob} ${value}: ${fmt(evaluate(tuning, params))}\n  python: ${fmt(evaluate(python, params))}`);
-      }
+      for (const value of grid) console.log(line(`${knob} ${value}`, set(start, knob, value)));
     }
     return;
   }
