@@ -100,7 +100,7 @@ export function treeHistory(findMirror: (hint: string) => string | undefined, hi
   try {
     gitDir = findMirror(hint);
   } catch {
-    gitDir = undefined;
+    // No mirror root: a cached tree needs none.
   }
   if (gitDir) return { gitDir, rev };
   if (!warnedWithoutHistory.has(hint)) {
