@@ -4,7 +4,8 @@
  * results only.
  */
 import { appendFileSync } from 'node:fs';
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgress from 'cli-progress';
 import type { EventSink, IndexEvent } from '../pipeline/events.js';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
@@ -34,6 +35,11 @@ export interface Progress {
   /** Writes one NDJSON record (JSON mode only). */
   record(value: Record<string, unknown>): void;
   stop(): void;
+}
+
+/** The bar's library, loaded when a bar is drawn: a CI job or a piped run never draws one and skips its load. */
+function loadCliProgress(): typeof cliProgress {
+  return createRequire(import.meta.url)('cli-progress') as typeof cliProgress;
 }
 
 export function createProgress(options: ProgressOptions): Progress {
@@ -80,9 +86,10 @@ export function createProgress(options: ProgressOptions): Progress {
         lastLine = Date.now();
         if (options.quiet) return;
         if (tty) {
-          bar = new cliProgress.SingleBar(
+          const { SingleBar, Presets } = loadCliProgress();
+          bar = new SingleBar(
             { stream, format: `${repo} [{bar}] {percentage}% | {value}/{total} files | {eta_formatted} left`, hideCursor: true, clearOnComplete: true },
-            cliProgress.Presets.shades_classic,
+            Presets.shades_classic,
           );
           bar.start(total, 0);
         } else {

@@ -17,7 +17,6 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import fg from 'fast-glob';
 import ignore, { type Ignore } from 'ignore';
 import type { WalkedFile } from '../extract/walkedFile.js';
 
@@ -227,6 +226,8 @@ async function hasTrackedChanges(root: string, git: GitRunner): Promise<boolean 
 }
 
 async function listWithGlob(root: string, options: WalkOptions): Promise<string[]> {
+  // Loaded here: a git work tree is listed by git, and a nightly run in one never needs the glob library.
+  const { default: fg } = await import('fast-glob');
   const all = await fg('**/*', {
     cwd: root,
     dot: true,
