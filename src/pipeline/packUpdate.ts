@@ -9,7 +9,7 @@ import path from 'node:path';
 import { RangeReader } from '../index/fileRanges.js';
 import type { FileSummary } from '../index/types.js';
 import { isSearchable } from '../search/corpus.js';
-import { compareTerms, FIELD_COUNT, FieldIndex, FieldIndexBuilder, importGraph, postingsInLists, stringList, type FieldIndexData, type LinkedDoc } from '../search/fieldIndex.js';
+import { compareTerms, FIELD_COUNT, FieldIndex, FieldIndexBuilder, importGraph, postingsInMemory, stringList, type FieldIndexData, type LinkedDoc } from '../search/fieldIndex.js';
 import { indexedStateOf, readTrailingMetadata } from '../search/freshness.js';
 import { profileFromBytes } from '../search/load.js';
 import { profileRangesOf, readPack, writePack } from '../search/pack.js';
@@ -98,6 +98,32 @@ export async function writeIndexPack(outputPath: string, index: WrittenRepo['ind
   });
 }
 
+/** Two postings lists, each by document, as one by document (x's pair first for a document both hold). */
+function mergedByDocument(x: Int32Array, y: Int32Array): Int32Array {
+  const list = new Int32Array(x.length + y.length);
+  for (let p = 0, q = 0, at = 0; at < list.length; at += 2) {
+    const fromX = q >= y.length || (p < x.length && (x[p] as number) <= (y[q] as number));
+    const values = fromX ? x : y;
+    const k = fromX ? p : q;
+    list[at] = values[k] as number;
+    list[at + 1] = values[k + 1] as number;
+    if (fromX) p += 2;
+    else q += 2;
+  }
+  return list;
+}
+
+/** The documents of a postings list (pairs of document and field, by document). */
+function documentsIn(list: Int32Array): number {
+  let documents = 0;
+  let last = -1;
+  for (let at = 0; at < list.length; at += 2) {
+    if (list[at] !== last) documents++;
+    last = list[at] as number;
+  }
+  return documents;
+}
+
 /**
  * The field index of documents `source` (d >= 0: the previous index's document d; -1 - k: document k of
  * `made`), as FieldIndexBuilder would build it over those documents in that order.
@@ -131,45 +157,44 @@ function mergedFieldIndex(
   const terms: string[] = [];
   const df: number[] = [];
   const postingStart: number[] = [0];
-  const postings: Int32Array[] = [];
+  // Every term's list written in place, one after the other: at most the two indexes' postings together.
+  const all = new Int32Array(oldPostings.length + madePostings.length);
   let total = 0;
-  const renumbered = (values: Int32Array, from: number, to: number, numbers: Int32Array): Int32Array => {
-    const out = new Int32Array(to - from);
-    let used = 0;
+  /** Appends a list's pairs whose document is kept, renumbered (renumbering keeps a list's order); returns the end. */
+  const appendRenumbered = (into: Int32Array, at: number, values: Int32Array, from: number, to: number, numbers: Int32Array): number => {
     for (let p = from; p < to; p += 2) {
       const d = numbers[values[p] as number] as number;
       if (d < 0) continue;
-      out[used++] = d;
-      out[used++] = values[p + 1] as number;
+      into[at++] = d;
+      into[at++] = values[p + 1] as number;
     }
-    return out.subarray(0, used);
+    return at;
   };
   for (let i = 0, j = 0; i < a.length || j < b.length; ) {
     const order = i >= a.length ? 1 : j >= b.length ? -1 : compareTerms(a[i] as string, b[j] as string);
     const term = (order <= 0 ? a[i] : b[j]) as string;
-    const x = order <= 0 ? renumbered(oldPostings, oldTerms.postingStart[i] as number, oldTerms.postingStart[i + 1] as number, oldNumber) : new Int32Array(0);
-    const y = order >= 0 ? renumbered(madePostings, madeTerms.postingStart[j] as number, madeTerms.postingStart[j + 1] as number, madeNumber) : new Int32Array(0);
+    const oldFrom = oldTerms.postingStart[i] as number;
+    const oldTo = oldTerms.postingStart[i + 1] as number;
+    const madeFrom = madeTerms.postingStart[j] as number;
+    const madeTo = madeTerms.postingStart[j + 1] as number;
+    let end: number;
+    if (order < 0) end = appendRenumbered(all, total, oldPostings, oldFrom, oldTo, oldNumber);
+    else if (order > 0) end = appendRenumbered(all, total, madePostings, madeFrom, madeTo, madeNumber);
+    else {
+      // Held by both: each renumbered apart, then merged by document.
+      const x = new Int32Array(oldTo - oldFrom);
+      const y = new Int32Array(madeTo - madeFrom);
+      const xEnd = appendRenumbered(x, 0, oldPostings, oldFrom, oldTo, oldNumber);
+      const yEnd = appendRenumbered(y, 0, madePostings, madeFrom, madeTo, madeNumber);
+      all.set(mergedByDocument(x.subarray(0, xEnd), y.subarray(0, yEnd)), total);
+      end = total + xEnd + yEnd;
+    }
     if (order <= 0) i++;
     if (order >= 0) j++;
-    if (x.length + y.length === 0) continue;
-    const list = new Int32Array(x.length + y.length);
-    let documents = 0;
-    let last = -1;
-    for (let p = 0, q = 0, at = 0; at < list.length; at += 2) {
-      const fromX = q >= y.length || (p < x.length && (x[p] as number) <= (y[q] as number));
-      const values = fromX ? x : y;
-      const k = fromX ? p : q;
-      list[at] = values[k] as number;
-      list[at + 1] = values[k + 1] as number;
-      if (list[at] !== last) documents++;
-      last = list[at] as number;
-      if (fromX) p += 2;
-      else q += 2;
-    }
+    if (end === total) continue;
     terms.push(term);
-    df.push(documents);
-    postings.push(list);
-    total += list.length;
+    df.push(documentsIn(all.subarray(total, end)));
+    total = end;
     postingStart.push(total);
   }
 
@@ -202,8 +227,7 @@ function mergedFieldIndex(
   for (let f = 0; f < FIELD_COUNT; f++) avgLength[f] = n ? (avgLength[f] as number) / n : 0;
   return {
     terms: termTableOf(terms, Int32Array.from(df), starts),
-    // Each term's list where it is, as a builder keeps them: joined they would be a second copy of the postings.
-    postings: postingsInLists(postings, starts),
+    postings: postingsInMemory(all.subarray(0, total)),
     lengths,
     avgLength,
     repos: n ? [repoName] : [],
