@@ -58,21 +58,24 @@ export async function updatePack(repo: WrittenRepo): Promise<boolean> {
       const oldDoc = was >= 0 ? oldDocAt.get(was) : undefined;
       // An entry as it was and no document then is skipped now too; the import graph needs every document's profile.
       if (was >= 0 && oldDoc === undefined) continue;
-      const summary = profileFromBytes(await reader.read(start, end), key);
-      if (!summary) return false;
-      if (!isSearchable(summary)) {
-        if (oldDoc !== undefined) return false;
-        continue;
-      }
+      const bytes = await reader.read(start, end);
       if (oldDoc !== undefined) {
-        if (oldRanges[2 * oldDoc + 1] !== previous.ranges[2 * n + 1] || old.paths.at(oldDoc) !== summary.file_path) return false;
+        // A document then, with the same profile: the graph needs only its path, role and imports (a pure read of
+        // three values; the whole profile when the entry is not written the way linkOf reads).
+        const whole = (): LinkedDoc['file'] | null => profileFromBytes(bytes, key);
+        const file = linkOf(bytes.toString('utf8')) ?? whole();
+        if (!file || oldRanges[2 * oldDoc + 1] !== previous.ranges[2 * n + 1] || old.paths.at(oldDoc) !== file.file_path) return false;
         source.push(oldDoc);
         kept.push(oldDoc);
+        links.push({ repo: index.repo_name, file });
       } else {
+        const summary = profileFromBytes(bytes, key);
+        if (!summary) return false;
+        if (!isSearchable(summary)) continue;
         source.push(-1 - fresh.length);
         fresh.push(summary);
+        links.push({ repo: index.repo_name, file: summary });
       }
-      links.push({ repo: index.repo_name, file: { file_path: summary.file_path, role: summary.role, local_imports: summary.local_imports } });
       ranges.push(start, end);
     }
   } finally {
@@ -83,6 +86,37 @@ export async function updatePack(repo: WrittenRepo): Promise<boolean> {
   const made = builder.finish();
   const data = mergedFieldIndex(old, oldTerms, oldPostings, made, source, links, index.repo_name);
   return writeIndexPack(outputPath, index, new FieldIndex(data), Float64Array.from(ranges));
+}
+
+/**
+ * What the import graph needs of an entry (its path, role and local imports), read from the entry's indented JSON
+ * without parsing the rest: vocabulary and symbols are most of an entry. A top-level key starts a line at the
+ * entry's first indentation (a string holds no raw line break, and nested keys sit deeper), and its value runs to
+ * the next such key or to the entry's closing line. Null for a compact entry or a value of the wrong type: the
+ * caller then parses the entry whole.
+ */
+export function linkOf(text: string): LinkedDoc['file'] | null {
+  const lead = /^\{(\n +)"/.exec(text)?.[1];
+  if (!lead) return null;
+  const valueOf = (name: string): unknown => {
+    const key = `${lead}"${name}": `;
+    const at = text.indexOf(key);
+    if (at < 0) return undefined;
+    const start = at + key.length;
+    const next = text.indexOf(`,${lead}"`, start);
+    try {
+      return JSON.parse(text.slice(start, next >= 0 ? next : text.lastIndexOf('\n')));
+    } catch {
+      return null;
+    }
+  };
+  const filePath = valueOf('file_path');
+  const role = valueOf('role');
+  const imports = valueOf('local_imports');
+  if (typeof filePath !== 'string' || (role !== undefined && typeof role !== 'string') || (imports !== undefined && !Array.isArray(imports))) return null;
+  // As the index reader takes them (normalizeRepoIndex): strings only, none for a missing list.
+  const localImports = ((imports ?? []) as unknown[]).filter((v): v is string => typeof v === 'string');
+  return { file_path: filePath, role: role as FileSummary['role'], local_imports: localImports };
 }
 
 /** Writes the search pack of the index at `outputPath` from its field index and its profiles' byte ranges. */

@@ -8,6 +8,9 @@ import { parseShard } from '../../src/pipeline/shard.js';
 import { COMBINE_MIN_INDEXES, folderPackPath } from '../../src/search/folderPack.js';
 import { packPathFor } from '../../src/search/pack.js';
 import { prepareSearchPack } from '../../src/search/preparePacks.js';
+import { entryJson } from '../../src/index/entryJson.js';
+import { linkOf } from '../../src/pipeline/packUpdate.js';
+import { staticProfile } from '../support/fileSummary.js';
 import { copyFixture } from '../support/reuseRuns.js';
 import { gitIn, makeTempDir, makeTempRepo } from '../support/tempRepo.js';
 
@@ -73,5 +76,25 @@ describe('writing the search packs, the last stage of a run', () => {
     const updated = readFileSync(pack);
     expect(await prepareSearchPack(cloned.written[0]!.outputPath)).toBe(true);
     expect(readFileSync(pack).equals(updated)).toBe(true);
+  });
+});
+
+describe('reading what the import graph needs of a kept entry', () => {
+  const entry = staticProfile('src/a "quoted" path.ts', {
+    role: 'test',
+    local_imports: ['src/b.ts', 'src/c,\n  "d".ts'],
+    symbols: [{ kind: 'function', name: 'local_imports', ast_path: 'local_imports', start_line: 1, end_line: 2, doc: '"local_imports": ["x.ts"]' }],
+    summary: 'mentions "role": "source" and ,\n  "file_path": "elsewhere.ts"',
+  });
+
+  it('takes the path, role and local imports from the entry as the index writes it, at any indentation', () => {
+    for (const indent of [2, 4]) {
+      const { text } = entryJson(entry, { indent, ensureAscii: indent === 4 });
+      expect(linkOf(text)).toEqual({ file_path: entry.file_path, role: 'test', local_imports: entry.local_imports });
+    }
+  });
+
+  it('gives up on a compact entry, so the caller parses it whole', () => {
+    expect(linkOf(entryJson(entry, { indent: 0, ensureAscii: false }).text)).toBeNull();
   });
 });
