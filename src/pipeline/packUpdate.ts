@@ -56,14 +56,13 @@ export async function updatePack(repo: WrittenRepo): Promise<boolean> {
       const end = summaryRanges[2 * n + 1] as number;
       const was = previous.ranges[2 * n] as number;
       const oldDoc = was >= 0 ? oldDocAt.get(was) : undefined;
-      // An entry as it was and no document then is skipped now too; the import graph needs every document's profile.
+      // An entry as it was and no document then is skipped now too; the import graph needs every document's path, role and imports.
       if (was >= 0 && oldDoc === undefined) continue;
       const bytes = await reader.read(start, end);
       if (oldDoc !== undefined) {
-        // A document then, with the same profile: the graph needs only its path, role and imports (a pure read of
-        // three values; the whole profile when the entry is not written the way linkOf reads).
-        const whole = (): LinkedDoc['file'] | null => profileFromBytes(bytes, key);
-        const file = linkOf(bytes.toString('utf8')) ?? whole();
+        // A document then, with the same profile: the graph needs only its path, role and imports (three values
+        // read; the whole profile parsed when the entry is not written the way linkOf reads).
+        const file = linkOf(bytes.toString('utf8')) ?? profileFromBytes(bytes, key);
         if (!file || oldRanges[2 * oldDoc + 1] !== previous.ranges[2 * n + 1] || old.paths.at(oldDoc) !== file.file_path) return false;
         source.push(oldDoc);
         kept.push(oldDoc);
