@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import type { AnalysisMetadata, FileRelationship, FileSummary, RepoIndex, ShardInfo, TokenUsage } from '../index/types.js';
 import { SCHEMA_VERSION } from '../index/types.js';
 import { VERSION } from '../shared/version.js';
+import { compareCodeUnits } from '../shared/text.js';
 
 /** A time as the index writes it: ISO 8601 in UTC. */
 export function isoDate(ms: number): string {
@@ -62,7 +63,7 @@ export interface BuildIndexInput {
 }
 
 export function buildRepoIndex(input: BuildIndexInput): RepoIndex {
-  const summaries = [...input.summaries].sort((a, b) => compare(a.file_path, b.file_path));
+  const summaries = [...input.summaries].sort((a, b) => compareCodeUnits(a.file_path, b.file_path));
   const relationships = sortRelationships(input.relationships);
   return {
     repo_name: input.repoName,
@@ -76,7 +77,7 @@ export function buildRepoIndex(input: BuildIndexInput): RepoIndex {
 /** Relationships in the index's order: by file, target, type. */
 export function sortRelationships(relationships: readonly FileRelationship[]): FileRelationship[] {
   return [...relationships].sort(
-    (a, b) => compare(a.repo_file_path, b.repo_file_path) || compare(a.target_file_path, b.target_file_path) || compare(a.relationship_type, b.relationship_type),
+    (a, b) => compareCodeUnits(a.repo_file_path, b.repo_file_path) || compareCodeUnits(a.target_file_path, b.target_file_path) || compareCodeUnits(a.relationship_type, b.relationship_type),
   );
 }
 
@@ -142,7 +143,3 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
   return metadata;
 }
 
-/** Code-point order, the same on every machine and locale. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

@@ -41,6 +41,7 @@
 import type { FileRole } from '../index/types.js';
 import { buildOutputDocs } from './buildOutput.js';
 import { FIELD_BITS, FIELDS, ROLES, type FieldIndex, type FieldName } from './fieldIndex.js';
+import { compareCodeUnits } from '../shared/text.js';
 
 export interface Bm25fParams {
   k1: number;
@@ -238,14 +239,14 @@ class Best {
 
   ranked(): Ranked[] {
     const out = this.docs.map((doc, i) => ({ doc, score: this.scores[i] as number }));
-    return out.sort((a, b) => b.score - a.score || cmp(this.pathOf(a.doc), this.pathOf(b.doc)) || a.doc - b.doc);
+    return out.sort((a, b) => b.score - a.score || compareCodeUnits(this.pathOf(a.doc), this.pathOf(b.doc)) || a.doc - b.doc);
   }
 
   /** Whether (doc, score) ranks above the kept entry at heap position `i`. */
   private better(doc: number, score: number, i: number): boolean {
     const other = this.scores[i] as number;
     if (score !== other) return score > other;
-    const byPath = cmp(this.pathOf(doc), this.pathOf(this.docs[i] as number));
+    const byPath = compareCodeUnits(this.pathOf(doc), this.pathOf(this.docs[i] as number));
     return byPath < 0 || (byPath === 0 && doc < (this.docs[i] as number));
   }
 
@@ -493,6 +494,3 @@ function addTargetName(index: FieldIndex, targetName: readonly string[], weight:
   }
 }
 
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

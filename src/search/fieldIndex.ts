@@ -11,6 +11,7 @@
  */
 import { detectLanguage, isCodeLanguage } from '../extract/languages.js';
 import type { FileRole, FileSummary } from '../index/types.js';
+import { compareCodeUnits } from '../shared/text.js';
 import { FIELD_COUNT, Tokenizer, fieldTokens, isDefinitionToken, splitPath, testedStems } from './profileTokens.js';
 import { DamagedTermsError, termTableOf, type EncodedTerms, type TermTable } from './termTable.js';
 
@@ -464,9 +465,7 @@ export function combineFieldIndexes(parts: readonly FieldIndex[]): FieldIndexDat
 }
 
 /** Terms in the order of their bytes (they are ASCII), the order term tables search. */
-export function compareTerms(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export const compareTerms: (a: string, b: string) => number = compareCodeUnits;
 
 /** What the import graph needs of a document. */
 export interface LinkedDoc {

@@ -6,11 +6,12 @@
 import type { RepoFreshness } from './freshness.js';
 import type { LoadedIndex, SearchResponse } from './types.js';
 import type { FileOutline, SymbolSearch } from './symbols.js';
+import { compareCodeUnits } from '../shared/text.js';
 
 const RULE = '='.repeat(80);
 
 /** Python's `sorted()` on strings: code-point order. */
-const codePointSort = (values: Iterable<string>): string[] => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const codePointSort = (values: Iterable<string>): string[] => [...values].sort(compareCodeUnits);
 
 export function formatMarkdown(response: SearchResponse): string {
   const lines: string[] = [`# Code Reference Information - ${response.target_file}`, RULE, ''];

@@ -10,6 +10,7 @@ import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
 import type { Tokenizer } from './profileTokens.js';
 import type { Anchor, RankedSymbol } from './types.js';
+import { compareCodeUnits } from '../shared/text.js';
 
 export type { RankedSymbol } from './types.js';
 
@@ -105,11 +106,8 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
       });
     });
   }
-  out.sort((a, b) => b.score - a.score || cmp(a.file_path, b.file_path) || a.start_line - b.start_line);
+  out.sort((a, b) => b.score - a.score || compareCodeUnits(a.file_path, b.file_path) || a.start_line - b.start_line);
   const top = out[0]?.score || 1;
   return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
 }
 
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

@@ -18,7 +18,7 @@ import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } f
 import type { SearchCorpus } from './corpus.js';
 import { FIELD_BITS, FIELDS, type FieldIndex } from './fieldIndex.js';
 import { definitionToken, type Tokenizer } from './profileTokens.js';
-import { splitIdentifier } from '../shared/text.js';
+import { compareCodeUnits, splitIdentifier } from '../shared/text.js';
 import type { TaskText } from './taskQuery.js';
 import type { Anchor, TaskParams } from './types.js';
 
@@ -133,7 +133,7 @@ export function fuseRankings(task: readonly Ranked[], plain: readonly Ranked[], 
 }
 
 function byScore(corpus: SearchCorpus, ranked: Ranked[]): Ranked[] {
-  return ranked.sort((a, b) => b.score - a.score || cmp(corpus.path(a.doc), corpus.path(b.doc)) || a.doc - b.doc);
+  return ranked.sort((a, b) => b.score - a.score || compareCodeUnits(corpus.path(a.doc), corpus.path(b.doc)) || a.doc - b.doc);
 }
 
 /**
@@ -391,6 +391,3 @@ function optionMatches(corpus: SearchCorpus, option: string): Map<number, number
   return out;
 }
 
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

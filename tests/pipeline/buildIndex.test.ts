@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
 import type { FileRelationship, FileSummary } from '../../src/index/types.js';
-import { buildRepoIndex, compare, isoDate, sortRelationships } from '../../src/pipeline/buildIndex.js';
+import { buildRepoIndex, isoDate, sortRelationships } from '../../src/pipeline/buildIndex.js';
+import { compareCodeUnits } from '../../src/shared/text.js';
 import { skippedSummary } from '../../src/pipeline/profile.js';
 
 const file = (path: string) => ({ path, absolute: `/repo/${path}`, size: 10, mtimeMs: 0 });
@@ -63,6 +64,6 @@ describe('building an index from its entries', () => {
     ['Z', 'a', -1],
     ['same', 'same', 0],
   ])('compares %s with %s as %i, the same on every locale', (a, b, expected) => {
-    expect(compare(a, b)).toBe(expected);
+    expect(compareCodeUnits(a, b)).toBe(expected);
   });
 });

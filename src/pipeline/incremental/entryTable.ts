@@ -5,7 +5,8 @@
  */
 import { HOLE_COUNT, type EntryChanges } from '../../index/entryJson.js';
 import type { FileStatus, ProfileSource } from '../../index/types.js';
-import { compare, isoDate } from '../buildIndex.js';
+import { compareCodeUnits } from '../../shared/text.js';
+import { isoDate } from '../buildIndex.js';
 import type { EntryFacts, EntryPlace, StoredRecord } from './reuseState.js';
 
 const STATUSES: readonly FileStatus[] = ['ok', 'skipped', 'failed'];
@@ -205,7 +206,7 @@ export class EntryTable {
   /** Row numbers in path order (code points, as the index sorts them). */
   order(): Int32Array {
     const order = Int32Array.from({ length: this.length }, (_, i) => i);
-    return order.sort((a, b) => compare(this.paths[a] as string, this.paths[b] as string));
+    return order.sort((a, b) => compareCodeUnits(this.paths[a] as string, this.paths[b] as string));
   }
 
   private fileTypeId(fileType: string): number {
