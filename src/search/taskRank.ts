@@ -104,11 +104,15 @@ export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, pa
 /** The request with only its `max` rarest terms (all for 0): the common words of a long text cost most and decide least. */
 export function rarestTerms(corpus: SearchCorpus, input: RankInput, max: number): RankInput {
   if (max <= 0 || input.terms.length <= max) return input;
-  const kept = corpusStats(corpus.segments, input.terms)
-    .terms.sort((a, b) => b.idf - a.idf || (a.term < b.term ? -1 : 1))
+  return { ...input, terms: strongestTerms(corpus, input.terms, max) };
+}
+
+/** The `max` terms of highest idf times weight (weight 1 where none is given), ties in code-unit order. */
+function strongestTerms(corpus: SearchCorpus, terms: readonly string[], max: number, weights?: ReadonlyMap<string, number>): string[] {
+  return corpusStats(corpus.segments, terms, weights)
+    .terms.sort((a, b) => b.idf * b.weight - a.idf * a.weight || compareCodeUnits(a.term, b.term))
     .slice(0, max)
     .map((t) => t.term);
-  return { ...input, terms: kept };
 }
 
 /** How deep each ranking is read for fusion. */
@@ -144,8 +148,8 @@ export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number, maxT
   const tokenizer = corpus.tokenizer;
   // The title (the first line) says what the report is about; roles are asked for by it alone (a report about
   // library behaviour mentions its tests in passing).
-  const title = task.text.split('\n').find((line) => line.trim()) ?? '';
-  const titleTerms = new Set(titleWeight > 0 ? tokenizer.text(title) : []);
+  const title = tokenizer.text(task.text.split('\n').find((line) => line.trim()) ?? '');
+  const titleTerms = new Set(titleWeight > 0 ? title : []);
   const counts = new Map<string, number>();
   for (const t of tokenizer.text(task.text)) counts.set(t, (counts.get(t) ?? 0) + 1);
   for (const [compound, n] of compounds(task.text, tokenizer)) {
@@ -154,13 +158,10 @@ export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number, maxT
   const termWeights = new Map<string, number>();
   for (const [t, n] of counts) termWeights.set(t, (((k3 + 1) * n) / (k3 + n)) * (titleTerms.has(t) ? 1 + titleWeight : 1));
   if (maxTerms > 0 && counts.size > maxTerms) {
-    const kept = corpusStats(corpus.segments, [...counts.keys()], termWeights)
-      .terms.sort((a, b) => b.idf * b.weight - a.idf * a.weight || (a.term < b.term ? -1 : 1))
-      .slice(0, maxTerms);
-    const keep = new Set(kept.map((t) => t.term));
+    const keep = new Set(strongestTerms(corpus, [...counts.keys()], maxTerms, termWeights));
     for (const t of counts.keys()) if (!keep.has(t)) termWeights.delete(t);
   }
-  return { terms: [...termWeights.keys()], termWeights, roleTerms: tokenizer.text(title), targetName: [], targetLanguage: '' };
+  return { terms: [...termWeights.keys()], termWeights, roleTerms: title, targetName: [], targetLanguage: '' };
 }
 
 /** Adjacent plain words run together, stemmed as the tokenizer would stem the identifier `manpage`, with their counts. */
