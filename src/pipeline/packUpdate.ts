@@ -131,19 +131,18 @@ export async function writeIndexPack(outputPath: string, index: WrittenRepo['ind
   });
 }
 
-/** Two postings lists, each by document, as one by document (x's pair first for a document both hold). */
-function mergedByDocument(x: Int32Array, y: Int32Array): Int32Array {
-  const list = new Int32Array(x.length + y.length);
-  for (let p = 0, q = 0, at = 0; at < list.length; at += 2) {
-    const fromX = q >= y.length || (p < x.length && (x[p] as number) <= (y[q] as number));
+/** Two postings lists, each by document (no document in both), written into `into` from `at` as one by document; returns the end. */
+function mergeByDocument(into: Int32Array, at: number, x: Int32Array, y: Int32Array): number {
+  for (let p = 0, q = 0; p < x.length || q < y.length; at += 2) {
+    const fromX = q >= y.length || (p < x.length && (x[p] as number) < (y[q] as number));
     const values = fromX ? x : y;
     const k = fromX ? p : q;
-    list[at] = values[k] as number;
-    list[at + 1] = values[k + 1] as number;
+    into[at] = values[k] as number;
+    into[at + 1] = values[k + 1] as number;
     if (fromX) p += 2;
     else q += 2;
   }
-  return list;
+  return at;
 }
 
 /** The documents of a postings list (pairs of document and field, by document). */
@@ -219,8 +218,7 @@ function mergedFieldIndex(
       const y = new Int32Array(madeTo - madeFrom);
       const xEnd = appendRenumbered(x, 0, oldPostings, oldFrom, oldTo, oldNumber);
       const yEnd = appendRenumbered(y, 0, madePostings, madeFrom, madeTo, madeNumber);
-      all.set(mergedByDocument(x.subarray(0, xEnd), y.subarray(0, yEnd)), total);
-      end = total + xEnd + yEnd;
+      end = mergeByDocument(all, total, x.subarray(0, xEnd), y.subarray(0, yEnd));
     }
     if (order <= 0) i++;
     if (order >= 0) j++;
