@@ -109,6 +109,11 @@ function set(params: TaskParams, path: string, value: number): TaskParams {
   return out;
 }
 
+/** A case's answer as repository-relative paths, each once, best first. */
+function rankedPaths(c: Case, answer: ReturnType<typeof search>): string[] {
+  return [...new Set(answer.references.map((r) => normaliseRefPath(c.treeDir, r.file_path)))];
+}
+
 /** One case's figures with one parameter set. */
 interface Scored {
   language: string;
@@ -128,7 +133,7 @@ function score(c: Case, params: TaskParams): Scored {
     const m = functionMetrics(symbols, c.gold);
     fn = { acc5: m.fnAcc5, acc10: m.fnAcc10 };
   }
-  const ranked = [...new Set(answer.references.map((r) => normaliseRefPath(c.treeDir, r.file_path)))];
+  const ranked = rankedPaths(c, answer);
   return { language: c.language, acc1: accAtK(ranked, c.answers, 1), acc5: accAtK(ranked, c.answers, 5), acc10: accAtK(ranked, c.answers, 10), rr: caseMetrics(ranked, c.answers).rr, ...(fn ? { fn } : {}) };
 }
 
@@ -228,7 +233,7 @@ function printMisses(cases: readonly Case[], params: TaskParams): void {
   let notSource = 0;
   for (const c of cases) {
     const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params });
-    const ranked = [...new Set(answer.references.map((r) => normaliseRefPath(c.treeDir, r.file_path)))];
+    const ranked = rankedPaths(c, answer);
     for (const p of ranked.slice(0, 5)) {
       slots++;
       if (!isSourceFile(p)) notSource++;
