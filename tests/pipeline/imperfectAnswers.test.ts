@@ -24,8 +24,6 @@ const TARGET = `new-service/
 └── src/store/kv.py             # key-value persistence
 `;
 
-/** An answer's entry as the fake writes it, and the path its `file` number names in the request. */
-
 let server: FakeLlmServer;
 beforeAll(async () => {
   server = await startFakeLlmServer({ seed: 11 });
@@ -52,7 +50,6 @@ async function run(provider: LlmProvider, cfg = config(), targetStructure: strin
   const llm = createLlmSession({ provider, config: cfg, targetStructure });
   return indexRepository(fixture, { config: cfg, llm });
 }
-
 
 describe.each([
   ['OpenAI', openai],

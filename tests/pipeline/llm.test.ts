@@ -272,7 +272,6 @@ describe('debug dumps', () => {
 });
 
 describe('packed requests', () => {
-
   it('stores a one-line description on the symbols the model described, and only on those', async () => {
     const index = await run(fixture, openai());
     const cache = index.file_summaries.find((f) => f.file_path === 'src/cache/lruCache.ts');
