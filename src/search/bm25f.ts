@@ -385,7 +385,7 @@ function textScores(index: FieldIndex, stats: CorpusStats, params: Bm25fParams):
   }
   if (params.coverage > 0 && used > 1) {
     const built = buildOutputDocs(index);
-    for (const d of out.docs) if (!built[d]) out.value[d] = (out.value[d] as number) * Math.pow((matched[d] as number) / used, params.coverage);
+    for (const d of out.docs) if (!built(d)) out.value[d] = (out.value[d] as number) * Math.pow((matched[d] as number) / used, params.coverage);
   }
   return out;
 }
@@ -468,7 +468,7 @@ function structuralPriors(index: FieldIndex, parts: readonly SegmentPart[], cent
   return (d) => {
     const { logMaxImporters, logMaxLines } = holderOf(maxima, d, (m) => m.start);
     const importers = (index.importerStart[d + 1] as number) - (index.importerStart[d] as number);
-    const sizeShare = built[d] ? 0.5 : Math.log1p(Math.max(0, index.linesOfCode[d] as number)) / logMaxLines;
+    const sizeShare = built(d) ? 0.5 : Math.log1p(Math.max(0, index.linesOfCode[d] as number)) / logMaxLines;
     return (1 + (centrality * Math.log1p(importers)) / logMaxImporters) * (1 + size * sizeShare);
   };
 }

@@ -20,11 +20,18 @@ export function isBuildOutput(path: string): boolean {
   return folders.some((f) => BUILD_OUTPUT_DIRS.has(f));
 }
 
-/** 1 for each of the index's documents that is build output, computed once per index. */
-export function buildOutputDocs(index: FieldIndex): Uint8Array {
-  return index.memo('build-output', () => {
-    const out = new Uint8Array(index.size);
-    for (let d = 0; d < index.size; d++) if (isBuildOutput(index.paths.at(d))) out[d] = 1;
-    return out;
-  });
+/**
+ * Whether an index's document is build output, worked out for a document when first asked and kept: a search
+ * asks about the documents its words match, a few of a large index's.
+ */
+export function buildOutputDocs(index: FieldIndex): (d: number) => boolean {
+  const known = index.memo('build-output', () => new Uint8Array(index.size));
+  return (d) => {
+    let state = known[d];
+    if (!state) known[d] = state = isBuildOutput(index.paths.at(d)) ? BUILT : NOT_BUILT;
+    return state === BUILT;
+  };
 }
+
+const NOT_BUILT = 1;
+const BUILT = 2;

@@ -115,10 +115,18 @@ export class SearchCorpus {
     return { repo: part.repo, file };
   }
 
-  /** Whether corpus document `d` holds a token in any field, without reading its profile. */
-  holds(d: number, token: string): boolean {
+  /**
+   * Whether corpus document `d` holds a token in any field, without reading its profile; each token is looked
+   * up once, however often it is asked about.
+   */
+  holderOf(d: number): (token: string) => boolean {
     const { segment, local } = this.locate(d);
-    return segment.index.holds(token, local);
+    const known = new Map<string, boolean>();
+    return (token) => {
+      let held = known.get(token);
+      if (held === undefined) known.set(token, (held = segment.index.holds(token, local)));
+      return held;
+    };
   }
 
   /** Corpus document `d`'s repository-relative path, without reading its profile. */

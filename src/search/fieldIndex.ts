@@ -122,6 +122,8 @@ export function stringList(values: readonly string[]): StringList {
   return { length: values.length, at: (i) => values[i] ?? '', all: () => values };
 }
 
+const MAX_KEPT_TERM_IDS = 50_000;
+
 export class FieldIndex implements FieldIndexData {
   readonly terms!: TermTable;
   readonly postings!: PostingStore;
@@ -142,6 +144,7 @@ export class FieldIndex implements FieldIndexData {
   readonly size: number;
 
   private readonly memos = new Map<string, unknown>();
+  private readonly termIds = new Map<string, number>();
 
   constructor(data: FieldIndexData) {
     Object.assign(this, data);
@@ -158,9 +161,19 @@ export class FieldIndex implements FieldIndexData {
     return new FieldIndex(buildData(docs));
   }
 
-  /** The term's number, or -1 when no document holds it. */
+  /**
+   * The term's number, or -1 when no document holds it. Kept once looked up: a search asks for the same terms
+   * again (two rankings, then each result's matched words), and a pack's table answers by binary search.
+   */
   termId(term: string): number {
-    return this.terms.find(term);
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.terms.find(term);
+      // Bounded for a server that answers query after query.
+      if (this.termIds.size >= MAX_KEPT_TERM_IDS) this.termIds.clear();
+      this.termIds.set(term, id);
+    }
+    return id;
   }
 
   /** Documents holding term `id` in any field. */

@@ -241,7 +241,8 @@ function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords:
     const doc = corpus.doc(d);
     const symbols = query ? bestSymbols(doc.file.symbols, query, corpus, request.type) : matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
     if (request.type && request.type !== 'file' && symbols.length === 0) continue;
-    const matched = keywordTokens.filter(({ needed }) => needed.every((t) => corpus.holds(d, t))).map(({ k }) => k);
+    const holds = corpus.holderOf(d);
+    const matched = keywordTokens.filter(({ needed }) => needed.every(holds)).map(({ k }) => k);
     out.push(toReference(doc, score, matched, request.type === 'file' ? [] : symbols));
   }
   return out;

@@ -40,31 +40,45 @@ const FILE_POWER = 4;
 
 /** How well each of a file's symbols matches the request; 0 for one that its words and anchors do not reach. */
 export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery, tokenizer: Tokenizer): number[] {
-  return symbols.map((symbol) => {
-    const nameTokens = [...new Set(tokenizer.identifier(symbol.name))];
-    let name = 0;
-    for (const t of nameTokens) name += query.termWeight.get(t) ?? 0;
-    name /= Math.sqrt(Math.max(1, nameTokens.length));
-    // A member is also about its class: `Permutation.__new__` for a report about the Permutation constructor.
-    const scope = symbol.ast_path.split('-').slice(0, -1);
-    if (scope.length) {
-      const scopeTokens = [...new Set(scope.flatMap((part) => tokenizer.identifier(part)))];
-      let inScope = 0;
-      for (const t of scopeTokens) inScope += query.termWeight.get(t) ?? 0;
-      name += (SCOPE_WEIGHT * inScope) / Math.sqrt(scopeTokens.length || 1);
+  const { termWeight } = query;
+  // Members of one class share its scope: each scope is scored once per file.
+  const scopeScores = new Map<string, number>();
+  const scopeScore = (astPath: string): number => {
+    const cut = astPath.lastIndexOf('-');
+    if (cut < 0) return 0;
+    const key = astPath.slice(0, cut);
+    let score = scopeScores.get(key);
+    if (score === undefined) {
+      const scopeTokens = new Set<string>();
+      for (const part of key.split('-')) for (const t of tokenizer.identifier(part)) scopeTokens.add(t);
+      score = distinctWeight(scopeTokens, termWeight) / Math.sqrt(scopeTokens.size || 1);
+      scopeScores.set(key, score);
     }
+    return score;
+  };
+  return symbols.map((symbol) => {
+    const nameTokens = new Set(tokenizer.identifier(symbol.name));
+    let name = distinctWeight(nameTokens, termWeight) / Math.sqrt(Math.max(1, nameTokens.size));
+    // A member is also about its class: `Permutation.__new__` for a report about the Permutation constructor.
+    if (symbol.ast_path.includes('-')) name += SCOPE_WEIGHT * scopeScore(symbol.ast_path);
     let doc = 0;
     // A doc comment's first sentences say what the symbol is for; the rest costs more to read than it adds.
     const text = `${symbol.doc?.slice(0, DOC_CHARS) ?? ''} ${symbol.description ?? ''}`;
     if (text.trim()) {
       const docTokens = new Set(tokenizer.text(text));
-      for (const t of docTokens) doc += query.termWeight.get(t) ?? 0;
-      doc /= Math.sqrt(Math.max(1, docTokens.size));
+      doc = distinctWeight(docTokens, termWeight) / Math.sqrt(Math.max(1, docTokens.size));
     }
     const anchor = anchorStrength(symbol, query.anchored);
     const score = (name + DOC_WEIGHT * doc) * (1 + ANCHOR_BONUS * anchor);
     return CONTAINER_KINDS.has(symbol.kind) ? score * CONTAINER_FACTOR : score;
   });
+}
+
+/** The summed weights of distinct tokens, in their order. */
+function distinctWeight(tokens: ReadonlySet<string>, termWeight: ReadonlyMap<string, number>): number {
+  let sum = 0;
+  for (const t of tokens) sum += termWeight.get(t) ?? 0;
+  return sum;
 }
 
 /** Anchor names by their last part, lower-cased, each with its qualifier (or '' for a bare name). */

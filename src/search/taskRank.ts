@@ -199,18 +199,29 @@ export function resolveAnchors(corpus: SearchCorpus, anchors: readonly Anchor[],
   return out;
 }
 
-/** Each segment's documents by lower-cased file stem (`manpage` for `builders/manpage.py`), built once. */
-function byStem(index: FieldIndex): Map<string, number[]> {
-  return index.memo('task-stems', () => {
-    const map = new Map<string, number[]>();
-    const paths = index.paths.all();
-    for (let d = 0; d < paths.length; d++) {
-      const key = stemOf(paths[d] as string);
+/**
+ * Each segment's documents by lower-cased file stem (`manpage` for `builders/manpage.py`) and by the last part
+ * of their module path (`models` for `db/models/__init__.py`, `query` for `db/models/query.py`), built once, in
+ * one pass over the paths.
+ */
+function pathKeys(index: FieldIndex): { byStem: Map<string, number[]>; byModule: Map<string, number[]> } {
+  return index.memo('task-path-keys', () => {
+    const byStem = new Map<string, number[]>();
+    const byModule = new Map<string, number[]>();
+    const push = (map: Map<string, number[]>, key: string, d: number) => {
       const list = map.get(key);
       if (list) list.push(d);
       else map.set(key, [d]);
+    };
+    const paths = index.paths.all();
+    for (let d = 0; d < paths.length; d++) {
+      const filePath = paths[d] as string;
+      const stem = stemOf(filePath);
+      push(byStem, stem, d);
+      // modulePath(filePath).pop(), without splitting every path: only a package file's key is its folder.
+      push(byModule, PACKAGE_FILES.has(stem) ? (modulePath(filePath).pop() ?? '') : stem, d);
     }
-    return map;
+    return { byStem, byModule };
   });
 }
 
@@ -249,7 +260,7 @@ function pathMatches(corpus: SearchCorpus, anchorPath: string, params: TaskParam
   let matches: number[] = [];
   const fileName = wanted[wanted.length - 1] ?? '';
   for (const { index, base } of corpus.segments) {
-    for (const d of byStem(index).get(stem) ?? []) {
+    for (const d of pathKeys(index).byStem.get(stem) ?? []) {
       const filePath = index.paths.at(d).toLowerCase();
       // The whole file name must agree (extension too) before folders count.
       if (!(filePath === fileName || filePath.endsWith(`/${fileName}`))) continue;
@@ -337,7 +348,7 @@ function moduleMatches(corpus: SearchCorpus, parts: readonly string[]): Map<numb
     const wanted = parts.slice(0, k).map((p) => p.toLowerCase());
     const matches: number[] = [];
     for (const { index, base } of corpus.segments) {
-      for (const d of byModule(index).get(wanted[wanted.length - 1] as string) ?? []) {
+      for (const d of pathKeys(index).byModule.get(wanted[wanted.length - 1] as string) ?? []) {
         const have = modulePath(index.paths.at(d));
         // All of the name's module part must be the path's end; one part alone only when the whole name is it.
         if (sharedTail(wanted, have) === wanted.length && (wanted.length >= 2 || k === parts.length)) matches.push(base + d);
@@ -357,21 +368,6 @@ const PACKAGE_FILES = new Set(['__init__', 'index', 'mod']);
 function modulePath(filePath: string): string[] {
   const segments = moduleSegments(filePath);
   return PACKAGE_FILES.has(segments[segments.length - 1] as string) ? segments.slice(0, -1) : segments;
-}
-
-/** Each segment's documents by the last part of their module path (`models` for `db/models/__init__.py`), built once. */
-function byModule(index: FieldIndex): Map<string, number[]> {
-  return index.memo('task-modules', () => {
-    const map = new Map<string, number[]>();
-    const paths = index.paths.all();
-    for (let d = 0; d < paths.length; d++) {
-      const key = modulePath(paths[d] as string).pop() ?? '';
-      const list = map.get(key);
-      if (list) list.push(d);
-      else map.set(key, [d]);
-    }
-    return map;
-  });
 }
 
 /** Files holding an option's name as one identifier (`--ignore-paths` -> `ignore_paths`, `ignorePaths`). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeSymbol, FileSummary } from '../../src/index/types.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
-import { TASK_PARAMS, fuseRankings, rarestTerms } from '../../src/search/taskRank.js';
-import type { SearchRequest } from '../../src/search/types.js';
+import { TASK_PARAMS, fuseRankings, rarestTerms, resolveAnchors } from '../../src/search/taskRank.js';
+import type { Anchor, SearchRequest } from '../../src/search/types.js';
 import { corpusOf, staticProfile } from '../support/fileSummary.js';
 
 const symbol = (name: string, kind: CodeSymbol['kind'] = 'function', start_line = 1, ast_path = name, doc?: string): CodeSymbol => ({
@@ -124,6 +124,29 @@ describe('ranking a task text', () => {
     const answer = search(project(), { query: foreign });
     expect(answer.task?.anchors.map((a) => a.text)).toContain('usr/lib/python3.11/threading.py');
     expect(Array.isArray(answer.references)).toBe(true);
+  });
+});
+
+describe('resolving a task text\'s anchors', () => {
+  const modules = () =>
+    corpusOf([
+      file('src/app/db/models/__init__.py', { symbols: [symbol('Model', 'class')] }),
+      file('src/app/db/models/query.py', { symbols: [symbol('QuerySet', 'class')] }),
+      file('src/app/forms/models.py', { symbols: [symbol('ModelForm', 'class')] }),
+      file('src/app/db/utils.py'),
+    ]);
+  const resolved = (corpus: SearchCorpus, anchor: Anchor): string[] => [...resolveAnchors(corpus, [anchor]).keys()].map((d) => corpus.path(d));
+
+  it('reads a dotted name as a module path, a package\'s __init__.py answering for its folder', () => {
+    const corpus = modules();
+    expect(resolved(corpus, { kind: 'symbol', text: 'app.db.models.Widget', source: 'dotted' })).toEqual(['src/app/db/models/__init__.py']);
+    expect(resolved(corpus, { kind: 'symbol', text: 'db.models.query.Prefetch', source: 'dotted' })).toEqual(['src/app/db/models/query.py']);
+  });
+
+  it('finds a frame\'s file by the longest tail of its path that a file has', () => {
+    const corpus = modules();
+    expect(resolved(corpus, { kind: 'path', text: 'site-packages/app/forms/models.py', source: 'frame' })).toEqual(['src/app/forms/models.py']);
+    expect(resolved(corpus, { kind: 'path', text: 'db/utils.py', source: 'frame' })).toEqual(['src/app/db/utils.py']);
   });
 });
 
