@@ -119,7 +119,7 @@ const COMMAND_CONFIG = 'file_analysis:\n  skip_directories: [.git]\n  skip_gener
 
 /** `coderag index <repo> --out <out>` from the build, timed from spawn to exit. */
 function runCommand(repo: string, out: string, config: string, files: number): Promise<CommandRun> {
-  return timeCommand(process.execPath, [path.join(REPO_ROOT, 'dist/cli/main.js'), 'index', repo, '--out', out, '--config', config, '--quiet'], {
+  return timeCommand(process.execPath, [path.join(REPO_ROOT, 'dist/bin/coderag.js'), 'index', repo, '--out', out, '--config', config, '--quiet'], {
     cwd: REPO_ROOT,
     timeoutMs: offlineTimeoutMs(files),
   });

@@ -74,7 +74,7 @@ export async function benchOffline(options: OfflineBenchOptions): Promise<Sectio
   const timeoutMs = offlineTimeoutMs(options.files);
   const command = async (): Promise<CommandRun> => {
     rmSync(out, { recursive: true, force: true });
-    return timeCommand(process.execPath, [path.join(REPO_ROOT, 'dist/cli/main.js'), 'index', corpus, '--out', out, '--config', config, '--quiet'], { cwd: REPO_ROOT, timeoutMs });
+    return timeCommand(process.execPath, [path.join(REPO_ROOT, 'dist/bin/coderag.js'), 'index', corpus, '--out', out, '--config', config, '--quiet'], { cwd: REPO_ROOT, timeoutMs });
   };
   // Written where it cannot be taken for a corpus file; --no-gitignore because the corpus sits in a folder git ignores.
   const repomixRun = async (bin: string): Promise<CommandRun> =>

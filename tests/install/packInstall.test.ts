@@ -60,7 +60,7 @@ afterAll(() => registry?.close());
 
 describe('the package npm pack makes', () => {
   it('holds the built CLI, the prompts and the default config, and no sources or tests', () => {
-    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'indexer_config.yaml', 'dist/cli/main.js', 'prompts/profile.md']));
+    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'indexer_config.yaml', 'dist/bin/coderag.js', 'dist/bin/extractWorker.js', 'prompts/profile.md']));
     expect(packedFiles.filter((f) => /^(src|tests|bench|examples)\//.test(f) || f.startsWith('.'))).toEqual([]);
   });
 
@@ -69,7 +69,7 @@ describe('the package npm pack makes', () => {
     // prepare would run again on every pack, and npm flags it on every install of the tarball.
     for (const hook of ['prepare', 'preinstall', 'install', 'postinstall']) expect(pkg.scripts[hook], hook).toBeUndefined();
     expect(pkg.engines.node).toMatch(/^>=20/);
-    expect(pkg.bin).toEqual({ coderag: 'dist/cli/main.js' });
+    expect(pkg.bin).toEqual({ coderag: 'dist/bin/coderag.js' });
   });
 });
 

@@ -1,10 +1,11 @@
 /**
- * Runs the built CLI (`dist/cli/main.js`, built by `npm test` before vitest) as a user would.
+ * Runs the built CLI (`dist/bin/coderag.js`, the bundle npm links as `coderag`, built by `npm test` before vitest)
+ * as a user would.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
-export const CLI = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
+export const CLI = path.resolve(import.meta.dirname, '../../dist/bin/coderag.js');
 
 export interface CliResult {
   code: number | null;
