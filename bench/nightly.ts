@@ -10,6 +10,9 @@
  * identity, and peak RSS. Each case is also run as the whole command a CI job runs, `coderag index` from spawn
  * to exit (module loading, threads, the index, its state, its search pack and the run reports), against the
  * whole command's own cold run; the targets apply to those: unchanged ≤ 10% of cold, clone ≤ 15%, commit ≤ 20%.
+ * Last, what the history field costs: the same files in a repository with 5,000 commits of history (the most a
+ * run reads by default), indexed cold by the whole command with history and with `--no-history`, alternating;
+ * the target is ≤ 15% more with it.
  *
  *   node --import tsx bench/nightly.ts [--quick]      (after npm run build)
  */
@@ -31,13 +34,17 @@ export interface NightlyBenchOptions {
   changedShare: number;
   deletions: number;
   renames: number;
+  /** Commits of the history case's repository. */
+  historyCommits: number;
   log?: (line: string) => void;
 }
 
-export const NIGHTLY_FULL: NightlyBenchOptions = { files: 5000, reps: 3, changedShare: 0.01, deletions: 5, renames: 5 };
-export const NIGHTLY_QUICK: NightlyBenchOptions = { files: 5000, reps: 1, changedShare: 0.01, deletions: 5, renames: 5 };
+export const NIGHTLY_FULL: NightlyBenchOptions = { files: 5000, reps: 3, changedShare: 0.01, deletions: 5, renames: 5, historyCommits: 5000 };
+export const NIGHTLY_QUICK: NightlyBenchOptions = { files: 5000, reps: 1, changedShare: 0.01, deletions: 5, renames: 5, historyCommits: 5000 };
 
 const TARGETS = { unchanged: 0.1, clone: 0.15, commit: 0.2 } as const;
+/** Indexing with history may cost this much more than without. */
+const HISTORY_TARGET = 1.15;
 type Case = 'cold' | keyof typeof TARGETS;
 
 interface ReuseFigures {
@@ -60,10 +67,16 @@ interface NightlyRun {
 }
 
 function git(cwd: string, ...args: string[]): string {
+  return gitWith({ cwd }, ...args);
+}
+
+function gitWith(options: { cwd: string; input?: string; env?: NodeJS.ProcessEnv }, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@coderag.invalid', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
+    cwd: options.cwd,
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
 }
 
@@ -110,6 +123,87 @@ function commitChanges(root: string, options: NightlyBenchOptions): { changed: n
   return { changed, deleted: deleted.length, renamed: renamed.length };
 }
 
+const DAY_SECONDS = 86_400;
+const SUBJECT_VERBS = ['Fix', 'Handle', 'Refactor', 'Speed up', 'Document', 'Simplify', 'Support', 'Validate', 'Clean up', 'Test'];
+const SUBJECT_WHATS = ['empty input', 'a missing option', 'unicode names', 'large files', 'the error message', 'nested values', 'the default', 'a race on close', 'trailing slashes', 'old Node versions'];
+
+/**
+ * The corpus in a git repository with a history: an import two years back, then `commits` commits each editing
+ * one to five files (a subject naming what and where), a day or so apart, and a last commit restoring every file
+ * the history edited, so the tree is the corpus again. Written with `git fast-import` (seconds, where a commit
+ * at a time would take minutes); the history's file contents are placeholders, as `git log --name-status` reads
+ * only which paths changed.
+ */
+function buildHistoryRepository(files: number, root: string, commits: number): void {
+  buildRepository(files, root);
+  const start = Math.floor(Date.now() / 1000) - 2 * 365 * DAY_SECONDS;
+  const date = `${start} +0000`;
+  gitWith({ cwd: root, env: { GIT_COMMITTER_DATE: date } }, 'commit', '-q', '--amend', `--date=${date}`, '-m', 'Import the sources');
+  // Each file's mode and blob as imported, to restore it by.
+  const blobs = new Map<string, string>();
+  for (const line of git(root, 'ls-tree', '-r', 'HEAD').split('\n')) {
+    const match = /^(\d+) blob ([0-9a-f]+)\t(.+)$/.exec(line);
+    if (match) blobs.set(match[3] as string, `${match[1]} ${match[2]}`);
+  }
+  const paths = [...blobs.keys()].sort();
+  // A fixed sequence (xorshift32), so every run builds the same history.
+  let seed = 2_463_534_242;
+  const next = (n: number): number => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
+  };
+  const stream: string[] = [];
+  const touched = new Set<string>();
+  const step = Math.floor((2 * 365 * DAY_SECONDS) / (commits + 1));
+  for (let c = 1; c <= commits; c++) {
+    const edits = new Set(Array.from({ length: 1 + next(5) }, () => paths[next(paths.length)] as string));
+    const first = [...edits][0] as string;
+    const subject = `${SUBJECT_VERBS[next(SUBJECT_VERBS.length)]} ${SUBJECT_WHATS[next(SUBJECT_WHATS.length)]} in ${path.posix.basename(first)}`;
+    stream.push(`commit refs/heads/main`, `committer bench <bench@coderag.invalid> ${start + c * step} +0000`, `data ${Buffer.byteLength(subject)}`, subject);
+    if (c === 1) stream.push('from refs/heads/main^0');
+    for (const file of edits) {
+      const body = `revision ${c}\n`;
+      stream.push(`M ${blobs.get(file)?.split(' ')[0]} inline ${file}`, `data ${Buffer.byteLength(body)}`, body.slice(0, -1));
+      touched.add(file);
+    }
+    stream.push('');
+  }
+  const restore = 'Restore the sources';
+  stream.push(`commit refs/heads/main`, `committer bench <bench@coderag.invalid> ${start + (commits + 1) * step} +0000`, `data ${restore.length}`, restore);
+  for (const file of [...touched].sort()) stream.push(`M ${blobs.get(file)} ${file}`);
+  stream.push('', 'done', '');
+  gitWith({ cwd: root, input: stream.join('\n') }, 'fast-import', '--quiet', '--done');
+  git(root, 'reset', '-q', '--hard', 'main');
+  const then = new Date(Date.now() - 86_400_000);
+  for (const file of filesUnder(root)) utimesSync(path.join(root, file), then, then);
+}
+
+/**
+ * The whole command, cold, with history and with `--no-history`, alternating: what reading the history costs.
+ * Runs in its own repository (buildHistoryRepository), after the reuse cases.
+ */
+async function historyCost(options: NightlyBenchOptions, work: string, config: string): Promise<{ withHistory: CommandRun[]; without: CommandRun[]; commits: number }> {
+  const log = options.log ?? (() => {});
+  const repo = path.join(work, 'history', 'nightly');
+  buildHistoryRepository(options.files, repo, options.historyCommits);
+  warmPageCache(repo);
+  const commits = Number(git(repo, 'rev-list', '--count', 'HEAD').trim());
+  const withHistory: CommandRun[] = [];
+  const without: CommandRun[] = [];
+  const out = path.join(work, 'out-history');
+  for (let rep = 0; rep < options.reps; rep++) {
+    for (const history of rep % 2 ? [false, true] : [true, false]) {
+      rmSync(out, { recursive: true, force: true });
+      const result = await runCommand(repo, out, config, options.files, history ? [] : ['--no-history']);
+      (history ? withHistory : without).push(result);
+      log(`nightly history ${history ? 'on' : 'off'} #${rep + 1}, whole command: ${(result.ms / 1000).toFixed(2)} s, CPU ${((result.cpuMs ?? NaN) / 1000).toFixed(2)} s`);
+    }
+  }
+  return { withHistory, without, commits };
+}
+
 function run(repo: string, out: string, files: number): Promise<NightlyRun> {
   return runJsonChild<NightlyRun>('nightlyWorker.ts', [repo, out], { timeoutMs: offlineTimeoutMs(files) });
 }
@@ -118,8 +212,8 @@ function run(repo: string, out: string, files: number): Promise<NightlyRun> {
 const COMMAND_CONFIG = 'file_analysis:\n  skip_directories: [.git]\n  skip_generated: false\n';
 
 /** `coderag index <repo> --out <out>` from the build, timed from spawn to exit. */
-function runCommand(repo: string, out: string, config: string, files: number): Promise<CommandRun> {
-  return timeCommand(process.execPath, [path.join(REPO_ROOT, 'dist/bin/coderag.js'), 'index', repo, '--out', out, '--config', config, '--quiet'], {
+function runCommand(repo: string, out: string, config: string, files: number, extra: readonly string[] = []): Promise<CommandRun> {
+  return timeCommand(process.execPath, [path.join(REPO_ROOT, 'dist/bin/coderag.js'), 'index', repo, '--out', out, '--config', config, '--quiet', ...extra], {
     cwd: REPO_ROOT,
     timeoutMs: offlineTimeoutMs(files),
   });
@@ -180,6 +274,7 @@ export async function benchNightly(options: NightlyBenchOptions): Promise<Sectio
   const change = commitChanges(repo, options);
   warmPageCache(repo);
   for (let rep = 0; rep < options.reps; rep++) await eachCase('commit', repo, rep);
+  const history = await historyCost(options, work, config);
 
   const f = new Figures('nightly');
   const findings: string[] = [];
@@ -214,10 +309,17 @@ export async function benchNightly(options: NightlyBenchOptions): Promise<Sectio
     f.add(`${which}: entries reused`, r.reused, 'files', `${r.byMtime} by mtime and size, ${r.byBlob} by git blob, ${r.byHash} by content hash`);
     f.add(`${which}: peak RSS`, median(list.map((x) => x.maxRssMb)), 'MB');
   }
+  const historyMs = median(history.withHistory.map((x) => x.ms));
+  const noHistoryMs = median(history.without.map((x) => x.ms));
+  const historyRatio = historyMs / noHistoryMs;
+  f.add('history: whole command, wall time', round(historyMs / 1000, 2), 's', `cold, a repository of the same files with ${history.commits} commits; median of ${history.withHistory.length}`);
+  f.add('history: whole command with --no-history', round(noHistoryMs / 1000, 2), 's', `median of ${history.without.length}, alternating`);
+  f.add('history: cost', round((historyRatio - 1) * 100, 1), '%', `with history against without; target ≤ ${Math.round((HISTORY_TARGET - 1) * 100)}%`);
+  if (historyRatio > HISTORY_TARGET) findings.push(`Indexing with history took ${((historyRatio - 1) * 100).toFixed(1)}% longer than without, above its ${Math.round((HISTORY_TARGET - 1) * 100)}% target.`);
   return {
-    setup: { files: options.files, reps: options.reps, commit: change, targets: TARGETS, note: 'each run a fresh process running runIndex from dist/ (walk to written index), and the whole coderag index command (spawn to exit, GNU time for CPU and peak RSS)' },
+    setup: { files: options.files, reps: options.reps, commit: change, targets: TARGETS, history_commits: history.commits, history_target: HISTORY_TARGET, note: 'each run a fresh process running runIndex from dist/ (walk to written index), and the whole coderag index command (spawn to exit, GNU time for CPU and peak RSS)' },
     figures: f.list,
-    runs: { ...runs, whole_command: commands },
+    runs: { ...runs, whole_command: commands, history: { with: history.withHistory, without: history.without } },
     findings,
     seconds: round((performance.now() - started) / 1000, 1),
   };
