@@ -25,7 +25,8 @@ export type PackWay = 'kept' | 'field index kept' | 'updated' | 'built';
 export async function writeSearchPacks(written: readonly WrittenRepo[]): Promise<PackWay[]> {
   const ways: PackWay[] = [];
   for (const repo of written) {
-    if (repo.unchanged && (await packCurrent(repo.outputPath))) ways.push('kept');
+    if (repo.packWritten) ways.push('built');
+    else if (repo.unchanged && (await packCurrent(repo.outputPath))) ways.push('kept');
     else if (repo.previous && (await keepFieldIndex(repo))) ways.push('field index kept');
     else if (repo.previous && (await updatePack(repo))) ways.push('updated');
     else {

@@ -46,6 +46,24 @@ describe('writing the search packs, the last stage of a run', () => {
     expect(existsSync(path.join(out, '.coderag-search'))).toBe(false);
   });
 
+  it('writes, in a run from scratch, the pack of profiles tokenised as they were made: byte for byte the one built from the index file', async () => {
+    const git = (cwd: string, ...args: string[]) => gitIn(cwd)(...args);
+    const repo = path.join(makeTempDir(), 'poly');
+    copyFixture(repo);
+    git(repo, 'init', '-q');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'fixture: the commit subjects are a field too');
+    const run = await runIndex([repo], { config: defaultConfig(), outDir: makeTempDir() });
+    expect(run.packs).toEqual(['built']);
+    const indexFile = run.written[0]!.outputPath;
+    expect(readFileSync(indexFile, 'utf8')).toContain('"history"');
+    const pack = packPathFor(indexFile);
+    const streamed = readFileSync(pack);
+    renameSync(pack, `${pack}.streamed`);
+    expect(await prepareSearchPack(indexFile)).toBe(true);
+    expect(readFileSync(pack).equals(streamed)).toBe(true);
+  });
+
   it('keeps what no search would see change: the pack of an unchanged run, the field index of a fresh clone, the postings of unedited files', async () => {
     const git = (cwd: string, ...args: string[]) => gitIn(cwd)(...args);
     const repo = path.join(makeTempDir(), 'poly');
