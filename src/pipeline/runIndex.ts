@@ -4,9 +4,10 @@
  *   walk -> (pre-filter) -> reuse -> extract -> profile -> write index -> write search packs
  *   history (git log, beside the walk) -----------^
  *
- * `profileRepository` runs the stages up to the profiles, `indexRepositoryToFile` writes the index and
- * `runIndex` the run reports and search packs. `runIndex` streams: each finished entry goes to a fragment file
- * and the index is assembled from those and the previous index's bytes (indexAssembly.ts).
+ * `profileRepository` runs the stages up to the profiles, `indexRepositoryToFile` writes the index (and, in a
+ * run from scratch, its search pack) and `runIndex` the run reports and the other search packs. `runIndex`
+ * streams: each finished entry goes to a fragment file and the index is assembled from those and the previous
+ * index's bytes (indexAssembly.ts).
  * `indexRepository` keeps the entries and returns the index, writing nothing.
  *
  * Side effects (file reads, git, the clock, the event sink) come in as parameters with real defaults.

@@ -364,19 +364,28 @@ class VarintBuffer {
     this.bytes[this.length++] = rest;
   }
 
-  /** The values between bytes `start` and `end`, two at a time. */
+  /** The values between bytes `start` and `end`, two at a time (each below 2 ** 31). */
   pairs(start: number, end: number, visit: (first: number, second: number) => void): void {
     const { bytes } = this;
     let at = start;
-    const next = (): number => {
-      let value = 0;
-      for (let shift = 0; ; shift += 7) {
-        const byte = bytes[at++] as number;
-        value += (byte & 0x7f) * 2 ** shift;
-        if (byte < 0x80) return value;
-      }
-    };
-    while (at < end) visit(next(), next());
+    while (at < end) {
+      let first = 0;
+      let byte: number;
+      let shift = 0;
+      do {
+        byte = bytes[at++] as number;
+        first |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte >= 0x80);
+      let second = 0;
+      shift = 0;
+      do {
+        byte = bytes[at++] as number;
+        second |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte >= 0x80);
+      visit(first, second);
+    }
   }
 }
 

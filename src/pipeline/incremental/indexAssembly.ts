@@ -11,6 +11,10 @@
  *
  * When no file's candidate terms came or went since the previous index, its concepts stand and are copied
  * with the rest: an unchanged repository's entries are copied, not parsed or re-serialised.
+ *
+ * A run from scratch that writes search packs also tokenises each entry for the pack as it is made, keeping
+ * its token counts as term numbers: extraction threads still run then, where after the index is written the
+ * main thread would tokenise every profile again alone.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
