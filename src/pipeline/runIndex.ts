@@ -163,6 +163,7 @@ async function profileRepository(
     const { read, note } = await history;
     if (note) run.emit({ type: 'info', message: `${run.repoName}: no commit history (${note})` });
     entries.useHistory(read ? subjectsByFile(read.read.commits, read.subjects) : new Map());
+    entries.extracting?.(reuse.toExtract.length);
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
     if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
     run.extractors.setRepository(walked.repoFiles, goModule, { classify: run.classify, keepContent: run.llm !== null }, reuse.toExtract.length);

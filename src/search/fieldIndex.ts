@@ -181,7 +181,6 @@ const CONCEPTS = FIELDS.indexOf('concepts');
  * concepts may come after the rest of it (`addWithoutConcepts`, `addConcepts`), as a run chooses them last.
  */
 export class FieldIndexBuilder {
-  private readonly tokenizer = new Tokenizer();
   /** Every term met, numbered as first met. */
   private readonly termIds = new Map<string, number>();
   /**
@@ -207,6 +206,8 @@ export class FieldIndexBuilder {
   private readonly linesOfCode: number[] = [];
   private readonly paths: string[] = [];
   private readonly links: LinkedDoc[] = [];
+
+  constructor(private readonly tokenizer = new Tokenizer()) {}
 
   get size(): number {
     return this.paths.length;

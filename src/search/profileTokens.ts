@@ -21,6 +21,9 @@ export const FIELD_COUNT = FIELDS.length;
 export class Tokenizer {
   private readonly memo = new Map<string, readonly string[]>();
 
+  /** `memoLimit`: identifiers memoised at most (the memo is emptied when full). */
+  constructor(private readonly memoLimit = MEMO_LIMIT) {}
+
   /**
    * `parseHTTPResponse` -> parse, http, respons, parsehttprespons: the parts, and the whole identifier when it
    * has several, so `formdata` in a query finds `FormData` and `mergeConfig` matches itself more than `merge`.
@@ -43,7 +46,7 @@ export class Tokenizer {
       }
       out = parts;
       // Bounded: building the index of a large repository meets millions of distinct identifiers.
-      if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
+      if (this.memo.size >= this.memoLimit) this.memo.clear();
       this.memo.set(detached(id), out);
     }
     return out;
@@ -57,7 +60,7 @@ export class Tokenizer {
 }
 
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
-const MEMO_LIMIT = 20_000;
+const MEMO_LIMIT = 100_000;
 
 /** `base64` -> `base`; a word that does not end in digits -> ''. */
 function lettersBeforeDigits(w: string): string {
