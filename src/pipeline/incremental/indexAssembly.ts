@@ -59,7 +59,7 @@ export interface AssembledIndex {
   unchanged: boolean;
   /**
    * The search pack's field index and its documents' byte ranges, when the entries were tokenised as they were
-   * made (StreamedEntries.create's `searchPack`, in a run that took nothing from a previous index).
+   * made (StreamedEntries.create's `searchPackOf`, in a run that took nothing from a previous index).
    */
   searchPack?: { fieldIndex: FieldIndex; ranges: Float64Array };
   /**
