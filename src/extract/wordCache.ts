@@ -4,7 +4,7 @@
  * extractor rather than once per file while it is in use. Identifiers repeat across a repository's files, so
  * most look-ups hit.
  */
-import { splitIdentifier, stem } from '../shared/text.js';
+import { detached, splitIdentifier, stem } from '../shared/text.js';
 
 export class WordCache {
   private readonly splits: Generations<string[]>;
@@ -64,14 +64,6 @@ class Generations<V> {
     }
     this.current.set(key, value);
   }
-}
-
-/**
- * The key as a string of its own. A name the parser read is a slice of the file's text, and V8 keeps the whole
- * text alive for as long as a slice of it lives: a cache keyed by slices would hold hundreds of files.
- */
-function detached(key: string): string {
-  return key.length < 13 ? key : ` ${key}`.slice(1);
 }
 
 const isIdentifierStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36;

@@ -80,7 +80,7 @@ export async function updatePack(repo: WrittenRepo): Promise<boolean> {
   } finally {
     await reader.close();
   }
-  const builder = new FieldIndexBuilder(fresh.length);
+  const builder = new FieldIndexBuilder();
   for (const file of fresh) builder.add({ repo: index.repo_name, file });
   const made = builder.finish();
   const data = mergedFieldIndex(old, oldTerms, oldPostings, made, source, links, index.repo_name);

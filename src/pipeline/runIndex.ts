@@ -4,9 +4,10 @@
  *   walk -> (pre-filter) -> reuse -> extract -> profile -> write index -> write search packs
  *   history (git log, beside the walk) -----------^
  *
- * `profileRepository` runs the stages up to the profiles, `indexRepositoryToFile` writes the index and
- * `runIndex` the run reports and search packs. `runIndex` streams: each finished entry goes to a fragment file
- * and the index is assembled from those and the previous index's bytes (indexAssembly.ts).
+ * `profileRepository` runs the stages up to the profiles, `indexRepositoryToFile` writes the index (and, in a
+ * run from scratch, its search pack) and `runIndex` the run reports and the other search packs. `runIndex`
+ * streams: each finished entry goes to a fragment file and the index is assembled from those and the previous
+ * index's bytes (indexAssembly.ts).
  * `indexRepository` keeps the entries and returns the index, writing nothing.
  *
  * Side effects (file reads, git, the clock, the event sink) come in as parameters with real defaults.
@@ -46,6 +47,7 @@ import { llmContext, type LlmSession } from './llmSession.js';
 import { readHistory, subjectsByFile, type HistorySource } from './history.js';
 import { prefilterFiles } from './prefilter.js';
 import { profileFiles, skippedSummary } from './profile.js';
+import { writeIndexPack } from './packUpdate.js';
 import { writeSearchPacks, type PackWay } from './searchPacks.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
@@ -64,6 +66,11 @@ export interface IndexRepositoryOptions {
   signal?: AbortSignal;
   /** Extraction workers shared across the repositories of one run. */
   extractors?: ExtractorPool;
+  /**
+   * Close the shared `extractors` once this repository's files are extracted (the last repository of a run), so
+   * its index and search pack are written without the threads' memory.
+   */
+  releaseExtractors?: boolean;
   /** The limiter of the reuse stage's reads, shared across the repositories of one run. */
   hashLimit?: LimitFunction;
   readFile?: ReadFile;
@@ -100,17 +107,20 @@ export async function indexRepository(repoPath: string, options: IndexRepository
  * Indexes a repository into `indexFile`, taking the unchanged entries of the index already there (unless
  * `previousIndex` is null), and writes the reuse state beside it. Entries go to disk as they finish: memory
  * holds a few facts per file, not the profiles. An interrupted run leaves the previous index as it was.
+ * With `searchPack`, a run that takes nothing from a previous index also writes the index's search pack,
+ * its profiles tokenised as they were made (`packWritten`); other runs leave the pack to writeSearchPacks.
  */
 export async function indexRepositoryToFile(
   repoPath: string,
   indexFile: string,
-  options: IndexRepositoryOptions & { previousIndex: string | null },
+  options: IndexRepositoryOptions & { previousIndex: string | null; searchPack?: boolean },
 ): Promise<Omit<WrittenRepo, 'outputPath'> & { summaryRanges: Float64Array; reuse: ReuseFigures }> {
-  const entries = await StreamedEntries.create(indexFile, jsonStyle(options.config));
+  const entries = await StreamedEntries.create(indexFile, jsonStyle(options.config), options.searchPack ? path.basename(path.resolve(repoPath)) : null);
   try {
     const { facts, state, reuse } = await profileRepository(repoPath, options, entries, options.previousIndex);
-    const assembled = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
-    return { ...assembled, reuse };
+    const { searchPack, ...assembled } = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
+    const packWritten = searchPack ? await writeIndexPack(indexFile, assembled.index, searchPack.fieldIndex, searchPack.ranges) : false;
+    return { ...assembled, reuse, ...(packWritten ? { packWritten } : {}) };
   } finally {
     await entries.dispose();
   }
@@ -153,6 +163,7 @@ async function profileRepository(
     const { read, note } = await history;
     if (note) run.emit({ type: 'info', message: `${run.repoName}: no commit history (${note})` });
     entries.useHistory(read ? subjectsByFile(read.read.commits, read.subjects) : new Map());
+    entries.extracting?.(reuse.toExtract.length);
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
     if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
     run.extractors.setRepository(walked.repoFiles, goModule, { classify: run.classify, keepContent: run.llm !== null }, reuse.toExtract.length);
@@ -172,7 +183,7 @@ async function profileRepository(
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
     };
   } finally {
-    if (run.ownsExtractors) await run.extractors.close();
+    if (run.ownsExtractors || options.releaseExtractors) await run.extractors.close();
     // A run that failed before the reuse stage handed the previous index on closes it here.
     if (previous && !previousTaken) await previous.loaded.then((loaded) => (loaded.ok ? loaded.previous.close() : undefined), () => undefined);
   }
@@ -406,9 +417,17 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   const written: WrittenRepo[] = [];
   const names = new Set<string>();
   try {
-    for (const repoPath of repoPaths) {
+    for (const [n, repoPath] of repoPaths.entries()) {
       const outputPath = indexPathFor(options.outDir, options.config, path.basename(path.resolve(repoPath)), options.shard);
-      const repo = await indexRepositoryToFile(repoPath, outputPath, { ...options, extractors, hashLimit, previousIndex: options.reuse === false ? null : outputPath });
+      const repo = await indexRepositoryToFile(repoPath, outputPath, {
+        ...options,
+        extractors,
+        hashLimit,
+        previousIndex: options.reuse === false ? null : outputPath,
+        releaseExtractors: !options.extractors && n === repoPaths.length - 1,
+        // Partial indexes are never searched.
+        searchPack: !options.shard && options.searchPacks !== false,
+      });
       const { index } = repo;
       if (names.has(index.repo_name)) {
         emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });

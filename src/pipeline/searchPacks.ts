@@ -1,7 +1,9 @@
 /**
  * The last stage of a run: every index written gets its search pack, so no search pays for building one, and
- * a folder of enough indexes gets its combined pack (search/folderPack.ts). A pack is built from the written
- * file, entry by entry when the run knows where its entries are: the run keeps no profiles in memory.
+ * a folder of enough indexes gets its combined pack (search/folderPack.ts). A run from scratch has written
+ * each index's pack already, from its profiles tokenised as they were made (indexAssembly.ts); any other pack
+ * is built from the written file, entry by entry when the run knows where its entries are: the run keeps no
+ * profiles in memory.
  *
  * Tokenising every profile is most of a pack's cost, so a run that changed nothing a search reads keeps it:
  *   - an index the run left as it stood keeps its pack as it is, when that pack is current (it answers for
@@ -25,7 +27,8 @@ export type PackWay = 'kept' | 'field index kept' | 'updated' | 'built';
 export async function writeSearchPacks(written: readonly WrittenRepo[]): Promise<PackWay[]> {
   const ways: PackWay[] = [];
   for (const repo of written) {
-    if (repo.unchanged && (await packCurrent(repo.outputPath))) ways.push('kept');
+    if (repo.packWritten) ways.push('built');
+    else if (repo.unchanged && (await packCurrent(repo.outputPath))) ways.push('kept');
     else if (repo.previous && (await keepFieldIndex(repo))) ways.push('field index kept');
     else if (repo.previous && (await updatePack(repo))) ways.push('updated');
     else {

@@ -134,6 +134,8 @@ export interface WrittenRepo {
   summaryRanges?: Float64Array;
   /** The run left the index on disk as it stood (nothing in it would change but the date of the run). */
   unchanged?: boolean;
+  /** The index's search pack was written with it, from its profiles as they were made (runIndex.ts). */
+  packWritten?: boolean;
   /** The previous index's layout, for a search pack updated from the previous one (searchPacks.ts). */
   previous?: PreviousLayout;
 }

@@ -12,7 +12,7 @@
 import { detectLanguage, isCodeLanguage } from '../extract/languages.js';
 import type { FileRole, FileSummary } from '../index/types.js';
 import { compareCodeUnits } from '../shared/text.js';
-import { FIELD_COUNT, Tokenizer, fieldTokens, isDefinitionToken, splitPath, testedStems } from './profileTokens.js';
+import { FIELD_COUNT, FIELDS, Tokenizer, conceptTokens, fieldTokens, isDefinitionToken, splitPath, testedStems } from './profileTokens.js';
 import { DamagedTermsError, termTableOf, type EncodedTerms, type TermTable } from './termTable.js';
 
 export { FIELDS, FIELD_COUNT, type FieldName } from './profileTokens.js';
@@ -67,46 +67,10 @@ export interface PostingStore {
   readonly length: number;
   /** Values `[start, end)`. A store that cannot give them all (a pack cut short on disk) gives fewer. */
   read(start: number, end: number): Int32Array;
-  /** All values in order, in the pieces the store keeps them in (a store built in memory), to write them uncopied. */
-  pieces?(): readonly Int32Array[];
 }
 
 export function postingsInMemory(values: Int32Array): PostingStore {
   return { length: values.length, read: (start, end) => values.subarray(start, end) };
-}
-
-/**
- * Postings kept as a term's list each, `lists[t]` being values `[starts[t], starts[t + 1])`: what a builder has,
- * without the copy joining them would take. A term's range is a view of its list; any other range is copied.
- */
-export function postingsInLists(lists: readonly Int32Array[], starts: Int32Array): PostingStore {
-  const length = starts[lists.length] ?? 0;
-  return {
-    length,
-    read(start, end) {
-      start = Math.max(0, start);
-      end = Math.min(end, length);
-      if (end <= start) return new Int32Array(0);
-      // The last list starting at or before `start`.
-      let lo = 0;
-      let hi = lists.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if ((starts[mid] as number) <= start) lo = mid;
-        else hi = mid - 1;
-      }
-      if (end <= (starts[lo + 1] as number)) return (lists[lo] as Int32Array).subarray(start - (starts[lo] as number), end - (starts[lo] as number));
-      const out = new Int32Array(end - start);
-      for (let t = lo, at = 0; at < out.length; t++) {
-        const from = Math.max(start, starts[t] as number) - (starts[t] as number);
-        const to = Math.min(end, starts[t + 1] as number) - (starts[t] as number);
-        out.set((lists[t] as Int32Array).subarray(from, to), at);
-        at += to - from;
-      }
-      return out;
-    },
-    pieces: () => lists,
-  };
 }
 
 /** A list of strings that a search pack decodes one by one, as they are asked for. */
@@ -215,123 +179,227 @@ export class FieldIndex implements FieldIndexData {
 }
 
 function buildData(docs: readonly IndexedDoc[]): FieldIndexData {
-  const builder = new FieldIndexBuilder(docs.length);
+  const builder = new FieldIndexBuilder();
   for (const doc of docs) builder.add(doc);
-  const data = builder.finish();
-  // Searched from memory for as long as it lives: its postings joined, without the room the lists grew into.
-  const all = data.postings.read(0, data.postings.length);
-  return { ...data, postings: postingsInMemory(all.byteLength === all.buffer.byteLength ? all : all.slice()) };
+  return builder.finish();
 }
 
-/** A term's postings while an index is built: (doc, packed) pairs in a buffer that doubles as it fills. */
-interface GrowingList {
-  values: Int32Array;
-  used: number;
-  df: number;
-  lastDoc: number;
-}
+const CONCEPTS = FIELDS.indexOf('concepts');
 
 /**
- * Builds a field index one document at a time, keeping of each only its tokens' counts and the few facts the
- * ranker and the import graph need: a caller can stream profiles through it (prepareSearchPack reads an index
- * file entry by entry) without holding them. At most `capacity` documents.
+ * Builds a field index one document at a time, keeping of each only its tokens' counts (as term numbers) and
+ * the few facts the ranker and the import graph need: a caller can stream profiles through it (prepareSearchPack
+ * reads an index file entry by entry; an index run tokenises each profile as it is made) without holding them.
+ * Documents are numbered in the order they are added unless `finish` is given another; a document's key
+ * concepts may come after the rest of it (`addWithoutConcepts`, `addConcepts`), as a run chooses them last.
  */
 export class FieldIndexBuilder {
-  private readonly tokenizer = new Tokenizer();
-  private readonly lists = new Map<string, GrowingList>();
-  /** Field lengths, document by document (`FIELD_COUNT` each); turned field by field when finished. */
-  private readonly docLengths: Float32Array;
+  /** Every term met, numbered as first met. */
+  private readonly termIds = new Map<string, number>();
+  /**
+   * Every document's postings as (term number, count << FIELD_BITS | field) pairs, field by field, one document
+   * after another (document d's from byte `docStart[d]`): varints, a quarter of the room of 32-bit pairs.
+   */
+  private readonly encoded = new VarintBuffer();
+  private readonly docStart: number[] = [0];
+  /**
+   * Where a document's key concepts go among its pairs, and those pairs when they come apart from the rest:
+   * null when they are among them, AWAITED until `addConcepts` gives them.
+   */
+  private readonly conceptsAt: number[] = [];
+  private readonly conceptPostings: Array<Int32Array | null> = [];
+  /** Field lengths, document by document (`FIELD_COUNT` each). */
+  private readonly docLengths: number[] = [];
   private readonly avgLength = new Float64Array(FIELD_COUNT);
-  private readonly repoIds = new Map<string, number>();
-  private readonly repoOf: Int32Array;
-  private readonly languageIds = new Map<string, number>();
-  private readonly languageOf: Int32Array;
-  private readonly roles: Uint8Array;
-  private readonly isCode: Uint8Array;
-  private readonly linesOfCode: Int32Array;
+  /** Each document's repository and language, numbered when finished, in the documents' order. */
+  private readonly repoOf: string[] = [];
+  private readonly languageOf: string[] = [];
+  private readonly roles: number[] = [];
+  private readonly isCode: number[] = [];
+  private readonly linesOfCode: number[] = [];
   private readonly paths: string[] = [];
   private readonly links: LinkedDoc[] = [];
 
-  constructor(private readonly capacity: number) {
-    this.docLengths = new Float32Array(FIELD_COUNT * capacity);
-    this.repoOf = new Int32Array(capacity);
-    this.languageOf = new Int32Array(capacity);
-    this.roles = new Uint8Array(capacity);
-    this.isCode = new Uint8Array(capacity);
-    this.linesOfCode = new Int32Array(capacity);
-  }
+  constructor(private readonly tokenizer = new Tokenizer()) {}
 
   get size(): number {
     return this.paths.length;
   }
 
-  add({ repo, file }: IndexedDoc): void {
-    const d = this.paths.length;
-    if (d >= this.capacity) throw new RangeError(`a field index built for ${this.capacity} documents was given more`);
-    this.paths.push(file.file_path);
-    this.links.push({ repo, file: { file_path: file.file_path, role: file.role, local_imports: file.local_imports } });
-    this.repoOf[d] = intern(this.repoIds, repo);
-    const info = detectLanguage(file.file_path);
-    this.languageOf[d] = intern(this.languageIds, file.language || info.name);
-    this.isCode[d] = isCodeLanguage(info) ? 1 : 0;
-    this.roles[d] = Math.max(0, ROLES.indexOf(file.role ?? 'source'));
-    this.linesOfCode[d] = file.lines_of_code;
-    const fields = fieldTokens(file, this.tokenizer);
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      const counts = fields[f] as Map<string, number>;
-      let length = 0;
-      for (const [t, c] of counts) {
-        if (!isDefinitionToken(t)) length += c;
-        let list = this.lists.get(t);
-        if (!list) this.lists.set(t, (list = { values: new Int32Array(4), used: 0, df: 0, lastDoc: -1 }));
-        if (list.used + 2 > list.values.length) {
-          const grown = new Int32Array(list.values.length * 2);
-          grown.set(list.values);
-          list.values = grown;
-        }
-        list.values[list.used++] = d;
-        list.values[list.used++] = (Math.min(c, MAX_COUNT) << FIELD_BITS) | f;
-        if (list.lastDoc !== d) {
-          list.lastDoc = d;
-          list.df++;
-        }
-      }
-      this.docLengths[d * FIELD_COUNT + f] = length;
-      this.avgLength[f] = (this.avgLength[f] ?? 0) + length;
-    }
+  /** Adds a document, every field tokenised; answers its number in the order added. */
+  add(doc: IndexedDoc): number {
+    return this.addDocument(doc, doc.file.key_concepts);
   }
 
-  finish(): FieldIndexData {
+  /** Adds a document whose key concepts come later (`addConcepts`); until then it has none. */
+  addWithoutConcepts(doc: IndexedDoc): number {
+    return this.addDocument(doc, null);
+  }
+
+  /** The key concepts of document `d`, added without them. */
+  addConcepts(d: number, concepts: readonly string[]): void {
+    if (this.conceptPostings[d] !== AWAITED) throw new RangeError(`document ${d} was not added without its concepts, or has them`);
+    const pairs: number[] = [];
+    const length = this.post(conceptTokens(concepts, this.tokenizer), CONCEPTS, (id, packed) => pairs.push(id, packed));
+    this.conceptPostings[d] = Int32Array.from(pairs);
+    this.docLengths[d * FIELD_COUNT + CONCEPTS] = length;
+    this.avgLength[CONCEPTS] = (this.avgLength[CONCEPTS] as number) + length;
+  }
+
+  private addDocument({ repo, file }: IndexedDoc, concepts: readonly string[] | null): number {
+    const d = this.paths.length;
+    this.paths.push(file.file_path);
+    this.links.push({ repo, file: { file_path: file.file_path, role: file.role, local_imports: file.local_imports } });
+    this.repoOf.push(repo);
+    const info = detectLanguage(file.file_path);
+    this.languageOf.push(file.language || info.name);
+    this.isCode.push(isCodeLanguage(info) ? 1 : 0);
+    this.roles.push(Math.max(0, ROLES.indexOf(file.role ?? 'source')));
+    this.linesOfCode.push(file.lines_of_code);
+    const fields = fieldTokens(file, this.tokenizer, concepts);
+    const { encoded } = this;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      if (f === CONCEPTS) this.conceptsAt.push(encoded.length);
+      const length = this.post(fields[f] as Map<string, number>, f, (id, packed) => {
+        encoded.push(id);
+        encoded.push(packed);
+      });
+      this.docLengths.push(length);
+      this.avgLength[f] = (this.avgLength[f] as number) + length;
+    }
+    this.docStart.push(encoded.length);
+    this.conceptPostings.push(concepts ? null : AWAITED);
+    return d;
+  }
+
+  /** Gives `write` a field's (term number, packed count) pairs; answers the field's length. */
+  private post(counts: Map<string, number>, f: number, write: (id: number, packed: number) => void): number {
+    let tokens = 0;
+    for (const [t, c] of counts) {
+      if (!isDefinitionToken(t)) tokens += c;
+      let id = this.termIds.get(t);
+      if (id === undefined) this.termIds.set(t, (id = this.termIds.size));
+      write(id, (Math.min(c, MAX_COUNT) << FIELD_BITS) | f);
+    }
+    return tokens;
+  }
+
+  /**
+   * The field index of the documents added, document `n` being the one added `order[n]`-th (by default, the
+   * order they were added in). `order` names every document added once.
+   */
+  finish(order?: Int32Array): FieldIndexData {
     const n = this.paths.length;
-    const avgLength = Float64Array.from(this.avgLength, (total) => (n ? total / n : 0));
+    if (order && (order.length !== n || new Set(order).size !== n || order.some((d) => d < 0 || d >= n))) {
+      throw new RangeError(`an order of ${n} documents must name each of them once`);
+    }
+    if (this.conceptPostings.includes(AWAITED)) throw new RangeError('a document added without its key concepts never got them');
+    const added = (k: number): number => (order ? (order[k] as number) : k);
     const lengths = new Float32Array(FIELD_COUNT * n);
-    for (let d = 0; d < n; d++) for (let f = 0; f < FIELD_COUNT; f++) lengths[f * n + d] = this.docLengths[d * FIELD_COUNT + f] as number;
-    const terms = [...this.lists.keys()].sort(compareTerms);
+    for (let k = 0; k < n; k++) for (let f = 0; f < FIELD_COUNT; f++) lengths[f * n + k] = this.docLengths[added(k) * FIELD_COUNT + f] as number;
+    // Terms in sorted order; `rank[id]` is term number id's place there.
+    const terms = [...this.termIds.keys()].sort(compareTerms);
+    const rank = new Int32Array(terms.length);
+    terms.forEach((t, r) => (rank[this.termIds.get(t) as number] = r));
+    this.termIds.clear();
     const postingStart = new Int32Array(terms.length + 1);
+    const eachPair = (d: number, visit: (id: number, packed: number) => void): void => {
+      const concepts = this.conceptPostings[d] as Int32Array | null;
+      const at = this.conceptsAt[d] as number;
+      this.encoded.pairs(this.docStart[d] as number, at, visit);
+      if (concepts) for (let j = 0; j < concepts.length; j += 2) visit(concepts[j] as number, concepts[j + 1] as number);
+      this.encoded.pairs(at, this.docStart[d + 1] as number, visit);
+    };
+    for (let d = 0; d < n; d++) {
+      eachPair(d, (id) => {
+        const r = (rank[id] as number) + 1;
+        postingStart[r] = (postingStart[r] as number) + 2;
+      });
+    }
+    for (let r = 0; r < terms.length; r++) postingStart[r + 1] = (postingStart[r + 1] as number) + (postingStart[r] as number);
+    // Each term's postings by document, and within a document by field, as the documents are taken in order.
+    const postings = new Int32Array(postingStart[terms.length] as number);
+    const next = postingStart.slice(0, terms.length);
     const df = new Int32Array(terms.length);
-    // Each term's list stays where it is, viewed up to its end: joining them would copy most of the index.
-    const lists = terms.map((t, i) => {
-      const list = this.lists.get(t) as GrowingList;
-      postingStart[i + 1] = (postingStart[i] as number) + list.used;
-      df[i] = list.df;
-      return list.values.subarray(0, list.used);
-    });
-    this.lists.clear();
+    const lastDoc = new Int32Array(terms.length).fill(-1);
+    for (let k = 0; k < n; k++) {
+      eachPair(added(k), (id, packed) => {
+        const r = rank[id] as number;
+        const at = next[r] as number;
+        postings[at] = k;
+        postings[at + 1] = packed;
+        next[r] = at + 2;
+        if (lastDoc[r] !== k) {
+          lastDoc[r] = k;
+          df[r] = (df[r] as number) + 1;
+        }
+      });
+    }
+    const inOrder = <T>(values: readonly T[]): T[] => Array.from({ length: n }, (_, k) => values[added(k)] as T);
+    const repoIds = new Map<string, number>();
+    const languageIds = new Map<string, number>();
     return {
       terms: termTableOf(terms, df, postingStart),
-      postings: postingsInLists(lists, postingStart),
+      postings: postingsInMemory(postings),
       lengths,
-      avgLength,
-      repos: [...this.repoIds.keys()],
-      repoOf: this.repoOf.slice(0, n),
-      paths: stringList(this.paths),
-      roles: this.roles.slice(0, n),
-      languages: [...this.languageIds.keys()],
-      languageOf: this.languageOf.slice(0, n),
-      isCode: this.isCode.slice(0, n),
-      linesOfCode: this.linesOfCode.slice(0, n),
-      ...importGraph(this.links),
+      avgLength: Float64Array.from(this.avgLength, (total) => (n ? total / n : 0)),
+      repoOf: Int32Array.from(inOrder(this.repoOf), (repo) => intern(repoIds, repo)),
+      repos: [...repoIds.keys()],
+      paths: stringList(inOrder(this.paths)),
+      roles: Uint8Array.from(inOrder(this.roles)),
+      languageOf: Int32Array.from(inOrder(this.languageOf), (language) => intern(languageIds, language)),
+      languages: [...languageIds.keys()],
+      isCode: Uint8Array.from(inOrder(this.isCode)),
+      linesOfCode: Int32Array.from(inOrder(this.linesOfCode)),
+      ...importGraph(inOrder(this.links)),
     };
+  }
+}
+
+/** Key concepts not given yet: none, until they are. */
+const AWAITED = new Int32Array(0);
+
+/** Non-negative 32-bit integers as varints (seven bits a byte, low first) in a buffer that doubles as it fills. */
+class VarintBuffer {
+  private bytes = new Uint8Array(1 << 16);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length + 5 > this.bytes.length) {
+      const grown = new Uint8Array(2 * this.bytes.length);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    }
+    let rest = value >>> 0;
+    while (rest >= 0x80) {
+      this.bytes[this.length++] = (rest & 0x7f) | 0x80;
+      rest >>>= 7;
+    }
+    this.bytes[this.length++] = rest;
+  }
+
+  /** The values between bytes `start` and `end`, two at a time (each below 2 ** 31). */
+  pairs(start: number, end: number, visit: (first: number, second: number) => void): void {
+    const { bytes } = this;
+    let at = start;
+    while (at < end) {
+      let first = 0;
+      let byte: number;
+      let shift = 0;
+      do {
+        byte = bytes[at++] as number;
+        first |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte >= 0x80);
+      let second = 0;
+      shift = 0;
+      do {
+        byte = bytes[at++] as number;
+        second |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte >= 0x80);
+      visit(first, second);
+    }
   }
 }
 

@@ -161,10 +161,9 @@ function packPieces(facts: Record<string, unknown>, { fieldIndex, profileRanges 
     if (!LAZY.some(([name]) => name === blob.name)) bodyCrc32 = sectionCrc32(blob.data, bodyCrc32);
     offset = align(offset + blob.data.byteLength);
   }
-  // The postings, last, as the store holds them: a field index just built keeps them term by term, and joining
-  // them first would hold a second copy of most of a large pack.
+  // The postings, last.
   const postings = fieldIndex.postings;
-  const postingPieces = (postings.pieces?.() ?? [postings.read(0, postings.length)]).map(bytesOf);
+  const postingPieces = [bytesOf(postings.read(0, postings.length))];
   sections.push({ name: POSTINGS, kind: 'i32', offset, bytes: 4 * postings.length });
   const header: Header = { version: PACK_VERSION, ...facts, termCount: fieldIndex.terms.length, sections, bodyCrc32 };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');

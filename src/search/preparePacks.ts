@@ -66,7 +66,7 @@ async function packStreamed(indexFile: string, layout: WrittenLayout): Promise<b
   const info = await stat(indexFile);
   const key = path.basename(indexFile, '.json');
   const count = layout.summaryRanges.length / 2;
-  const builder = new FieldIndexBuilder(count);
+  const builder = new FieldIndexBuilder();
   const ranges = new Float64Array(2 * count);
   const reader = await RangeReader.open(indexFile);
   try {

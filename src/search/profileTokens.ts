@@ -8,7 +8,7 @@ import path from 'node:path';
 import { isComposedSummary } from '../index/summaries.js';
 import { parseVocabulary } from '../index/vocabulary.js';
 import type { FileSummary } from '../index/types.js';
-import { SEARCH_STOPWORDS, searchStem, splitIdentifier } from '../shared/text.js';
+import { detached, SEARCH_STOPWORDS, searchStem, splitIdentifier } from '../shared/text.js';
 
 /** The profile fields BM25F scores, in postings order. */
 export const FIELDS = ['name', 'path', 'symbols', 'concepts', 'docs', 'summary', 'imports', 'body', 'history'] as const;
@@ -21,6 +21,9 @@ export const FIELD_COUNT = FIELDS.length;
 export class Tokenizer {
   private readonly memo = new Map<string, readonly string[]>();
 
+  /** `memoLimit`: identifiers memoised at most (the memo is emptied when full). */
+  constructor(private readonly memoLimit = MEMO_LIMIT) {}
+
   /**
    * `parseHTTPResponse` -> parse, http, respons, parsehttprespons: the parts, and the whole identifier when it
    * has several, so `formdata` in a query finds `FormData` and `mergeConfig` matches itself more than `merge`.
@@ -32,10 +35,10 @@ export class Tokenizer {
       const parts: string[] = [];
       for (const w of words) {
         if (w.length < 2 || SEARCH_STOPWORDS.has(w) || isDigits(w)) continue;
-        parts.push(searchStem(w));
+        parts.push(detached(searchStem(w)));
         // `base64` is also about `base`, `utf8` about `utf`: the letters alone match a request that omits the number.
         const letters = lettersBeforeDigits(w);
-        if (letters.length >= 3 && !SEARCH_STOPWORDS.has(letters)) parts.push(searchStem(letters));
+        if (letters.length >= 3 && !SEARCH_STOPWORDS.has(letters)) parts.push(detached(searchStem(letters)));
       }
       if (words.length > 1) {
         const whole = words.join('');
@@ -43,8 +46,8 @@ export class Tokenizer {
       }
       out = parts;
       // Bounded: building the index of a large repository meets millions of distinct identifiers.
-      if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
-      this.memo.set(id, out);
+      if (this.memo.size >= this.memoLimit) this.memo.clear();
+      this.memo.set(detached(id), out);
     }
     return out;
   }
@@ -98,8 +101,8 @@ export function isDefinitionToken(token: string): boolean {
   return token.startsWith(DEFINITION_PREFIX);
 }
 
-/** Each field's token counts for one profile, in `FIELDS` order. */
-export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): Array<Map<string, number>> {
+/** Each field's token counts for one profile, in `FIELDS` order; its key concepts `concepts` (none when null). */
+export function fieldTokens(file: FileSummary, tokenizer: Tokenizer, concepts: readonly string[] | null = file.key_concepts): Array<Map<string, number>> {
   const { stem: fileStem, dir } = splitPath(file.file_path);
   const symbolNames = new Set<string>();
   const symbols: string[] = [];
@@ -129,7 +132,7 @@ export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): Array<Map<
     counted(name),
     counted(dir === '.' ? [] : tokenizer.text(dir)),
     counted([...symbols, ...definitions]),
-    counted(tokenizer.text(file.key_concepts.join(' '))),
+    concepts ? conceptTokens(concepts, tokenizer) : new Map(),
     counted(docs),
     // A composed summary restates the symbols and imports fields, and its boilerplate ("source", "defining",
     // "uses") would match requests by accident.
@@ -138,6 +141,11 @@ export function fieldTokens(file: FileSummary, tokenizer: Tokenizer): Array<Map<
     body,
     counted(file.history ? tokenizer.text(file.history.join('\n')) : []),
   ];
+}
+
+/** The concepts field's token counts. */
+export function conceptTokens(concepts: readonly string[], tokenizer: Tokenizer): Map<string, number> {
+  return counted(tokenizer.text(concepts.join(' ')));
 }
 
 function counted(tokens: readonly string[]): Map<string, number> {

@@ -72,6 +72,15 @@ export function words(text: string): string[] {
 }
 
 /**
+ * The string as one of its own. A name the parser read, or a word split from a longer text, is a slice of that
+ * text, and V8 keeps the whole text alive for as long as a slice of it (13 characters or more) lives: a cache
+ * keyed by slices would hold hundreds of files.
+ */
+export function detached(key: string): string {
+  return key.length < 13 ? key : ` ${key}`.slice(1);
+}
+
+/**
  * Strings in the order of their UTF-16 code units: the same on every machine, where `localeCompare` follows the
  * locale the process starts in (Lithuanian sorts `y` before `j`), so an index would depend on where it was made.
  */

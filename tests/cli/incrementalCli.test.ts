@@ -2,8 +2,8 @@ import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { copyFixture } from '../support/reuseRuns.js';
-import { gitIn, makeTempDir } from '../support/tempRepo.js';
+import { committedFixture, copyFixture } from '../support/reuseRuns.js';
+import { makeTempDir } from '../support/tempRepo.js';
 
 describe('coderag index run again into the same folder', () => {
   it('reuses every unchanged entry, and indexes every file again with --full', async () => {
@@ -51,12 +51,7 @@ describe('coderag index run again into the same folder', () => {
   }, 60_000);
 
   it('in a git work tree, writes the commit subjects once and nothing more when nothing changed; --no-history leaves them out', async () => {
-    const repo = path.join(makeTempDir(), 'poly');
-    copyFixture(repo);
-    const git = gitIn(repo);
-    git('init', '-q');
-    git('add', '-A');
-    git('commit', '-qm', 'Import the polyglot fixture');
+    const repo = committedFixture('Import the polyglot fixture');
     const out = makeTempDir();
     expect((await runCli(['index', repo, '--out', out])).code).toBe(0);
     expect(readFileSync(path.join(out, 'poly_index.json'), 'utf8')).toContain('"Import the polyglot fixture"');

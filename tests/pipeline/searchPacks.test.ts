@@ -11,7 +11,7 @@ import { prepareSearchPack } from '../../src/search/preparePacks.js';
 import { entryJson } from '../../src/index/entryJson.js';
 import { linkOf } from '../../src/pipeline/packUpdate.js';
 import { staticProfile } from '../support/fileSummary.js';
-import { copyFixture } from '../support/reuseRuns.js';
+import { committedFixture } from '../support/reuseRuns.js';
 import { gitIn, makeTempDir, makeTempRepo } from '../support/tempRepo.js';
 
 function repos(count: number): string[] {
@@ -46,13 +46,20 @@ describe('writing the search packs, the last stage of a run', () => {
     expect(existsSync(path.join(out, '.coderag-search'))).toBe(false);
   });
 
+  it('writes, in a run from scratch, the pack of profiles tokenised as they were made: byte for byte the one built from the index file', async () => {
+    const run = await runIndex([committedFixture('fixture: the commit subjects are a field too')], { config: defaultConfig(), outDir: makeTempDir() });
+    expect(run.packs).toEqual(['built']);
+    const indexFile = run.written[0]!.outputPath;
+    expect(readFileSync(indexFile, 'utf8')).toContain('"history"');
+    const pack = packPathFor(indexFile);
+    const streamed = readFileSync(pack);
+    renameSync(pack, `${pack}.streamed`);
+    expect(await prepareSearchPack(indexFile)).toBe(true);
+    expect(readFileSync(pack).equals(streamed)).toBe(true);
+  });
+
   it('keeps what no search would see change: the pack of an unchanged run, the field index of a fresh clone, the postings of unedited files', async () => {
-    const git = (cwd: string, ...args: string[]) => gitIn(cwd)(...args);
-    const repo = path.join(makeTempDir(), 'poly');
-    copyFixture(repo);
-    git(repo, 'init', '-q');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-qm', 'fixture');
+    const repo = committedFixture('fixture');
     const out = makeTempDir();
     const config = defaultConfig();
     expect((await runIndex([repo], { config, outDir: out })).packs).toEqual(['built']);
@@ -60,7 +67,7 @@ describe('writing the search packs, the last stage of a run', () => {
 
     // A fresh clone: new dates and folder, the same contents.
     const clone = path.join(makeTempDir(), 'poly');
-    git(path.dirname(clone), 'clone', '-q', repo, clone);
+    gitIn(path.dirname(clone))('clone', '-q', repo, clone);
     const cloned = await runIndex([clone], { config, outDir: out });
     expect(cloned.packs).toEqual(['field index kept']);
     // Byte for byte the pack built from the index alone.

@@ -11,6 +11,7 @@ import type { RepoIndex } from '../../src/index/types.js';
 import type { IndexEvent } from '../../src/pipeline/events.js';
 import type { ReuseFigures } from '../../src/pipeline/writeIndex.js';
 import { runIndex } from '../../src/pipeline/runIndex.js';
+import { gitIn, makeTempDir } from './tempRepo.js';
 
 export const POLYGLOT = path.resolve(import.meta.dirname, '../fixtures/polyglot');
 
@@ -18,6 +19,17 @@ export const POLYGLOT = path.resolve(import.meta.dirname, '../fixtures/polyglot'
 export function copyFixture(root: string): void {
   cpSync(POLYGLOT, root, { recursive: true });
   ageFiles(root);
+}
+
+/** The polyglot fixture as a git repository of one commit with this subject, in a new folder named poly. */
+export function committedFixture(subject: string): string {
+  const repo = path.join(makeTempDir(), 'poly');
+  copyFixture(repo);
+  const git = gitIn(repo);
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', subject);
+  return repo;
 }
 
 export function ageFiles(root: string, seconds = 3600): void {

@@ -38,6 +38,8 @@ export interface EntrySink {
   addReused(entry: ReusedEntry): Promise<void>;
   /** Each file's commit subjects, by path, given before the first entry: they become the entries' `history`. */
   useHistory(subjects: ReadonlyMap<string, string[]>): void;
+  /** How many files are about to be extracted, told before the first of them is added. */
+  extracting?(files: number): void;
 }
 
 /** Everything the index needs besides its entries, known once every entry is in. */

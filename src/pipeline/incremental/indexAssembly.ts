@@ -11,6 +11,10 @@
  *
  * When no file's candidate terms came or went since the previous index, its concepts stand and are copied
  * with the rest: an unchanged repository's entries are copied, not parsed or re-serialised.
+ *
+ * A run from scratch that writes search packs also tokenises each entry for the pack as it is made, keeping
+ * its token counts as term numbers: extraction threads still run then, where after the index is written the
+ * main thread would tokenise every profile again alone.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +25,9 @@ import { CHANGEABLE, changeEntry, ENTRY_DEPTH, entryJson, nestedJson, rewriteEnt
 import { FragmentFile } from '../../index/fileRanges.js';
 import type { JsonStyle } from '../../index/serialize.js';
 import type { AnalysisMetadata, FileRelationship, FileSummary } from '../../index/types.js';
+import { isSearchable } from '../../search/corpus.js';
+import { FieldIndex, FieldIndexBuilder } from '../../search/fieldIndex.js';
+import { Tokenizer } from '../../search/profileTokens.js';
 import { readTrailingMetadata } from '../../search/freshness.js';
 import { RawArray, writeJsonStreamAtomic } from '../../index/writeStream.js';
 import { tempPathFor } from '../../shared/atomicFile.js';
@@ -51,6 +58,11 @@ export interface AssembledIndex {
   /** The index on disk was left as it stood: this run would have written the same entries and metadata. */
   unchanged: boolean;
   /**
+   * The search pack's field index and its documents' byte ranges, when the entries were tokenised as they were
+   * made (StreamedEntries.create's `searchPackOf`, in a run that took nothing from a previous index).
+   */
+  searchPack?: { fieldIndex: FieldIndex; ranges: Float64Array };
+  /**
    * When every entry is the previous index's under the same path with its key concepts as they were (only
    * dates and sizes may differ, which no search reads): the previous index's size and date, and where each
    * entry was in it (start, end pairs, in order), so the previous search pack's field index can be kept.
@@ -78,17 +90,29 @@ export class StreamedEntries implements EntrySink {
   private history: ReadonlyMap<string, string[]> = new Map();
   /** The fragment file, created when the first entry or detail is appended: a run that makes none writes none. */
   private fragmentFile: Promise<FragmentFile> | null = null;
+  /**
+   * The search pack's documents, tokenised as entries are made (while extraction still runs, rather than read
+   * back from the index written), numbered as made: `docOf` maps an entry to its document. Null when no pack
+   * is wanted, or entries come from a previous index (its pack is updated instead: searchPacks.ts).
+   */
+  private searchDocuments: { repo: string; builder: FieldIndexBuilder; docOf: Map<number, number> } | null;
 
   private constructor(
     readonly indexFile: string,
     private readonly style: JsonStyle,
-  ) {}
+    searchPackOf: string | null,
+  ) {
+    this.searchDocuments = searchPackOf === null ? null : { repo: searchPackOf, builder: new FieldIndexBuilder(new Tokenizer(STREAMED_MEMO_LIMIT)), docOf: new Map() };
+  }
 
-  /** Entries for `indexFile`, after removing temp files that runs which died left beside it. */
-  static async create(indexFile: string, style: JsonStyle): Promise<StreamedEntries> {
+  /**
+   * Entries for `indexFile`, after removing temp files that runs which died left beside it. With `searchPackOf`
+   * (the repository's name) the index written comes with its search pack's field index (`AssembledIndex`).
+   */
+  static async create(indexFile: string, style: JsonStyle, searchPackOf: string | null = null): Promise<StreamedEntries> {
     await mkdir(path.dirname(indexFile), { recursive: true });
     await removeStaleTemps(indexFile);
-    return new StreamedEntries(indexFile, style);
+    return new StreamedEntries(indexFile, style, searchPackOf);
   }
 
   private fragment(): Promise<FragmentFile> {
@@ -98,6 +122,12 @@ export class StreamedEntries implements EntrySink {
   /** The previous index reused entries come from; this closes it when it is disposed of. */
   takeFrom(previous: PreviousIndex | null): void {
     this.previous = previous;
+    if (previous) this.searchDocuments = null;
+  }
+
+  /** A repository too large to hold its search documents through extraction gets its pack from the file written. */
+  extracting(files: number): void {
+    if (files > STREAMED_PACK_MAX_FILES) this.searchDocuments = null;
   }
 
   useHistory(subjects: ReadonlyMap<string, string[]>): void {
@@ -116,7 +146,7 @@ export class StreamedEntries implements EntrySink {
     const fragment = await this.fragment();
     const { start, end } = await fragment.append(text);
     const detail = record ? await fragment.append(detailText({ imports: record.imports, terms: terms ? terms.flat() : null })) : null;
-    this.entries.add({
+    const i = this.entries.add({
       // The walked file's path: one string for both.
       path: record?.file.path ?? summary.file_path,
       mtimeMs: record?.file.mtimeMs ?? 0,
@@ -128,6 +158,12 @@ export class StreamedEntries implements EntrySink {
         record: record && detail ? { blob: record.blob, hash: summary.content_hash, detail: [detail.start, detail.end] } : null,
       },
     });
+    const pack = this.searchDocuments;
+    if (pack && isSearchable(summary)) {
+      // Concepts chosen against the whole repository come when the index is written (entryBytes).
+      const doc = { repo: pack.repo, file: summary };
+      pack.docOf.set(i, terms ? pack.builder.addWithoutConcepts(doc) : pack.builder.add(doc));
+    }
   }
 
   async addReused({ file, from, blob, movedImports }: ReusedEntry): Promise<void> {
@@ -197,7 +233,30 @@ export class StreamedEntries implements EntrySink {
         if (this.searchedAnew.has(i)) previousLayout.ranges.fill(-1, 2 * n, 2 * n + 2);
       });
     }
-    return { index: this.describe(order, relationships, metadata, facts.repoName), summaryRanges, unchanged: false, ...(previousLayout ? { previous: previousLayout } : {}) };
+    const searchPack = this.searchPack(order, summaryRanges);
+    return {
+      index: this.describe(order, relationships, metadata, facts.repoName),
+      summaryRanges,
+      unchanged: false,
+      ...(previousLayout ? { previous: previousLayout } : {}),
+      ...(searchPack ? { searchPack } : {}),
+    };
+  }
+
+  /** The field index of the documents tokenised as they were made, in the index's order, with their byte ranges. */
+  private searchPack(order: Int32Array, summaryRanges: Float64Array): AssembledIndex['searchPack'] {
+    const pack = this.searchDocuments;
+    if (!pack) return undefined;
+    this.searchDocuments = null;
+    const docs: number[] = [];
+    const ranges: number[] = [];
+    order.forEach((i, n) => {
+      const d = pack.docOf.get(i);
+      if (d === undefined) return;
+      docs.push(d);
+      ranges.push(summaryRanges[2 * n] as number, summaryRanges[2 * n + 1] as number);
+    });
+    return { fieldIndex: new FieldIndex(pack.builder.finish(Int32Array.from(docs))), ranges: Float64Array.from(ranges) };
   }
 
   /** The previous index's layout, when every entry is taken from it under its path and keeps its concepts. */
@@ -350,6 +409,8 @@ export class StreamedEntries implements EntrySink {
     const subjectsStand = history ? holeHolds(bytes, place.holes, HISTORY, nestedJson(history, ENTRY_DEPTH + 1, this.style)) : (place.holes[2 * HISTORY] ?? -1) < 0;
     if (!subjectsStand) changes = { ...changes, history };
     if ((concepts && !unchanged) || !subjectsStand) this.searchedAnew.add(i);
+    const doc = concepts ? this.searchDocuments?.docOf.get(i) : undefined;
+    if (doc !== undefined) this.searchDocuments?.builder.addConcepts(doc, concepts as string[]);
     if (!changes && !restyle) return [bytes];
     const changed = restyle ? rewriteEntry(bytes, changes ?? {}, this.style) : changeEntry(bytes, place.holes, changes ?? {}, this.style);
     entries.setPlace(i, { holes: changed.holes });
@@ -368,6 +429,21 @@ export class StreamedEntries implements EntrySink {
     }
   }
 }
+
+/**
+ * The most files whose search documents a run holds while it extracts them. They take about 2 KB a file on the
+ * main thread (term numbers as varints, the term table), at the run's peak of memory: 5,000 files add about
+ * 12 MB. Beyond this the pack is built from the index file after extraction, when the threads' memory is freed
+ * (50,000 files streamed peaked at 436 MB against 382 MB).
+ */
+const STREAMED_PACK_MAX_FILES = 10_000;
+
+/**
+ * The streamed documents' tokenizer memo: it lives through extraction, at the run's peak of memory. Identifiers
+ * repeat mostly within a few files: 20,000 kept tokenise 5,000 files as fast as 100,000 (47,000 distinct), in
+ * 6 MB instead of 15.
+ */
+const STREAMED_MEMO_LIMIT = 20_000;
 
 /**
  * The metadata that describes the run that wrote an index rather than the index: when, how long, and what its
