@@ -176,8 +176,6 @@ function buildHistoryRepository(files: number, root: string, commits: number): v
   stream.push('', 'done', '');
   gitWith({ cwd: root, input: stream.join('\n') }, 'fast-import', '--quiet', '--done');
   git(root, 'reset', '-q', '--hard', 'main');
-  const then = new Date(Date.now() - 86_400_000);
-  for (const file of filesUnder(root)) utimesSync(path.join(root, file), then, then);
 }
 
 /**
