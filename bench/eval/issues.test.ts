@@ -6,6 +6,7 @@ import {
   functionMetrics,
   goldFiles,
   goldFunctions,
+  HELD_OUT_ISSUE_REPOS,
   isHeldOutRepo,
   issueHalves,
   issueLanguage,
@@ -14,6 +15,7 @@ import {
   parseDataset,
   parsePatch,
   pythonDefs,
+  selectHeldOutIssueCases,
   selectIssueCases,
   touchedDefs,
   touchedLines,
@@ -222,6 +224,21 @@ describe('issue set: case selection', () => {
       expect(isHeldOutRepo(r)).toBe(true);
     }
     expect(isHeldOutRepo('django/django')).toBe(false);
+  });
+
+  it("reads the held-out repositories' cases only for their own report, and only theirs", () => {
+    const all = [
+      ...Array.from({ length: 3 }, (_, n) => inst('sympy/sympy', n)),
+      ...Array.from({ length: 5 }, (_, n) => inst('pytest-dev/pytest', n)),
+      inst('psf/requests', 1),
+      inst('encode/httpx', 1),
+    ];
+    const report = selectHeldOutIssueCases(all, 4);
+    expect(report.map((i) => i.repo)).toEqual(['psf/requests', ...Array(4).fill('pytest-dev/pytest')]);
+    expect(report.every((i) => isHeldOutRepo(i.repo))).toBe(true);
+    // the Python repositories of issue 20's measurement: httpx is held out, but not in SWE-bench
+    expect(HELD_OUT_ISSUE_REPOS.every(isHeldOutRepo)).toBe(true);
+    expect(report.some((i) => i.repo === 'encode/httpx')).toBe(false);
   });
 });
 

@@ -93,6 +93,14 @@ export const HELD_OUT_NAMES: ReadonlySet<string> = new Set([
   'requests', 'pytest', 'pylint', 'sphinx', 'seaborn', 'xarray', 'flask', 'zod', 'fastify', 'express', 'httpx', 'gin',
 ]);
 
+/**
+ * The held-out Python repositories, by their SWE-bench names: issue 20's own measurement was their SWE-bench Lite
+ * instances (57 reports). Never a tuning case; `--set heldout-issues` reads them as a report only.
+ */
+export const HELD_OUT_ISSUE_REPOS: readonly string[] = [
+  'psf/requests', 'pytest-dev/pytest', 'pylint-dev/pylint', 'sphinx-doc/sphinx', 'mwaskom/seaborn', 'pydata/xarray', 'pallets/flask',
+];
+
 export const DEFAULT_ISSUE_CAP = 40;
 /** Per-repository cap of the non-Python set: 17 repositories of 2 to 56 instances, about 100 trees in all. */
 export const DEFAULT_ML_ISSUE_CAP = 6;
@@ -104,8 +112,8 @@ export const ISSUES_DATA_FLAG = '--issues-data';
  * Where the dataset is looked for when neither `--issues-data` nor $CODERAG_EVAL_ISSUES_DATA names files: public
  * GitHub repositories carrying copies, as mirrors under the mirror root (fetched like the code repositories).
  */
-export const DATASET_MIRRORS: ReadonlyArray<{ repo: string; paths: readonly string[]; name: string }> = [
-  { repo: 'ivan4722/csvtransfer', paths: ['swe-bench-lite.json'], name: 'SWE-bench Lite (300)' },
+export const DATASET_MIRRORS: ReadonlyArray<{ repo: string; paths: readonly string[]; name: string; lite?: true }> = [
+  { repo: 'ivan4722/csvtransfer', paths: ['swe-bench-lite.json'], name: 'SWE-bench Lite (300)', lite: true },
   { repo: 'ITMO-NSS-team/chronorepo_icdm26', paths: ['data/swebench_verified.jsonl'], name: 'SWE-bench Verified (500)' },
   {
     repo: MULTI_SWE_BENCH_MIRROR.repo,
@@ -176,9 +184,17 @@ function sha256(s: string): string {
  * instance carries the spelling of `repos`, the one its mirror is found by.
  */
 export function selectIssueCases(instances: readonly IssueInstance[], cap: number = DEFAULT_ISSUE_CAP, repos: readonly string[] = ISSUE_REPOS): IssueInstance[] {
+  return firstBySha(instances, cap, repos.filter((repo) => !isHeldOutRepo(repo)));
+}
+
+/** The cases of the held-out repositories (HELD_OUT_ISSUE_REPOS), chosen like selectIssueCases': a report only. */
+export function selectHeldOutIssueCases(instances: readonly IssueInstance[], cap: number = DEFAULT_ISSUE_CAP): IssueInstance[] {
+  return firstBySha(instances, cap, HELD_OUT_ISSUE_REPOS);
+}
+
+function firstBySha(instances: readonly IssueInstance[], cap: number, repos: readonly string[]): IssueInstance[] {
   const out: IssueInstance[] = [];
   for (const repo of repos) {
-    if (isHeldOutRepo(repo)) continue;
     const lower = repo.toLowerCase();
     const mine = instances
       .filter((i) => i.repo.toLowerCase() === lower)
@@ -571,6 +587,8 @@ export function functionMetrics(ranked: readonly RankedSymbol[], gold: readonly 
 export interface DatasetSource {
   /** A file path, or `<gitdir>:<path>` for a file in a mirror's HEAD. */
   label: string;
+  /** A mirror of SWE-bench Lite (the held-out repositories' report reads it alone). */
+  lite?: true;
   read(): string;
 }
 
@@ -603,6 +621,7 @@ export function datasetSources(flag: string | undefined, findMirror: (hint: stri
     const dir = gitDir;
     out.push({
       label: `${m.name}: ${dir}:${m.paths.length === 1 ? m.paths[0] : `{${m.paths.length} files}`}`,
+      ...(m.lite ? { lite: m.lite } : {}),
       // several JSON-lines files read as one (each ends with a newline, or is given one)
       read: () => m.paths.map((p) => execFileSync('git', [`--git-dir=${dir}`, 'show', `HEAD:${p}`], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 }).replace(/\n?$/, '\n')).join(''),
     });
@@ -635,7 +654,8 @@ function hasSymbols(r: Ranker): r is SymbolRanker {
 }
 
 export interface IssueCaseResult extends CaseMetrics {
-  set: 'issues';
+  /** `heldout-issues` for the held-out repositories' cases (IssueRunOptions.heldOutRepos). */
+  set: 'issues' | 'heldout-issues';
   ranker: string;
   repo: string;
   language: string;
@@ -670,6 +690,11 @@ export interface IssueRunOptions {
   includeGenerated: boolean;
   /** Give rankers each base tree's history from its mirror (default true). */
   history?: boolean;
+  /**
+   * The held-out repositories' cases instead (HELD_OUT_ISSUE_REPOS, at most `cap` each), every one in the held-out
+   * half: a report, never tuned on.
+   */
+  heldOutRepos?: boolean;
 }
 
 export interface IssueRun {
@@ -692,7 +717,9 @@ export async function runIssues(
   timing: Map<string, { prepareMs: number; rankMs: number }>,
 ): Promise<IssueRun> {
   const mlRepos = ML_ISSUE_REPOS.map((m) => m.repo);
-  const selected = [...selectIssueCases(instances, o.cap), ...selectIssueCases(instances, o.mlCap ?? DEFAULT_ML_ISSUE_CAP, mlRepos)];
+  const selected = o.heldOutRepos
+    ? selectHeldOutIssueCases(instances, o.cap)
+    : [...selectIssueCases(instances, o.cap), ...selectIssueCases(instances, o.mlCap ?? DEFAULT_ML_ISSUE_CAP, mlRepos)];
   const halves = issueHalves(instances, o.tuneOn);
   const perRepo = new Map<string, number>();
   const cases = selected.filter((c) => {
@@ -775,7 +802,7 @@ export async function runIssues(
       } else ranked = await ranker.rank(prepared, q, o.k);
       if (tm) tm.rankMs += performance.now() - t;
       results.push({
-        set: 'issues',
+        set: o.heldOutRepos ? 'heldout-issues' : 'issues',
         ranker: ranker.name,
         repo: short,
         language: issueLanguage(c.repo),

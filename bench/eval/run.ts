@@ -1,7 +1,7 @@
 /**
  * Retrieval evaluation on real data: the commit set, the description look-up set and the issue set.
  *
- *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits,describe,deps,issues] [--repo NAME] [--limit N]
+ *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits,describe,deps,issues,heldout-issues] [--repo NAME] [--limit N]
  *                                       [--mode query|target] [--json out.json] [--rankers keyword,bm25,coderag]
  *                                       [--scorer NAME] [--k N] [--include-generated] [--cases FILE]
  *                                       [--describe-cases FILE] [--deps-list FILE] [--tune-on even|odd]
@@ -26,6 +26,9 @@
  * root); the issue text is the query, the tree is the base commit's, the answer the gold patch's source files;
  * Acc@k, R@1, MRR per repository, language and half, and for
  * CodeRAG function-level Acc@5/Acc@10. `--set all` (the default) runs it only when the dataset is found.
+ * Held-out repositories' issues (`--set heldout-issues`, and `all` when the dataset is found): the SWE-bench Lite
+ * instances of the held-out Python repositories (HELD_OUT_ISSUE_REPOS, issue 20's own measurement), the same way;
+ * a report only, never tuned on.
  *
  * Modes
  *   query  (default) every case not marked target_only; q = { query: cleaned commit message, keywords: its words }.
@@ -65,7 +68,9 @@ export type { EvalCase, RankQuery, Ranker } from './types.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DESCRIBE_DIR = resolve(HERE, '..', '.work', 'describe');
 
-type SetName = 'commits' | 'describe' | 'deps' | 'issues';
+type SetName = 'commits' | 'describe' | 'deps' | 'issues' | 'heldout-issues';
+const SET_NAMES: readonly SetName[] = ['commits', 'describe', 'deps', 'issues', 'heldout-issues'];
+const isIssueSet = (set: SetName): boolean => set === 'issues' || set === 'heldout-issues';
 
 interface Options {
   sets: SetName[];
@@ -124,8 +129,8 @@ function parseArgs(argv: string[]): Options {
           break;
         }
         const sets = v.split(',').map((x) => x.trim());
-        if (!sets.every((x): x is SetName => x === 'commits' || x === 'describe' || x === 'deps' || x === 'issues')) {
-          throw new Error('--set must be all, or a comma-separated list of commits, describe, deps and issues');
+        if (!sets.every((x): x is SetName => (SET_NAMES as readonly string[]).includes(x))) {
+          throw new Error(`--set must be all, or a comma-separated list of ${SET_NAMES.join(', ')}`);
         }
         o.sets = [...new Set(sets)];
         o.issuesIfFound = false;
@@ -538,30 +543,48 @@ async function main(): Promise<void> {
   const runs = new Map<SetName, SetRun & { ms: number }>();
   const sets = [...o.sets];
   let issueSources: ReturnType<typeof datasetSources> = [];
-  if (sets.includes('issues') || o.issuesIfFound) {
+  if (sets.some(isIssueSet) || o.issuesIfFound) {
     issueSources = datasetSources(o.issuesData, findMirror);
     if (issueSources.length === 0) {
       const how = `pass ${ISSUES_DATA_FLAG} FILE[,FILE] or set ${ISSUES_DATA_ENV}, or put the dataset mirrors under ${MIRRORS_FLAG} / ${MIRRORS_ENV} (see bench/eval/README.md)`;
-      if (sets.includes('issues')) throw new Error(`issue set: no SWE-bench dataset found; ${how}`);
-      console.error(`[eval] issue set left out: no SWE-bench dataset found (${how})`);
-    } else if (!sets.includes('issues')) sets.push('issues');
+      if (sets.some(isIssueSet)) throw new Error(`issue set: no SWE-bench dataset found; ${how}`);
+      console.error(`[eval] issue sets left out: no SWE-bench dataset found (${how})`);
+    } else if (o.issuesIfFound) {
+      for (const set of ['issues', 'heldout-issues'] as const) if (!sets.includes(set)) sets.push(set);
+    }
   }
-  let issueNotices: string[] = [];
+  const issueNotices = new Map<SetName, string[]>();
   for (const set of sets) {
     const ts = performance.now();
     let run: SetRun;
-    if (set === 'issues') {
-      for (const s of issueSources) console.error(`[eval] issues: dataset ${s.label}`);
-      const instances = mergeInstances(issueSources.map((s) => parseDataset(s.read())));
+    if (isIssueSet(set)) {
+      const heldOutRepos = set === 'heldout-issues';
+      // The held-out repositories' report is SWE-bench Lite's instances, as issue 20 measured them (a file given
+      // with --issues-data is read whole).
+      const sources = heldOutRepos && issueSources.some((s) => s.lite) ? issueSources.filter((s) => s.lite) : issueSources;
+      for (const s of sources) console.error(`[eval] ${set}: dataset ${s.label}`);
+      const instances = mergeInstances(sources.map((s) => parseDataset(s.read())));
       const r = await runIssues(
         instances,
-        { cap: o.issuesCap, mlCap: o.issuesMlCap, ...(o.issuesLangs ? { languages: o.issuesLangs } : {}), ...(o.issuesHalf ? { half: o.issuesHalf } : {}), ...(o.repo ? { repo: o.repo } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}), k: o.k, tuneOn: o.tuneOn, includeGenerated: o.includeGenerated, history: o.history },
+        {
+          cap: o.issuesCap,
+          mlCap: o.issuesMlCap,
+          ...(o.issuesLangs && !heldOutRepos ? { languages: o.issuesLangs } : {}),
+          ...(o.issuesHalf && !heldOutRepos ? { half: o.issuesHalf } : {}),
+          ...(o.repo ? { repo: o.repo } : {}),
+          ...(o.limit !== undefined ? { limit: o.limit } : {}),
+          k: o.k,
+          tuneOn: o.tuneOn,
+          includeGenerated: o.includeGenerated,
+          history: o.history,
+          heldOutRepos,
+        },
         rankers,
         findMirror,
         listCandidates,
         timing,
       );
-      issueNotices = r.notices;
+      issueNotices.set(set, r.notices);
       run = r;
     } else if (set === 'deps') run = await runDeps(o, timing);
     else run = set === 'commits' ? await runCommits(o, rankers, findMirror, timing) : await runDescribe(o, rankers, findMirror, timing);
@@ -570,11 +593,12 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   for (const [set, run] of runs) {
-    if (set === 'issues') {
+    if (isIssueSet(set)) {
       const cases = new Set(run.results.map((r) => r.commit)).size;
-      console.log(`\nissues: ${cases} cases, ${run.trees} trees${run.skipped ? `, ${run.skipped} skipped` : ''}, ${(run.ms / 1000).toFixed(1)}s; top-K ${o.k} (MRR is MRR@${o.k}); Acc@k = every gold file in the top k; fn = gold functions among the ranked symbols\n`);
+      const title = set === 'issues' ? 'issues' : "held-out repositories' issues (SWE-bench Lite; a report, never tuned on)";
+      console.log(`\n${title}: ${cases} cases, ${run.trees} trees${run.skipped ? `, ${run.skipped} skipped` : ''}, ${(run.ms / 1000).toFixed(1)}s; top-K ${o.k} (MRR is MRR@${o.k}); Acc@k = every gold file in the top k; fn = gold functions among the ranked symbols\n`);
       console.log(issueTable(issueRows(rankers.map((r) => r.name), run.results as IssueCaseResult[])));
-      for (const n of issueNotices) console.log(`  note: ${n}`);
+      for (const n of issueNotices.get(set) ?? []) console.log(`  note: ${n}`);
       continue;
     }
     const name = set === 'commits' ? `commits (${o.mode})` : set;
@@ -602,6 +626,7 @@ async function main(): Promise<void> {
       generated_at: new Date().toISOString(),
       summary: rows,
       ...(runs.has('issues') ? { issues_summary: issueRows(rankers.map((r) => r.name), runs.get('issues')?.results as IssueCaseResult[]), issues_cap: o.issuesCap, issues_ml_cap: o.issuesMlCap } : {}),
+      ...(runs.has('heldout-issues') ? { heldout_issues_summary: issueRows(rankers.map((r) => r.name), runs.get('heldout-issues')?.results as IssueCaseResult[]) } : {}),
       timing_ms: { total: totalMs, checkout_and_listing: checkoutMs, ...Object.fromEntries(timing) },
       per_case: [...runs.values()].flatMap((r) => r.results),
     };
