@@ -15,7 +15,7 @@ import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
 import type { IndexedDoc } from './fieldIndex.js';
 import { splitPath } from './profileTokens.js';
 import { findRelationships } from './relationships.js';
-import { rankSymbols, symbolQuery, symbolScores, type SymbolQuery } from './symbolRank.js';
+import { lengthFactor, rankSymbols, symbolQuery, symbolScores, TASK_LENGTH_POWER, type SymbolQuery } from './symbolRank.js';
 import { parseTaskText, type TaskText } from './taskQuery.js';
 import { rankTask, TASK_PARAMS } from './taskRank.js';
 import {
@@ -210,10 +210,10 @@ function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText)
  * How the ranked files' symbols are scored: each term's idf times its weight in the request, and the anchors.
  * Worked out only when symbols are ranked (a task's references, `granularity: symbol`), not for every search.
  */
-function symbolQueryOf(corpus: SearchCorpus, { input, anchors }: RankedFiles): SymbolQuery {
+function symbolQueryOf(corpus: SearchCorpus, { input, anchors, task }: RankedFiles): SymbolQuery {
   const termWeight = new Map<string, number>();
   for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) termWeight.set(term, idf * weight);
-  return symbolQuery(termWeight, anchors);
+  return symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0);
 }
 
 /** Scores relative to the first (1). */
@@ -254,7 +254,7 @@ function bestSymbols(symbols: readonly CodeSymbol[], query: SymbolQuery, corpus:
   const kept = kind ? symbols.filter((s) => s.kind === kind) : symbols;
   const scores = symbolScores(kept, query, corpus.tokenizer);
   return kept
-    .map((symbol, i) => ({ symbol, score: scores[i] as number }))
+    .map((symbol, i) => ({ symbol, score: (scores[i] as number) * lengthFactor(symbol, query) }))
     .filter(({ score }) => score > 0)
     .sort((a, b) => b.score - a.score || a.symbol.start_line - b.symbol.start_line)
     .slice(0, MAX_SYMBOLS_PER_REFERENCE)

@@ -166,6 +166,27 @@ describe('symbol-level answers', () => {
     expect(answer.symbols?.[0]?.name).toBe('repr_instance');
   });
 
+  it('puts the longer of two equally matching functions first for a task text, not for a few keywords', () => {
+    const sized = (name: string, start_line: number, end_line: number): CodeSymbol => ({ kind: 'function', name, ast_path: name, start_line, end_line });
+    const corpus = corpusOf([
+      file('src/pkg/parsing.py', {
+        symbols: [sized('parse_header', 1, 4), sized('parse_body', 10, 130)],
+        vocabulary: 'parse:12 header:6 body:6 token:5 stream:4',
+      } as Partial<FileSummary>),
+    ]);
+    // The report says `header` more often than `body`: by their names alone, parse_header matches it better.
+    const report = [
+      'Parsing fails on a header followed by a body',
+      '',
+      'When I parse a stream that starts with a header, the parse stops early and the header is read twice. I expected the',
+      'whole stream to be parsed once, whatever the length of the header or the number of tokens in the stream. This worked',
+      'in the previous release and broke after the upgrade of the parser; every stream with a header fails the same way.',
+    ].join('\n');
+    const named = (query: string): string[] => search(corpus, { query, granularity: 'symbol' }).symbols?.map((s) => s.name) ?? [];
+    expect(named(report).slice(0, 2)).toEqual(['parse_body', 'parse_header']);
+    expect(named('parse header body').slice(0, 2)).toEqual(['parse_header', 'parse_body']);
+  });
+
   it('gives no symbol list unless asked', () => {
     expect(search(project(), { query: REPORT }).symbols).toBeUndefined();
   });
