@@ -595,7 +595,7 @@ async function main(): Promise<void> {
   for (const [set, run] of runs) {
     if (isIssueSet(set)) {
       const cases = new Set(run.results.map((r) => r.commit)).size;
-      const title = set === 'issues' ? 'issues' : "held-out repositories' issues (SWE-bench Lite; a report, never tuned on)";
+      const title = set === 'issues' ? 'issues' : "held-out repositories' issues (a report, never tuned on)";
       console.log(`\n${title}: ${cases} cases, ${run.trees} trees${run.skipped ? `, ${run.skipped} skipped` : ''}, ${(run.ms / 1000).toFixed(1)}s; top-K ${o.k} (MRR is MRR@${o.k}); Acc@k = every gold file in the top k; fn = gold functions among the ranked symbols\n`);
       console.log(issueTable(issueRows(rankers.map((r) => r.name), run.results as IssueCaseResult[])));
       for (const n of issueNotices.get(set) ?? []) console.log(`  note: ${n}`);
