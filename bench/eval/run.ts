@@ -569,8 +569,9 @@ async function main(): Promise<void> {
         {
           cap: o.issuesCap,
           mlCap: o.issuesMlCap,
-          ...(o.issuesLangs && !heldOutRepos ? { languages: o.issuesLangs } : {}),
-          ...(o.issuesHalf && !heldOutRepos ? { half: o.issuesHalf } : {}),
+          // Every held-out repository's case is Python and in the held-out half: `--issues-half tune` reads none.
+          ...(o.issuesLangs ? { languages: o.issuesLangs } : {}),
+          ...(o.issuesHalf ? { half: o.issuesHalf } : {}),
           ...(o.repo ? { repo: o.repo } : {}),
           ...(o.limit !== undefined ? { limit: o.limit } : {}),
           k: o.k,
