@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packPathFor } from '../../../src/search/pack.js';
 import { prepareSearchPack } from '../../../src/search/preparePacks.js';
-import { comparable, copyFixture, createRunner } from '../../support/reuseRuns.js';
+import { comparable, committedFixture, copyFixture, createRunner } from '../../support/reuseRuns.js';
 import { gitIn, makeTempDir } from '../../support/tempRepo.js';
 
 // History bounded tightly, so its bounds cut on every step.
@@ -138,14 +138,8 @@ describe('an incremental run', () => {
     ['a plain folder', 7, false],
     ['a git work tree', 14, true],
   ])('writes the index a full run writes, after random changes to %s (seed %i)', async (_label, seed, git) => {
-    const root = path.join(makeTempDir(), 'poly');
-    copyFixture(root);
-    if (git) {
-      const git = gitIn(root);
-      git('init', '-q');
-      git('add', '-A');
-      git('commit', '-qm', 'fixture');
-    }
+    const root = git ? committedFixture('fixture') : path.join(makeTempDir(), 'poly');
+    if (!git) copyFixture(root);
     const out = makeTempDir();
     await runner.index(root, out);
     const next = random(seed);

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/schema.js';
 import { SCHEMA_VERSION } from '../../../src/index/types.js';
 import { stateFileFor } from '../../../src/pipeline/incremental/reuseState.js';
-import { ageFiles, comparable, copyFixture, createRunner, warnings } from '../../support/reuseRuns.js';
+import { ageFiles, comparable, committedFixture, copyFixture, createRunner, warnings } from '../../support/reuseRuns.js';
 import { gitIn, makeTempDir } from '../../support/tempRepo.js';
 
 const runner = createRunner();
@@ -15,14 +15,7 @@ const FILES = 26;
 const git = (cwd: string, ...args: string[]): string => gitIn(cwd)(...args);
 
 /** The polyglot fixture as a git repository named `poly` with one commit, files dated an hour back. */
-function gitFixture(): string {
-  const root = path.join(makeTempDir(), 'poly');
-  copyFixture(root);
-  git(root, 'init', '-q');
-  git(root, 'add', '-A');
-  git(root, 'commit', '-qm', 'fixture');
-  return root;
-}
+const gitFixture = (): string => committedFixture('fixture');
 
 function plainFixture(): string {
   const root = path.join(makeTempDir(), 'poly');
