@@ -36,6 +36,7 @@ import { EXTRACT_VERSION } from '../dist/pipeline/incremental/incremental.js';
 import { loadIndexes } from '../dist/search/load.js';
 import { PACK_DIR } from '../dist/search/pack.js';
 import { SearchCorpus, search } from '../dist/search/search.js';
+import { readRepositoryFile } from '../dist/search/sourceFiles.js';
 import type { ScorerName } from '../dist/search/types.js';
 
 const ROOT = path.resolve(BENCH_ROOT, '..');
@@ -227,8 +228,9 @@ const LIBRARY_SCRIPT = `
 const [dir, query, scorer] = process.argv.slice(1);
 const { loadIndexes } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'search', 'load.js'))});
 const { SearchCorpus, search } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'search', 'search.js'))});
+const { readRepositoryFile } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'search', 'sourceFiles.js'))});
 const { indexes } = await loadIndexes(dir);
-process.stdout.write(JSON.stringify(search(new SearchCorpus(indexes), { query, scorer, maxResults: 10 })));
+process.stdout.write(JSON.stringify(search(new SearchCorpus(indexes, { readFile: readRepositoryFile }), { query, scorer, maxResults: 10 })));
 `;
 
 /** Cold `node <args>` runs timed by lib/coldRuns.mjs: [bare Node start, run] in ms, per run. */
@@ -267,7 +269,7 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
   const loaded = await loadIndexes(indexes);
   const loadMs = performance.now() - t;
   const files = loaded.indexes.reduce((n, l) => n + (l.packed ? l.packed.size : l.index.file_summaries.length), 0);
-  const corpus = new SearchCorpus(loaded.indexes);
+  const corpus = new SearchCorpus(loaded.indexes, { readFile: readRepositoryFile });
   t = performance.now();
   search(corpus, { query: queries[0] as string, maxResults: 10, scorer: o.scorer });
   const firstQueryMs = performance.now() - t;

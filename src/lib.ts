@@ -7,6 +7,7 @@ import type { RepoIndex } from './index/types.js';
 import type { LlmSession } from './pipeline/llmSession.js';
 import { indexRepository, type IndexRepositoryOptions } from './pipeline/runIndex.js';
 import { SearchCorpus, search as searchCorpus } from './search/search.js';
+import { readRepositoryFile } from './search/sourceFiles.js';
 import type { SearchRequest, SearchResponse } from './search/types.js';
 
 export type * from './index/types.js';
@@ -24,6 +25,7 @@ export { AnthropicProvider } from './llm/anthropic.js';
 export type { IndexEvent, EventSink } from './pipeline/events.js';
 export { loadIndexes } from './search/load.js';
 export { SearchCorpus } from './search/search.js';
+export { readRepositoryFile, type RepositoryFileReader } from './search/sourceFiles.js';
 export type { LoadedIndex, SearchRequest, SearchResponse, Reference, Snippet } from './search/types.js';
 export { formatMarkdown, searchResultJson, overviewJson } from './search/format.js';
 export { plan, isApproval, type PlanOptions, type PlanResult, type PlanEvent, type PlanEnding } from './plan/plan.js';
@@ -52,8 +54,11 @@ export async function indexRepo(repoPath: string, options: IndexRepoOptions = {}
   return indexRepository(repoPath, { config, ...(onEvent ? { onEvent } : {}), ...(signal ? { signal } : {}), ...(historySource ? { historySource } : {}), llm: llm ?? null });
 }
 
-/** Ranks the files of in-memory indexes (or a prepared corpus) for a request. */
+/**
+ * Ranks the files of in-memory indexes (or a prepared corpus) for a request. A task text's first files are
+ * reordered by their passages, read from the repositories the indexes record, as `coderag search` does.
+ */
 export function search(indexes: readonly RepoIndex[] | SearchCorpus, request: SearchRequest): SearchResponse {
-  const corpus = indexes instanceof SearchCorpus ? indexes : new SearchCorpus(indexes.map((index) => ({ key: index.repo_name, file: '', index })));
+  const corpus = indexes instanceof SearchCorpus ? indexes : new SearchCorpus(indexes.map((index) => ({ key: index.repo_name, file: '', index })), { readFile: readRepositoryFile });
   return searchCorpus(corpus, request);
 }

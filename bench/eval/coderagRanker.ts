@@ -20,7 +20,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SearchCorpus, indexRepo, search } from '../../src/lib.js';
+import { SearchCorpus, indexRepo, readRepositoryFile, search } from '../../src/lib.js';
 import { toPosix } from './paths.js';
 import type { RankedSymbol, SymbolRanker } from './issues.js';
 import type { RankQuery, TreeHistory } from './types.js';
@@ -190,7 +190,7 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): SymbolRank
     name: opts.name ?? (opts.scorer ? `coderag:${opts.scorer}` : 'coderag'),
     async prepare(treeDir: string, _files: string[], roots?: readonly string[], history?: TreeHistory): Promise<Prepared> {
       const corpusOf = (indexes: readonly RepoIndex[]): SearchCorpus =>
-        new SearchCorpus(indexes.map((index) => ({ key: index.repo_name, file: '', index })));
+        new SearchCorpus(indexes.map((index) => ({ key: index.repo_name, file: '', index })), { readFile: readRepositoryFile });
       if (!roots) return { treeDir, corpus: corpusOf([await indexFor(treeDir, history)]), rootOf: null };
       const indexes: RepoIndex[] = [];
       const rootOf = new Map<string, string>();

@@ -23,6 +23,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SearchCorpus, search } from '../../src/search/search.js';
+import { readRepositoryFile } from '../../src/search/sourceFiles.js';
 import { TASK_PARAMS, type TaskParams } from '../../src/search/taskRank.js';
 import { parseTaskText } from '../../src/search/taskQuery.js';
 import type { RepoIndex } from '../../src/index/types.js';
@@ -95,6 +96,9 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['fusion.maxTerms', [0, 40, 60, 80, 120]],
   ['bm25f.liftImporters', [0, 0.05, 0.1, 0.2]],
   ['bm25f.liftTests', [0, 0.1, 0.2, 0.4, 0.8]],
+  ['passages.weight', [0, 0.5, 1, 2]],
+  ['passages.head', [3, 5, 10]],
+  ['passages.lines', [20, 40, 80]],
 ];
 
 function get(params: TaskParams, path: string): number {
@@ -187,7 +191,7 @@ function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: st
     const index = JSON.parse(readFileSync(cached, 'utf8')) as RepoIndex;
     if (!o.history) for (const summary of index.file_summaries) delete summary.history;
     const gold = goldFunctions(c.patch, (p) => (existsSync(join(treeDir, p)) ? readFileSync(join(treeDir, p), 'utf8') : undefined));
-    out.push({ id: c.instance_id, gold, repo: short, language: issueLanguage(c.repo), half, query: c.problem_statement, answers, treeDir, corpus: new SearchCorpus([{ key: index.repo_name, file: '', index }]) });
+    out.push({ id: c.instance_id, gold, repo: short, language: issueLanguage(c.repo), half, query: c.problem_statement, answers, treeDir, corpus: new SearchCorpus([{ key: index.repo_name, file: '', index }], { readFile: readRepositoryFile }) });
   }
   return out;
 }

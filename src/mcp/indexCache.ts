@@ -8,6 +8,7 @@ import path from 'node:path';
 import { isIndexFileName, loadIndexes, type LoadResult } from '../search/load.js';
 import type { LoadedIndex } from '../search/types.js';
 import { SearchCorpus } from '../search/search.js';
+import { readRepositoryFile } from '../search/sourceFiles.js';
 import { errorMessage } from '../shared/errors.js';
 
 export interface IndexSnapshot {
@@ -85,7 +86,7 @@ export class IndexCache {
       const { indexes, warnings } = await this.load(dir);
       this.log(`${reload ? 'reloaded' : 'loaded'} ${indexes.length} index(es) from ${dir}`);
       for (const warning of warnings) this.log(`warning: ${warning}`);
-      return { dir, indexes, warnings, corpus: new SearchCorpus(indexes), failed: false };
+      return { dir, indexes, warnings, corpus: new SearchCorpus(indexes, { readFile: readRepositoryFile }), failed: false };
     } catch (error) {
       return emptySnapshot(dir, errorMessage(error));
     }

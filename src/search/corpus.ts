@@ -9,6 +9,7 @@ import { searchableTokens } from './deepcodeScore.js';
 import { FieldIndex, type IndexedDoc } from './fieldIndex.js';
 import type { LoadedIndex } from './types.js';
 import { Tokenizer } from './profileTokens.js';
+import type { RepositoryFileReader } from './sourceFiles.js';
 
 /**
  * Which profiles search ranks: everything but skipped files. A file whose model call failed keeps its
@@ -42,9 +43,20 @@ export class SearchCorpus {
   private segmentsCache: CorpusSegment[] | null = null;
   private docNumbers: Map<string, number> | null = null;
   private tokenizerCache: Tokenizer | null = null;
+  private readonly readFile: RepositoryFileReader | undefined;
 
-  constructor(indexes: readonly LoadedIndex[]) {
+  /**
+   * `readFile` reads a file of an index's repository (sourceFiles.ts's `readRepositoryFile`): given one, a task's
+   * first files are reordered by their passages (passages.ts); without one, ranking reads only the indexes.
+   */
+  constructor(indexes: readonly LoadedIndex[], options: { readFile?: RepositoryFileReader } = {}) {
     this.indexes = indexes;
+    this.readFile = options.readFile;
+  }
+
+  /** Whether ranking may read the repositories' files (a reader was given). */
+  get readsSources(): boolean {
+    return this.readFile !== undefined;
   }
 
   /** DeepCode's scorer's view of every profiled file: token sets are built on first use. */
@@ -133,6 +145,19 @@ export class SearchCorpus {
   path(d: number): string {
     const { segment, local } = this.locate(d);
     return segment.index.paths.at(local);
+  }
+
+  /**
+   * Corpus document `d`'s current text, from the repository its index records; undefined without a reader, or
+   * when the index records no repository or the file cannot be read.
+   */
+  sourceText(d: number): string | undefined {
+    if (!this.readFile) return undefined;
+    const { segment, local } = this.locate(d);
+    const { loaded } = holderOf(segment.parts, local, (p) => p.start);
+    // A packed index's metadata is in its pack: the index itself is not parsed for it.
+    const root = loaded.packed ? loaded.packed.indexed?.repo_path : (loaded.index.analysis_metadata as { repo_path?: unknown } | undefined)?.repo_path;
+    return typeof root === 'string' && root ? this.readFile(root, segment.index.paths.at(local)) : undefined;
   }
 
   /** The corpus number of a repository's file, if it is profiled. */

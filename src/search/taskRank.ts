@@ -17,6 +17,7 @@
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import type { SearchCorpus } from './corpus.js';
 import { FIELD_BITS, FIELDS, type FieldIndex } from './fieldIndex.js';
+import { rerankByPassages } from './passages.js';
 import { definitionToken, type Tokenizer } from './profileTokens.js';
 import { compareCodeUnits, splitIdentifier } from '../shared/text.js';
 import type { TaskText } from './taskQuery.js';
@@ -59,6 +60,7 @@ export const TASK_PARAMS: TaskParams = {
   unqualified: 0.6,
   basenameOnly: 0.5,
   fusion: { plain: 0.5, k: 0, maxTerms: 40 },
+  passages: { head: 5, lines: 40, weight: 1 },
 };
 
 /** A symbol or option more files than this define or hold points nowhere in particular. */
@@ -94,11 +96,19 @@ export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, pa
   for (const { doc, score } of textRanked) scores.set(doc, score);
   for (const [doc, strength] of anchored) scores.set(doc, (watched.get(doc) ?? 0) + params.anchorBoost * top * strength);
   const ranked = byScore(corpus, [...scores].map(([doc, score]) => ({ doc, score })));
-  if (!fused) return { ranked: ranked.slice(0, limit), input };
+  if (!fused) return { ranked: byPassages(corpus, ranked, input, params).slice(0, limit), input };
   // Roles are asked for by the title alone in both rankings (taskInput): a report's body names tests and examples in passing.
   const plainInput = { ...rarestTerms(corpus, plain, params.fusion.maxTerms), roleTerms: input.roleTerms };
   const fusedRanked = fuseRankings(ranked, rankBm25f(corpus.segments, plainInput, { ...DEFAULT_PARAMS, roles: params.bm25f.roles }, depth), params.fusion);
-  return { ranked: byScore(corpus, fusedRanked).slice(0, limit), input, taskScores: scores };
+  return { ranked: byPassages(corpus, byScore(corpus, fusedRanked), input, params).slice(0, limit), input, taskScores: scores };
+}
+
+/** The ranking with its first files reordered by their passages, when the corpus may read them; each term weighs its idf times its weight. */
+function byPassages(corpus: SearchCorpus, ranked: Ranked[], input: RankInput, params: TaskParams): Ranked[] {
+  if (!corpus.readsSources) return ranked;
+  const termWeights = new Map<string, number>();
+  for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) if (idf > 0) termWeights.set(term, idf * weight);
+  return rerankByPassages(ranked, (doc) => corpus.sourceText(doc), termWeights, corpus.tokenizer, params.passages);
 }
 
 /** The request with only its `max` rarest terms (all for 0): the common words of a long text cost most and decide least. */

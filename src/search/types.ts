@@ -5,6 +5,7 @@
 import type { FileRelationship, FileSummary, RepoIndex, SymbolKind } from '../index/types.js';
 import type { Bm25fParams } from './bm25f.js';
 import type { FieldIndex } from './fieldIndex.js';
+import type { PassageParams } from './passages.js';
 
 export interface LoadedIndex {
   /** The file's name without `.json`: DeepCode's key for an index. */
@@ -161,6 +162,8 @@ export interface TaskParams {
     /** The plain ranking searches only this many of the text's rarest words (0: all): the common ones cost most and decide least. */
     maxTerms: number;
   };
+  /** The first files reordered by their best passage, when the corpus may read them (passages.ts). */
+  passages: PassageParams;
 }
 
 /** A symbol ranked as a place likely to need the change (symbolRank.ts). */

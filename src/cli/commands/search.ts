@@ -6,6 +6,7 @@ import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/fo
 import { checkFreshness } from '../../search/freshness.js';
 import { isIndexFileName, loadIndexes } from '../../search/load.js';
 import { SearchCorpus, search } from '../../search/search.js';
+import { readRepositoryFile } from '../../search/sourceFiles.js';
 import type { ElementType, Granularity, ScorerName } from '../../search/types.js';
 import { CodeRagError, UsageError } from '../../shared/errors.js';
 
@@ -101,7 +102,7 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   if (indexes.length === 0) throw await noIndexesError(dir, warnings);
   // Started first: its git processes run while the query is ranked.
   const checking = checkFreshness(indexes);
-  const ranked = search(new SearchCorpus(indexes), {
+  const ranked = search(new SearchCorpus(indexes, { readFile: readRepositoryFile }), {
     target: flags.target,
     keywords,
     ...(query ? { query } : {}),

@@ -1,0 +1,90 @@
+/**
+ * A task's first few files put in order by their best passage: where in each file the text's words come
+ * together. The index knows which words a file holds, not where; a hub holds every word of a long report
+ * somewhere in its thousands of lines, while the module the report is about holds them within a few dozen.
+ * So the files ranked first are read (the repository's files as they are now, when the index's repository is
+ * on disk), cut into windows of lines, and each window scored by BM25 over the text's weighted words; a file's
+ * passage score is its best window's.
+ *
+ * Only the first `head` files are reordered among themselves: which files make the head is the index's ranking
+ * alone, so the passages move the first answer, never what the first five hold.
+ */
+import type { Ranked } from './bm25f.js';
+import type { Tokenizer } from './profileTokens.js';
+
+/** A file's text, or undefined when it cannot be read. */
+export type SourceText = (doc: number) => string | undefined;
+
+export interface PassageParams {
+  /** How many of the first files are reordered (0: none). */
+  head: number;
+  /** A window's length in lines; windows start every half window. */
+  lines: number;
+  /** The passage score's weight beside the ranking's own (both divided by the head's best). */
+  weight: number;
+}
+
+/** BM25's constants for windows, the usual ones. */
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * Each text's best window score for the weighted terms (term -> idf times its weight in the request): 0 for a
+ * text none of whose windows holds a term, undefined for a text not read. Window lengths are normalised by the
+ * mean over every window of these texts.
+ */
+export function passageScores(texts: ReadonlyArray<string | undefined>, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer, lines: number): Array<number | undefined> {
+  const step = Math.max(1, Math.floor(lines / 2));
+  const windows: Array<{ text: number; hits: Map<string, number>; length: number }> = [];
+  texts.forEach((text, t) => {
+    if (text === undefined) return;
+    const perLine = text.split('\n').map((line) => tokenizer.text(line));
+    for (let start = 0; start < Math.max(1, perLine.length - step); start += step) {
+      const hits = new Map<string, number>();
+      let length = 0;
+      for (let i = start; i < Math.min(perLine.length, start + lines); i++) {
+        const tokens = perLine[i] as readonly string[];
+        length += tokens.length;
+        for (const token of tokens) if (termWeights.has(token)) hits.set(token, (hits.get(token) ?? 0) + 1);
+      }
+      windows.push({ text: t, hits, length });
+    }
+  });
+  const mean = windows.reduce((sum, w) => sum + w.length, 0) / Math.max(1, windows.length) || 1;
+  const best: Array<number | undefined> = texts.map((text) => (text === undefined ? undefined : 0));
+  for (const { text, hits, length } of windows) {
+    let score = 0;
+    for (const [term, n] of hits) score += ((termWeights.get(term) as number) * n * (K1 + 1)) / (n + K1 * (1 - B + (B * length) / mean));
+    if (score > (best[text] as number)) best[text] = score;
+  }
+  return best;
+}
+
+/**
+ * The ranking with its first `passages.length` files reordered by (own score + weight x passage score) / (1 +
+ * weight), each relative to the head's best; a file not read counts its own relative score as its passage score.
+ * Scores stay on the ranking's scale and never fall below the head's last, so the files after the head keep their
+ * places. Unchanged when no passage holds a term.
+ */
+export function reorderHead(ranked: readonly Ranked[], passages: ReadonlyArray<number | undefined>, weight: number): Ranked[] {
+  const head = ranked.slice(0, passages.length);
+  const topPassage = Math.max(0, ...passages.map((p) => p ?? 0));
+  if (head.length < 2 || weight <= 0 || topPassage === 0) return [...ranked];
+  const topScore = head[0]?.score || 1;
+  const floor = head[head.length - 1]?.score ?? 0;
+  const mixed = head.map(({ doc, score }, i) => {
+    const own = score / topScore;
+    const passage = passages[i];
+    return { doc, i, mixed: (own + weight * (passage === undefined ? own : passage / topPassage)) / (1 + weight) };
+  });
+  mixed.sort((a, b) => b.mixed - a.mixed || a.i - b.i);
+  return [...mixed.map(({ doc, mixed: m }) => ({ doc, score: Math.max(floor, m * topScore) })), ...ranked.slice(head.length)];
+}
+
+/** The ranking with its head reordered by passages read through `read`; unchanged when nothing could be read. */
+export function rerankByPassages(ranked: readonly Ranked[], read: SourceText, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer, params: PassageParams): Ranked[] {
+  if (params.head < 2 || params.weight <= 0 || termWeights.size === 0) return [...ranked];
+  const texts = ranked.slice(0, params.head).map(({ doc }) => read(doc));
+  if (texts.every((t) => t === undefined)) return [...ranked];
+  return reorderHead(ranked, passageScores(texts, termWeights, tokenizer, params.lines), params.weight);
+}
