@@ -99,6 +99,7 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['passages.weight', [0, 0.5, 1, 2]],
   ['passages.head', [3, 5, 10]],
   ['passages.lines', [20, 40, 80]],
+  ['passages.symbols', [0, 0.5, 1, 2, 4]],
 ];
 
 function get(params: TaskParams, path: string): number {

@@ -12,9 +12,6 @@
 import type { Ranked } from './bm25f.js';
 import type { Tokenizer } from './profileTokens.js';
 
-/** A file's text, or undefined when it cannot be read. */
-export type SourceText = (doc: number) => string | undefined;
-
 export interface PassageParams {
   /** How many of the first files are reordered (0: none). */
   head: number;
@@ -22,6 +19,8 @@ export interface PassageParams {
   lines: number;
   /** The passage score's weight beside the ranking's own (both divided by the head's best). */
   weight: number;
+  /** Symbols of the head's files: a symbol's score is multiplied by 1 + symbols x its lines' score relative to its file's best. */
+  symbols: number;
 }
 
 /** BM25's constants for windows, the usual ones. */
@@ -81,10 +80,32 @@ export function reorderHead(ranked: readonly Ranked[], passages: ReadonlyArray<n
   return [...mixed.map(({ doc, mixed: m }) => ({ doc, score: Math.max(floor, m * topScore) })), ...ranked.slice(head.length)];
 }
 
-/** The ranking with its head reordered by passages read through `read`; unchanged when nothing could be read. */
-export function rerankByPassages(ranked: readonly Ranked[], read: SourceText, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer, params: PassageParams): Ranked[] {
-  if (params.head < 2 || params.weight <= 0 || termWeights.size === 0) return [...ranked];
-  const texts = ranked.slice(0, params.head).map(({ doc }) => read(doc));
-  if (texts.every((t) => t === undefined)) return [...ranked];
+/** The ranking with its head reordered by the passages of `texts` (the head's, undefined where not read); unchanged when none was read. */
+export function rerankByPassages(ranked: readonly Ranked[], texts: ReadonlyArray<string | undefined>, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer, params: PassageParams): Ranked[] {
+  if (params.weight <= 0 || termWeights.size === 0 || texts.every((t) => t === undefined)) return [...ranked];
   return reorderHead(ranked, passageScores(texts, termWeights, tokenizer, params.lines), params.weight);
+}
+
+/**
+ * Each symbol's score over its own lines of `text` (BM25 over the weighted terms; lengths normalised by the mean
+ * over these symbols): where in a file the text's words meet.
+ */
+export function symbolBodyScores(text: string, symbols: ReadonlyArray<{ start_line: number; end_line: number }>, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer): number[] {
+  const perLine = text.split('\n').map((line) => tokenizer.text(line));
+  const bodies = symbols.map(({ start_line, end_line }) => {
+    const hits = new Map<string, number>();
+    let length = 0;
+    for (let i = Math.max(0, start_line - 1); i < Math.min(perLine.length, end_line); i++) {
+      const tokens = perLine[i] as readonly string[];
+      length += tokens.length;
+      for (const token of tokens) if (termWeights.has(token)) hits.set(token, (hits.get(token) ?? 0) + 1);
+    }
+    return { hits, length };
+  });
+  const mean = bodies.reduce((sum, b) => sum + b.length, 0) / Math.max(1, bodies.length) || 1;
+  return bodies.map(({ hits, length }) => {
+    let score = 0;
+    for (const [term, n] of hits) score += ((termWeights.get(term) as number) * n * (K1 + 1)) / (n + K1 * (1 - B + (B * length) / mean));
+    return score;
+  });
 }

@@ -17,7 +17,8 @@ import { splitPath } from './profileTokens.js';
 import { findRelationships } from './relationships.js';
 import { lengthFactor, rankSymbols, symbolQuery, symbolScores, TASK_LENGTH_POWER, type SymbolQuery } from './symbolRank.js';
 import { parseTaskText, type TaskText } from './taskQuery.js';
-import { rankTask, TASK_PARAMS } from './taskRank.js';
+import { rankTask, TASK_PARAMS, type TaskParams } from './taskRank.js';
+import { symbolBodyScores } from './passages.js';
 import {
   DEFAULT_SCORER,
   type Anchor,
@@ -172,6 +173,10 @@ interface RankedFiles {
   anchors: readonly Anchor[];
   /** A fused task ranking's scores before fusion (taskRank.ts). */
   taskScores?: ReadonlyMap<number, number>;
+  /** A task's first files' texts, read for their passages (taskRank.ts). */
+  sources?: ReadonlyMap<number, string>;
+  /** A task's weights. */
+  params?: TaskParams;
 }
 
 /**
@@ -202,18 +207,25 @@ function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText)
   const params = request.taskParams ?? TASK_PARAMS;
   // The same text as plain keywords, for the ranking fused in (only worked out when it is).
   const plain = params.fusion.plain > 0 ? bm25fInput(corpus, '', keywordsOf({ query: task.text }), []) : undefined;
-  const { ranked, input, taskScores } = rankTask(corpus, task, rankLimit(request), params, plain);
-  return { task: true, ranked, input, anchors: task.anchors, ...(taskScores ? { taskScores } : {}) };
+  const { ranked, input, taskScores, sources } = rankTask(corpus, task, rankLimit(request), params, plain);
+  return { task: true, ranked, input, anchors: task.anchors, ...(taskScores ? { taskScores } : {}), ...(sources ? { sources } : {}), params };
 }
 
 /**
  * How the ranked files' symbols are scored: each term's idf times its weight in the request, and the anchors.
  * Worked out only when symbols are ranked (a task's references, `granularity: symbol`), not for every search.
  */
-function symbolQueryOf(corpus: SearchCorpus, { input, anchors, task }: RankedFiles): SymbolQuery {
+function symbolQueryOf(corpus: SearchCorpus, { input, anchors, task, sources, params }: RankedFiles): SymbolQuery {
   const termWeight = new Map<string, number>();
   for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) termWeight.set(term, idf * weight);
-  return symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0);
+  const query = symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0);
+  if (!sources || !params || params.passages.symbols <= 0) return query;
+  const weights = new Map([...termWeight].filter(([, w]) => w > 0));
+  const scores = (doc: number, symbols: readonly CodeSymbol[]): number[] | undefined => {
+    const text = sources.get(doc);
+    return text === undefined ? undefined : symbolBodyScores(text, symbols, weights, corpus.tokenizer);
+  };
+  return { ...query, bodies: { weight: params.passages.symbols, scores } };
 }
 
 /** Scores relative to the first (1). */

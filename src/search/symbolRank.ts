@@ -4,8 +4,10 @@
  * own name, its class's name (half weight) and its doc comment match the request (idf-weighted overlap, normalised
  * by the name's length, so `_format_repr_exception` beats `Printer` for a report about repr exceptions) and the
  * anchors the text names (a symbol a frame or a backtick names comes first); for a task text, also times its length
- * in lines to the power TASK_LENGTH_POWER. SCOPE_WEIGHT, FILE_POWER and TASK_LENGTH_POWER were chosen on the issue
- * set's tuning half (bench/eval/tuneTask.ts reports function-level figures).
+ * in lines to the power TASK_LENGTH_POWER; and, for the best files whose text was read (a task's passages,
+ * passages.ts), times 1 + w x the score of its own lines relative to its file's best symbol's. SCOPE_WEIGHT,
+ * FILE_POWER, TASK_LENGTH_POWER and w were chosen on the issue set's tuning half (bench/eval/tuneTask.ts reports
+ * function-level figures).
  */
 import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
@@ -22,6 +24,8 @@ export interface SymbolQuery {
   anchored: ReadonlyMap<string, readonly string[]>;
   /** A symbol's length in lines counts to this power (0: not at all). */
   lengthPower: number;
+  /** Each symbol's score over its own lines, for a file whose text was read (undefined for the others), and its weight. */
+  bodies?: { weight: number; scores: (doc: number, symbols: readonly CodeSymbol[]) => number[] | undefined };
 }
 
 export function symbolQuery(termWeight: ReadonlyMap<string, number>, anchors: readonly Anchor[], lengthPower = 0): SymbolQuery {
@@ -129,10 +133,13 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
     const { repo, file } = corpus.doc(d);
     const symbols = kind ? file.symbols.filter((s) => s.kind === kind) : file.symbols;
     const scores = symbolScores(symbols, query, corpus.tokenizer);
+    const bodies = query.bodies?.scores(d, symbols);
+    const bestBody = Math.max(0, ...(bodies ?? [])) || 1;
     symbols.forEach((symbol, i) => {
+      const body = bodies ? 1 + (query.bodies?.weight ?? 0) * ((bodies[i] as number) / bestBody) : 1;
       out.push({
         repo_name: repo, file_path: file.file_path, kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path,
-        start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore ** FILE_POWER * (FLOOR + (scores[i] as number)) * lengthFactor(symbol, query),
+        start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore ** FILE_POWER * (FLOOR + (scores[i] as number)) * lengthFactor(symbol, query) * body,
         ...(symbol.description ? { description: symbol.description } : {}),
       });
     });

@@ -50,7 +50,7 @@ describe('reordering the head of a ranking', () => {
 const HUB_TEXT = ['piecewise', 'modulo', 'substitution', 'polynomial', 'error', 'assumptions', 'symbols']
   .map((word) => `def ${word}_helper():\n${filler(400)}\n    return ${word}`)
   .join('\n');
-const MODULE_TEXT = `${filler(20)}\ndef eval_mod(p, q):\n    # piecewise arguments under modulo: a substitution must not reach the polynomial code\n    if p.is_piecewise and q.is_modulo:\n        raise PolynomialError(substitution, assumptions, symbols)\n${filler(20)}`;
+const MODULE_TEXT = `${filler(20)}\ndef substitution_mod(p, q):\n    # piecewise arguments under modulo: a substitution must not reach the polynomial code\n    if p.is_piecewise and q.is_modulo:\n        raise PolynomialError(substitution, assumptions, symbols)\n${filler(20)}`;
 const REPORT = [
   'Unexpected PolynomialError on substitution into a piecewise expression under modulo',
   '',
@@ -64,7 +64,13 @@ function project(readFile?: RepositoryFileReader): SearchCorpus {
   const file = (file_path: string, fields: Partial<FileSummary>): FileSummary => staticProfile(file_path, { file_type: 'Python source', language: 'Python', ...fields });
   const files = [
     file('pkg/core/expr.py', { lines_of_code: 2800, vocabulary: 'piecewise:40 modulo:40 substitution:40 polynomial:40 error:40 assumptions:40 symbols:40 value:30' } as Partial<FileSummary>),
-    file('pkg/core/mod.py', { lines_of_code: 45, vocabulary: 'piecewise:1 modulo:1 substitution:1 polynomial:1 assumptions:1 symbols:1 eval_mod:1' } as Partial<FileSummary>),
+    file('pkg/core/mod.py', {
+      lines_of_code: 45,
+      symbols: [
+        { kind: 'function', name: 'substitution_table', ast_path: 'substitution_table', start_line: 1, end_line: 20 },
+        { kind: 'function', name: 'substitution_mod', ast_path: 'substitution_mod', start_line: 21, end_line: 25 },
+      ],
+      vocabulary: 'piecewise:1 modulo:1 substitution:1 polynomial:1 assumptions:1 symbols:1 substitution_mod:1' } as Partial<FileSummary>),
     file('pkg/core/numbers.py', { lines_of_code: 900, vocabulary: 'value:40 symbols:10 error:5' } as Partial<FileSummary>),
   ];
   const index = { repo_name: 'demo', total_files: files.length, file_summaries: files, relationships: [], analysis_metadata: { repo_path: '/repo' } } as unknown as RepoIndex;
@@ -82,6 +88,14 @@ describe('a task ranked with its files read', () => {
 
   it('ranks from the index alone when the files cannot be read', () => {
     expect(first(project(() => undefined), REPORT)).toBe('pkg/core/expr.py');
+  });
+
+  it('ranks first, of the module\'s symbols, the one whose own lines hold the report\'s words', () => {
+    const symbols = (corpus: SearchCorpus) => search(corpus, { query: REPORT, granularity: 'symbol', maxResults: 5 }).symbols?.map((s) => s.name);
+    const read = (root: string, p: string) => (root === '/repo' ? SOURCES[p] : undefined);
+    // Their names match the report alike; by names alone the longer one comes first.
+    expect(symbols(project())?.[0]).toBe('substitution_table');
+    expect(symbols(project(read))?.[0]).toBe('substitution_mod');
   });
 
   it('reads nothing for a few keywords', () => {
