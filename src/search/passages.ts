@@ -34,28 +34,21 @@ const B = 0.75;
  */
 export function passageScores(texts: ReadonlyArray<string | undefined>, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer, lines: number): Array<number | undefined> {
   const step = Math.max(1, Math.floor(lines / 2));
-  const windows: Array<{ text: number; hits: Map<string, number>; length: number }> = [];
+  const windows: Stretch[] = [];
+  const owner: number[] = [];
   texts.forEach((text, t) => {
     if (text === undefined) return;
-    const perLine = text.split('\n').map((line) => tokenizer.text(line));
+    const perLine = tokenLines(text, tokenizer);
     for (let start = 0; start < Math.max(1, perLine.length - step); start += step) {
-      const hits = new Map<string, number>();
-      let length = 0;
-      for (let i = start; i < Math.min(perLine.length, start + lines); i++) {
-        const tokens = perLine[i] as readonly string[];
-        length += tokens.length;
-        for (const token of tokens) if (termWeights.has(token)) hits.set(token, (hits.get(token) ?? 0) + 1);
-      }
-      windows.push({ text: t, hits, length });
+      windows.push(stretch(perLine, start, start + lines, termWeights));
+      owner.push(t);
     }
   });
-  const mean = windows.reduce((sum, w) => sum + w.length, 0) / Math.max(1, windows.length) || 1;
   const best: Array<number | undefined> = texts.map((text) => (text === undefined ? undefined : 0));
-  for (const { text, hits, length } of windows) {
-    let score = 0;
-    for (const [term, n] of hits) score += ((termWeights.get(term) as number) * n * (K1 + 1)) / (n + K1 * (1 - B + (B * length) / mean));
-    if (score > (best[text] as number)) best[text] = score;
-  }
+  bm25(windows, termWeights).forEach((score, w) => {
+    const t = owner[w] as number;
+    if (score > (best[t] as number)) best[t] = score;
+  });
   return best;
 }
 
@@ -91,19 +84,36 @@ export function rerankByPassages(ranked: readonly Ranked[], texts: ReadonlyArray
  * over these symbols): where in a file the text's words meet.
  */
 export function symbolBodyScores(text: string, symbols: ReadonlyArray<{ start_line: number; end_line: number }>, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer): number[] {
-  const perLine = text.split('\n').map((line) => tokenizer.text(line));
-  const bodies = symbols.map(({ start_line, end_line }) => {
-    const hits = new Map<string, number>();
-    let length = 0;
-    for (let i = Math.max(0, start_line - 1); i < Math.min(perLine.length, end_line); i++) {
-      const tokens = perLine[i] as readonly string[];
-      length += tokens.length;
-      for (const token of tokens) if (termWeights.has(token)) hits.set(token, (hits.get(token) ?? 0) + 1);
-    }
-    return { hits, length };
-  });
-  const mean = bodies.reduce((sum, b) => sum + b.length, 0) / Math.max(1, bodies.length) || 1;
-  return bodies.map(({ hits, length }) => {
+  const perLine = tokenLines(text, tokenizer);
+  return bm25(symbols.map(({ start_line, end_line }) => stretch(perLine, start_line - 1, end_line, termWeights)), termWeights);
+}
+
+/** A stretch of lines: how often it holds each weighted term, and its length in tokens. */
+interface Stretch {
+  hits: Map<string, number>;
+  length: number;
+}
+
+function tokenLines(text: string, tokenizer: Tokenizer): Array<readonly string[]> {
+  return text.split('\n').map((line) => tokenizer.text(line));
+}
+
+/** Lines `from` (0-based) up to `to`, clipped to the text. */
+function stretch(perLine: ReadonlyArray<readonly string[]>, from: number, to: number, termWeights: ReadonlyMap<string, number>): Stretch {
+  const hits = new Map<string, number>();
+  let length = 0;
+  for (let i = Math.max(0, from); i < Math.min(perLine.length, to); i++) {
+    const tokens = perLine[i] as readonly string[];
+    length += tokens.length;
+    for (const token of tokens) if (termWeights.has(token)) hits.set(token, (hits.get(token) ?? 0) + 1);
+  }
+  return { hits, length };
+}
+
+/** Each stretch's BM25 score, its length normalised by the mean of these stretches. */
+function bm25(stretches: readonly Stretch[], termWeights: ReadonlyMap<string, number>): number[] {
+  const mean = stretches.reduce((sum, s) => sum + s.length, 0) / Math.max(1, stretches.length) || 1;
+  return stretches.map(({ hits, length }) => {
     let score = 0;
     for (const [term, n] of hits) score += ((termWeights.get(term) as number) * n * (K1 + 1)) / (n + K1 * (1 - B + (B * length) / mean));
     return score;
