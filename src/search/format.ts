@@ -93,6 +93,7 @@ function taskLines(task: NonNullable<SearchResponse['task']>): string[] {
     if (texts.length) out.push(`**${title}**: ${texts.slice(0, 12).join(', ')}${texts.length > 12 ? `, and ${texts.length - 12} more` : ''}`);
   }
   if (task.truncated) out.push('**Note**: the text was long; only its beginning was read.');
+  if (task.passages_read === 0) out.push('**Note**: the first files could not be read from the repository (not on disk where it was indexed?); ranked from the index alone.');
   return out;
 }
 

@@ -81,17 +81,19 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
   const relationships = target ? findRelationships(target, corpus.indexes) : [];
   let references: Reference[];
   let symbols: RankedSymbol[] | undefined;
+  let passagesRead: number | undefined;
   if (scorer === 'deepcode') references = deepcodeReferences(corpus, request, target, keywords);
   else {
     const files = task?.isTask ? taskFiles(corpus, request, task) : keywordFiles(corpus, request, target, keywords, relationships);
     references = bm25fReferences(corpus, request, keywords, files);
     if (request.granularity === 'symbol') symbols = rankSymbols(corpus, symbolFiles(files), symbolQueryOf(corpus, files), request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
+    if (files.task && corpus.readsSources) passagesRead = files.sources?.size ?? 0;
   }
   const notice = references.length || relationships.length ? undefined : emptyAnswerNotice(corpus, request, target, keywords);
   return {
     target_file: target, keywords_used: keywords, scorer, references, relationships,
     ...(symbols ? { symbols } : {}),
-    ...(task?.isTask ? { task: { anchors: task.anchors, truncated: task.truncated } } : {}),
+    ...(task?.isTask ? { task: { anchors: task.anchors, truncated: task.truncated, ...(passagesRead !== undefined ? { passages_read: passagesRead } : {}) } } : {}),
     ...(notice ? { notice } : {}),
   };
 }

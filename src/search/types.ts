@@ -110,8 +110,12 @@ export interface SearchResponse {
   relationships: MatchedRelationship[];
   /** With `granularity: symbol`: the symbols most likely to need the change, best first. */
   symbols?: RankedSymbol[];
-  /** What the request was read as, when it is a task text: its anchors (paths, names, options) and its size. */
-  task?: { anchors: Anchor[]; truncated: boolean };
+  /**
+   * What the request was read as, when it is a task text: its anchors (paths, names, options) and its size; and,
+   * when ranking may read the repositories' files, how many of the first files were read for their passages (0:
+   * none could be, so the ranking is the index's alone).
+   */
+  task?: { anchors: Anchor[]; truncated: boolean; passages_read?: number };
   /** Why the answer is empty, when it is: nothing searchable in the request, nothing indexed, or no match. */
   notice?: string;
 }

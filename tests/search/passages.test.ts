@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FileSummary, RepoIndex } from '../../src/index/types.js';
+import { formatMarkdown } from '../../src/search/format.js';
 import { passageScores, reorderHead } from '../../src/search/passages.js';
 import { Tokenizer } from '../../src/search/profileTokens.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
@@ -86,8 +87,17 @@ describe('a task ranked with its files read', () => {
     expect(first(project((root, p) => (root === '/repo' ? SOURCES[p] : undefined)), REPORT)).toBe('pkg/core/mod.py');
   });
 
-  it('ranks from the index alone when the files cannot be read', () => {
-    expect(first(project(() => undefined), REPORT)).toBe('pkg/core/expr.py');
+  it('ranks from the index alone when the files cannot be read, and says so', () => {
+    const corpus = project(() => undefined);
+    expect(first(corpus, REPORT)).toBe('pkg/core/expr.py');
+    const answer = search(corpus, { query: REPORT, maxResults: 3 });
+    expect(answer.task?.passages_read).toBe(0);
+    expect(formatMarkdown(answer)).toContain('ranked from the index alone');
+  });
+
+  it('says how many of the first files were read, and nothing of passages when it may not read files', () => {
+    expect(search(project((_root, p) => SOURCES[p]), { query: REPORT, maxResults: 3 }).task?.passages_read).toBe(3);
+    expect(search(project(), { query: REPORT, maxResults: 3 }).task).not.toHaveProperty('passages_read');
   });
 
   it('ranks first, of the module\'s symbols, the one whose own lines hold the report\'s words', () => {
