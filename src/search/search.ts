@@ -85,8 +85,10 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
   if (scorer === 'deepcode') references = deepcodeReferences(corpus, request, target, keywords);
   else {
     const files = task?.isTask ? taskFiles(corpus, request, task) : keywordFiles(corpus, request, target, keywords, relationships);
-    references = bm25fReferences(corpus, request, keywords, files);
-    if (request.granularity === 'symbol') symbols = rankSymbols(corpus, symbolFiles(files), symbolQueryOf(corpus, files), request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
+    // Worked out once: a task's references and the symbol answers score symbols alike.
+    const symbolQ = files.task || request.granularity === 'symbol' ? symbolQueryOf(corpus, files) : null;
+    references = bm25fReferences(corpus, request, keywords, files, files.task ? symbolQ : null);
+    if (request.granularity === 'symbol' && symbolQ) symbols = rankSymbols(corpus, symbolFiles(files), symbolQ, request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
     if (files.task && corpus.readsSources) passagesRead = files.sources?.size ?? 0;
   }
   const notice = references.length || relationships.length ? undefined : emptyAnswerNotice(corpus, request, target, keywords);
@@ -239,14 +241,13 @@ function normalised(ranked: readonly Ranked[]): Ranked[] {
 /**
  * BM25F references. Scores are relative to the best file of the answer (the first has 1), since BM25F's
  * raw scores depend on the corpus and the query's length. Each lists its symbols that match the request, best
- * first for a task text, in file order otherwise.
+ * first for a task text (scored by `query`), in file order otherwise (`query` null: matched by name).
  */
-function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords: string[], files: RankedFiles): Reference[] {
+function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords: string[], files: RankedFiles, query: SymbolQuery | null): Reference[] {
   const maxResults = request.maxResults ?? DEFAULT_MAX_RESULTS;
   const tokenizer = corpus.tokenizer;
   const wanted = new Set(files.input.terms);
   const tokensOf = { name: (name: string) => tokenizer.text(name), doc: (doc: string) => tokenizer.text(doc) };
-  const query = files.task ? symbolQueryOf(corpus, files) : null;
   // A task's keywords are every word of its text: each is tokenised once, not once per reference.
   const keywordTokens = keywords.map((k) => ({ k, needed: tokenizer.text(k) })).filter(({ needed }) => needed.length > 0);
   const out: Reference[] = [];
