@@ -10,7 +10,7 @@
  * alone, so the passages move the first answer, never what the first five hold.
  */
 import type { Ranked } from './bm25f.js';
-import type { Tokenizer } from './profileTokens.js';
+import { IDENTIFIER, type Tokenizer } from './profileTokens.js';
 
 export interface PassageParams {
   /** How many of the first files are reordered (0: none). */
@@ -32,15 +32,14 @@ const B = 0.75;
  * text none of whose windows holds a term, undefined for a text not read. Window lengths are normalised by the
  * mean over every window of these texts.
  */
-export function passageScores(texts: ReadonlyArray<string | undefined>, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer, lines: number): Array<number | undefined> {
+export function passageScores(texts: ReadonlyArray<LineTerms | undefined>, termWeights: ReadonlyMap<string, number>, lines: number): Array<number | undefined> {
   const step = Math.max(1, Math.floor(lines / 2));
   const windows: Stretch[] = [];
   const owner: number[] = [];
   texts.forEach((text, t) => {
     if (text === undefined) return;
-    const perLine = tokenLines(text, tokenizer);
-    for (let start = 0; start < Math.max(1, perLine.length - step); start += step) {
-      windows.push(stretch(perLine, start, start + lines, termWeights));
+    for (let start = 0; start < Math.max(1, text.lines - step); start += step) {
+      windows.push(stretch(text, start, start + lines, termWeights));
       owner.push(t);
     }
   });
@@ -74,18 +73,58 @@ export function reorderHead(ranked: readonly Ranked[], passages: ReadonlyArray<n
 }
 
 /** The ranking with its head reordered by the passages of `texts` (the head's, undefined where not read); unchanged when none was read. */
-export function rerankByPassages(ranked: readonly Ranked[], texts: ReadonlyArray<string | undefined>, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer, params: PassageParams): Ranked[] {
+export function rerankByPassages(ranked: readonly Ranked[], texts: ReadonlyArray<LineTerms | undefined>, termWeights: ReadonlyMap<string, number>, params: PassageParams): Ranked[] {
   if (params.weight <= 0 || termWeights.size === 0 || texts.every((t) => t === undefined)) return [...ranked];
-  return reorderHead(ranked, passageScores(texts, termWeights, tokenizer, params.lines), params.weight);
+  return reorderHead(ranked, passageScores(texts, termWeights, params.lines), params.weight);
 }
 
 /**
  * Each symbol's score over its own lines of `text` (BM25 over the weighted terms; lengths normalised by the mean
  * over these symbols): where in a file the text's words meet.
  */
-export function symbolBodyScores(text: string, symbols: ReadonlyArray<{ start_line: number; end_line: number }>, termWeights: ReadonlyMap<string, number>, tokenizer: Tokenizer): number[] {
-  const perLine = tokenLines(text, tokenizer);
-  return bm25(symbols.map(({ start_line, end_line }) => stretch(perLine, start_line - 1, end_line, termWeights)), termWeights);
+export function symbolBodyScores(text: LineTerms, symbols: ReadonlyArray<{ start_line: number; end_line: number }>, termWeights: ReadonlyMap<string, number>): number[] {
+  return bm25(symbols.map(({ start_line, end_line }) => stretch(text, start_line - 1, end_line, termWeights)), termWeights);
+}
+
+/**
+ * A text as its windows and symbols are scored: each line's length in tokens and where the terms of interest
+ * stand. Tokenised once, in one pass over the text, for the passages and the symbols' bodies alike.
+ */
+export interface LineTerms {
+  /** How many lines the text has. */
+  readonly lines: number;
+  /** Tokens before each line: `before[i]` for line i (0-based), `before[lines]` the text's whole length. */
+  readonly before: Uint32Array;
+  /** Each occurrence of a term of interest, in text order: its line and the term. */
+  readonly hitLines: readonly number[];
+  readonly hitTerms: readonly string[];
+}
+
+/** The tokens of `text`, line by line, keeping only the positions of `terms` (the same tokens as `tokenizer.text` of each line). */
+export function lineTerms(text: string, terms: ReadonlyMap<string, unknown>, tokenizer: Tokenizer): LineTerms {
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  const before = new Uint32Array(lines + 1);
+  const hitLines: number[] = [];
+  const hitTerms: string[] = [];
+  let line = 0;
+  let nextBreak = text.indexOf('\n');
+  let tokens = 0;
+  for (const match of text.matchAll(IDENTIFIER)) {
+    while (nextBreak !== -1 && nextBreak < match.index) {
+      before[++line] = tokens;
+      nextBreak = text.indexOf('\n', nextBreak + 1);
+    }
+    for (const token of tokenizer.identifier(match[0])) {
+      tokens++;
+      if (terms.has(token)) {
+        hitLines.push(line);
+        hitTerms.push(token);
+      }
+    }
+  }
+  while (line < lines) before[++line] = tokens;
+  return { lines, before, hitLines, hitTerms };
 }
 
 /** A stretch of lines: how often it holds each weighted term, and its length in tokens. */
@@ -94,20 +133,29 @@ interface Stretch {
   length: number;
 }
 
-function tokenLines(text: string, tokenizer: Tokenizer): Array<readonly string[]> {
-  return text.split('\n').map((line) => tokenizer.text(line));
+/** Lines `from` (0-based) up to `to`, clipped to the text. */
+function stretch(text: LineTerms, from: number, to: number, termWeights: ReadonlyMap<string, number>): Stretch {
+  const first = Math.max(0, from);
+  const end = Math.min(text.lines, to);
+  const hits = new Map<string, number>();
+  if (end <= first) return { hits, length: 0 };
+  for (let i = firstHitFrom(text.hitLines, first); i < text.hitLines.length && (text.hitLines[i] as number) < end; i++) {
+    const term = text.hitTerms[i] as string;
+    if (termWeights.has(term)) hits.set(term, (hits.get(term) ?? 0) + 1);
+  }
+  return { hits, length: (text.before[end] as number) - (text.before[first] as number) };
 }
 
-/** Lines `from` (0-based) up to `to`, clipped to the text. */
-function stretch(perLine: ReadonlyArray<readonly string[]>, from: number, to: number, termWeights: ReadonlyMap<string, number>): Stretch {
-  const hits = new Map<string, number>();
-  let length = 0;
-  for (let i = Math.max(0, from); i < Math.min(perLine.length, to); i++) {
-    const tokens = perLine[i] as readonly string[];
-    length += tokens.length;
-    for (const token of tokens) if (termWeights.has(token)) hits.set(token, (hits.get(token) ?? 0) + 1);
+/** The first index of `sorted` whose value is at least `line`. */
+function firstHitFrom(sorted: readonly number[], line: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as number) < line) lo = mid + 1;
+    else hi = mid;
   }
-  return { hits, length };
+  return lo;
 }
 
 /** Each stretch's BM25 score, its length normalised by the mean of these stretches. */

@@ -59,7 +59,8 @@ export class Tokenizer {
   }
 }
 
-const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
+/** What the tokenizer reads as one identifier in text or code; none spans a line break. */
+export const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
 const MEMO_LIMIT = 100_000;
 
 /** `base64` -> `base`; a word that does not end in digits -> ''. */

@@ -18,7 +18,7 @@ import { findRelationships } from './relationships.js';
 import { lengthFactor, rankSymbols, symbolQuery, symbolScores, TASK_LENGTH_POWER, type SymbolQuery } from './symbolRank.js';
 import { parseTaskText, type TaskText } from './taskQuery.js';
 import { rankTask, TASK_PARAMS, type TaskParams } from './taskRank.js';
-import { symbolBodyScores } from './passages.js';
+import { symbolBodyScores, type LineTerms } from './passages.js';
 import {
   DEFAULT_SCORER,
   type Anchor,
@@ -177,8 +177,8 @@ interface RankedFiles {
   anchors: readonly Anchor[];
   /** A fused task ranking's scores before fusion (taskRank.ts). */
   taskScores?: ReadonlyMap<number, number>;
-  /** A task's first files' texts, read for their passages (taskRank.ts). */
-  sources?: ReadonlyMap<number, string>;
+  /** A task's first files' texts, read for their passages and tokenised for its terms (taskRank.ts). */
+  sources?: ReadonlyMap<number, LineTerms>;
   /** A task's weights. */
   params?: TaskParams;
 }
@@ -227,7 +227,7 @@ function symbolQueryOf(corpus: SearchCorpus, { input, anchors, task, sources, pa
   const weights = new Map([...termWeight].filter(([, w]) => w > 0));
   const scores = (doc: number, symbols: readonly CodeSymbol[]): number[] | undefined => {
     const text = sources.get(doc);
-    return text === undefined ? undefined : symbolBodyScores(text, symbols, weights, corpus.tokenizer);
+    return text === undefined ? undefined : symbolBodyScores(text, symbols, weights);
   };
   return { ...query, bodies: { weight: params.passages.symbols, scores } };
 }

@@ -17,7 +17,7 @@
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import type { SearchCorpus } from './corpus.js';
 import { FIELD_BITS, FIELDS, type FieldIndex } from './fieldIndex.js';
-import { rerankByPassages } from './passages.js';
+import { lineTerms, rerankByPassages, type LineTerms } from './passages.js';
 import { definitionToken, type Tokenizer } from './profileTokens.js';
 import { compareCodeUnits, splitIdentifier } from '../shared/text.js';
 import type { TaskText } from './taskQuery.js';
@@ -81,8 +81,8 @@ export interface TaskRanking {
    * what its symbols are weighed by, on the scale symbolRank.ts was fitted to.
    */
   taskScores?: ReadonlyMap<number, number>;
-  /** The texts of the first files, read for their passages (none when the corpus may not read files). */
-  sources?: ReadonlyMap<number, string>;
+  /** The texts of the first files, read for their passages and tokenised for the text's terms (none when the corpus may not read files). */
+  sources?: ReadonlyMap<number, LineTerms>;
 }
 
 /**
@@ -112,17 +112,20 @@ export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, pa
 
 /**
  * The ranking's first `limit` files, its head reordered by their passages when the corpus may read them (each term
- * weighs its idf times its weight in the text), and the head's texts as read.
+ * weighs its idf times its weight in the text), and the head's texts as read, tokenised for those terms.
  */
 function byPassages(corpus: SearchCorpus, ranked: Ranked[], input: RankInput, params: TaskParams, limit: number): Pick<TaskRanking, 'ranked' | 'sources'> {
   if (!corpus.readsSources || params.passages.head < 2) return { ranked: ranked.slice(0, limit) };
-  const texts = ranked.slice(0, params.passages.head).map(({ doc }) => corpus.sourceText(doc));
-  const sources = new Map<number, string>();
-  texts.forEach((text, i) => text !== undefined && sources.set((ranked[i] as Ranked).doc, text));
-  if (!sources.size) return { ranked: ranked.slice(0, limit) };
   const termWeights = new Map<string, number>();
   for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) if (idf > 0) termWeights.set(term, idf * weight);
-  return { ranked: rerankByPassages(ranked, texts, termWeights, corpus.tokenizer, params.passages).slice(0, limit), sources };
+  const texts = ranked.slice(0, params.passages.head).map(({ doc }) => {
+    const text = corpus.sourceText(doc);
+    return text === undefined ? undefined : lineTerms(text, termWeights, corpus.tokenizer);
+  });
+  const sources = new Map<number, LineTerms>();
+  texts.forEach((text, i) => text !== undefined && sources.set((ranked[i] as Ranked).doc, text));
+  if (!sources.size) return { ranked: ranked.slice(0, limit) };
+  return { ranked: rerankByPassages(ranked, texts, termWeights, params.passages).slice(0, limit), sources };
 }
 
 /** The request with only its `max` rarest terms (all for 0): the common words of a long text cost most and decide least. */

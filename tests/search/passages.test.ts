@@ -1,10 +1,11 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FileSummary, RepoIndex } from '../../src/index/types.js';
 import { formatMarkdown } from '../../src/search/format.js';
-import { passageScores, reorderHead } from '../../src/search/passages.js';
+import { lineTerms, passageScores, reorderHead } from '../../src/search/passages.js';
 import { Tokenizer } from '../../src/search/profileTokens.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { MAX_SOURCE_BYTES, readRepositoryFile, type RepositoryFileReader } from '../../src/search/sourceFiles.js';
@@ -12,18 +13,55 @@ import { staticProfile } from '../support/fileSummary.js';
 
 const tokenizer = new Tokenizer();
 const weights = new Map([['piecewis', 2], ['modulo', 2], ['substitut', 1]].map(([t, w]) => [tokenizer.text(t as string)[0] as string, w as number]));
+const lined = (text: string) => lineTerms(text, weights, tokenizer);
 const filler = (n: number): string => Array.from({ length: n }, (_, i) => `value_${i % 7} = compute(other)`).join('\n');
 
 describe('scoring passages', () => {
   it('scores a text whose words stand together above one that spreads them over thousands of lines', () => {
     const together = `${filler(100)}\ndef handle(piecewise, modulo):\n    substitution(piecewise % modulo)\n${filler(100)}`;
     const apart = `piecewise = 1\n${filler(2000)}\nmodulo = 2\n${filler(2000)}\nsubstitution = 3\n`;
-    const [a, b] = passageScores([together, apart], weights, tokenizer, 40) as [number, number];
+    const [a, b] = passageScores([together, apart].map(lined), weights, 40) as [number, number];
     expect(a).toBeGreaterThan(b);
   });
 
   it('gives 0 to a text without any of the words and nothing to a text not read', () => {
-    expect(passageScores([filler(50), undefined], weights, tokenizer, 40)).toEqual([0, undefined]);
+    expect(passageScores([lined(filler(50)), undefined], weights, 40)).toEqual([0, undefined]);
+  });
+});
+
+describe('a text tokenised line by line', () => {
+  /** What lineTerms must give: each line through the tokenizer, as the passages were first scored. */
+  const oracle = (text: string) => {
+    const perLine = text.split('\n').map((line) => tokenizer.text(line));
+    const hits = perLine.flatMap((tokens, line) => tokens.filter((t) => weights.has(t)).map((term) => ({ line, term })));
+    return {
+      lines: perLine.length,
+      before: perLine.reduce((sums, tokens) => [...sums, (sums.at(-1) as number) + tokens.length], [0]),
+      hitLines: hits.map((h) => h.line),
+      hitTerms: hits.map((h) => h.term),
+    };
+  };
+  const asPlain = (text: string) => {
+    const { lines, before, hitLines, hitTerms } = lined(text);
+    return { lines, before: [...before], hitLines, hitTerms };
+  };
+
+  it('counts each line\'s tokens as the tokenizer does and keeps where the weighted words stand, in order', () => {
+    const text = 'def modulo_of(p):\n\n    # piecewise, then modulo\r\n  return piecewise % modulo\n';
+    expect(oracle(text).hitLines).toEqual([0, 2, 2, 3, 3]);
+    expect(asPlain(text)).toEqual(oracle(text));
+  });
+
+  it('splits identifiers where the tokenizer does: after digits, at other letters, at underscores kept inside', () => {
+    const text = '2px modulo2piecewise café_modulo __init__ Piecewise_Modulo\n\n\u00e9modulo x9 _ 42';
+    expect(asPlain(text)).toEqual(oracle(text));
+  });
+
+  it('agrees with the tokenizer on any text', () => {
+    const alphabet = fc.constantFrom(...'ab_Z9 \n\t.é(modulo)piecewise'.split(''), 'modulo', 'piecewise', 'Modulo', '\r\n');
+    fc.assert(fc.property(fc.array(alphabet, { maxLength: 60 }).map((parts) => parts.join('')), (text) => {
+      expect(asPlain(text)).toEqual(oracle(text));
+    }), { numRuns: 300 });
   });
 });
 
