@@ -224,10 +224,10 @@ function symbolQueryOf(corpus: SearchCorpus, { input, anchors, task, sources, pa
   for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) termWeight.set(term, idf * weight);
   const query = symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0);
   if (!sources || !params || params.passages.symbols <= 0) return query;
-  const weights = new Map([...termWeight].filter(([, w]) => w > 0));
+  // The texts hold the positions of the terms the corpus has (idf > 0), which are the terms weighing anything here.
   const scores = (doc: number, symbols: readonly CodeSymbol[]): number[] | undefined => {
     const text = sources.get(doc);
-    return text === undefined ? undefined : symbolBodyScores(text, symbols, weights);
+    return text === undefined ? undefined : symbolBodyScores(text, symbols, termWeight);
   };
   return { ...query, bodies: { weight: params.passages.symbols, scores } };
 }
