@@ -17,9 +17,16 @@ const paths = (index: RepoIndex): string[] => index.file_summaries.map((f) => f.
 /** What CodeRAG writes, by any name it was given. */
 const OWN = /(^|\/)(indexes|shards|old-run|\.coderag-cache|\.coderag-search)\/|\.state$|\.shard-\d+-of-\d+\.json$/;
 
-/** The polyglot fixture as a git repository whose .gitignore says nothing of CodeRAG's folders. */
-function polyglotRepo(): TempRepo {
+/**
+ * The polyglot fixture as a git repository whose .gitignore says nothing of CodeRAG's folders; given `origin`,
+ * a clone of it (another runner's checkout of the same commit).
+ */
+function polyglotRepo(origin?: TempRepo): TempRepo {
   const repo = makeTempRepo({}, { name: 'polyglot' });
+  if (origin) {
+    repo.git('clone', '-q', origin.root, '.');
+    return repo;
+  }
   cpSync(fixture, repo.root, { recursive: true });
   writeFileSync(path.join(repo.root, '.gitignore'), 'node_modules/\n');
   repo.git('init', '-q');
@@ -70,7 +77,9 @@ describe('shards of a repository whose runners left different things behind', ()
   let mergedDir: string;
 
   beforeAll(async () => {
-    runners = [polyglotRepo(), polyglotRepo()];
+    // Two runners' checkouts of one commit: two commits of the same files would differ by their time.
+    const origin = polyglotRepo();
+    runners = [origin, polyglotRepo(origin)];
     const [one, two] = runners as [TempRepo, TempRepo];
     // Runner 1 has last night's full index in indexes/, and an older run's output under another name.
     expect((await runCli(['index', '.', '-q'], { cwd: one.root })).code).toBe(0);
