@@ -18,7 +18,8 @@
  * moves nothing: it prints the tuning half's figures (all cases, then Python's) at each value of each knob's grid,
  * the other knobs at their start, to show a knob's landscape. `--misses` moves nothing either: it lists the tuning cases
  * missed at @5, with each gold file's rank and the five files ranked first ("short": a text ranked as keywords, not as a
- * task), and how many top-5 places hold files no answer can be (tests, docs, examples, tooling).
+ * task), how many top-5 places hold files no answer can be (tests, docs, examples, tooling), then the cases missed at
+ * function level (@5), with each gold definition's file and symbol rank and the five symbols ranked first.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,11 +28,12 @@ import { readRepositoryFile } from '../../src/search/sourceFiles.js';
 import { TASK_PARAMS, type TaskParams } from '../../src/search/taskRank.js';
 import { parseTaskText } from '../../src/search/taskQuery.js';
 import type { RepoIndex } from '../../src/index/types.js';
+import type { SearchResponse } from '../../src/search/types.js';
 import { IndexCache, normaliseRefPath } from './coderagRanker.js';
 import { materialise, treeDirFor } from './checkout.js';
 import {
   DEFAULT_ISSUE_CAP, DEFAULT_ML_ISSUE_CAP, ML_ISSUE_REPOS, accAtK, datasetSources, functionMetrics, goldFiles, goldFunctions, issueHalves, issueLanguage, mergeInstances, parseDataset,
-  selectIssueCases, type GoldFunction,
+  selectIssueCases, symbolHits, type GoldFunction, type RankedSymbol as EvalSymbol,
 } from './issues.js';
 import { caseMetrics } from './metrics.js';
 import { isSourceFile } from './paths.js';
@@ -130,12 +132,16 @@ interface Scored {
   fn?: { acc5: number; acc10: number };
 }
 
+/** A search's symbol answers as the issue set's metrics read them (tree-relative paths). */
+function rankedSymbols(c: Case, answer: SearchResponse): EvalSymbol[] {
+  return (answer.symbols ?? []).map((s) => ({ file: normaliseRefPath(c.treeDir, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line }));
+}
+
 function score(c: Case, params: TaskParams): Scored {
   const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params, granularity: 'symbol' });
   let fn: Scored['fn'];
   if (c.gold.length) {
-    const symbols = (answer.symbols ?? []).map((s) => ({ file: normaliseRefPath(c.treeDir, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line }));
-    const m = functionMetrics(symbols, c.gold);
+    const m = functionMetrics(rankedSymbols(c, answer), c.gold);
     fn = { acc5: m.fnAcc5, acc10: m.fnAcc10 };
   }
   const ranked = rankedPaths(c, answer);
@@ -236,18 +242,28 @@ function parseArgs(argv: string[]) {
 function printMisses(cases: readonly Case[], params: TaskParams): void {
   let slots = 0;
   let notSource = 0;
+  const functionMisses: string[] = [];
   for (const c of cases) {
-    const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params });
+    const answer = search(c.corpus, { query: c.query, maxResults: K, taskParams: params, granularity: 'symbol' });
     const ranked = rankedPaths(c, answer);
     for (const p of ranked.slice(0, 5)) {
       slots++;
       if (!isSourceFile(p)) notSource++;
+    }
+    if (c.gold.length) {
+      const symbols = rankedSymbols(c, answer);
+      if (!functionMetrics(symbols, c.gold).fnAcc5) {
+        const gold = c.gold.map((g) => `${g.file}::${g.name}@${g.line} (file @${ranked.indexOf(g.file) + 1 || '-'}, symbol @${symbols.findIndex((s) => symbolHits(s, g)) + 1 || '-'})`);
+        functionMisses.push(`${c.id}: ${gold.join(', ')}\n  top: ${symbols.slice(0, 5).map((s) => `${s.file.slice(s.file.lastIndexOf('/') + 1)}::${s.name}`).join(', ')}`);
+      }
     }
     if (accAtK(ranked, c.answers, 5)) continue;
     const gold = c.answers.map((a) => `${a} @${ranked.indexOf(a) + 1 || '-'}`).join(', ');
     console.log(`${c.id} (${c.language}${parseTaskText(c.query).isTask ? '' : ', short'}): ${gold}\n  title: ${c.query.split('\n')[0]?.slice(0, 120)}\n  top: ${ranked.slice(0, 5).join(', ')}`);
   }
   console.log(`${notSource} of ${slots} top-5 places hold a file that is no answer by its path (tests, docs, examples, tooling)`);
+  console.log(`\nfunction level: ${functionMisses.length} cases with gold functions missed at @5 (each gold definition's file and symbol rank, the first five symbols)`);
+  for (const miss of functionMisses) console.log(miss);
 }
 
 const fmt = (f: Figures): string =>
