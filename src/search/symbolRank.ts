@@ -5,10 +5,9 @@
  * by the name's length, so `_format_repr_exception` beats `Printer` for a report about repr exceptions) and the
  * anchors the text names (a symbol a frame or a backtick names comes first); for a task text, also times its length
  * in lines to the power TASK_LENGTH_POWER; and, for the best files whose text was read (a task's passages,
- * passages.ts), times 1 + w x the score of its own lines relative to its file's best symbol's. A constructor is
- * matched by its class's name, and a class ranks at least MEMBER_SHARE times its best member. SCOPE_WEIGHT,
- * FILE_POWER, TASK_LENGTH_POWER, MEMBER_SHARE and w were chosen on the issue set's tuning half (bench/eval/tuneTask.ts
- * reports function-level figures).
+ * passages.ts), times 1 + w x the score of its own lines relative to its file's best symbol's. SCOPE_WEIGHT,
+ * FILE_POWER, TASK_LENGTH_POWER and w were chosen on the issue set's tuning half (bench/eval/tuneTask.ts reports
+ * function-level figures).
  */
 import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
@@ -50,30 +49,6 @@ export function lengthFactor(symbol: CodeSymbol, query: SymbolQuery): number {
 /** Kinds that hold other definitions: a change lands in their members more often than in them. */
 const CONTAINER_KINDS = new Set(['class', 'interface', 'struct', 'trait', 'module', 'namespace', 'enum']);
 const CONTAINER_FACTOR = 0.5;
-/**
- * But a fix that adds a method lands in the class (a printer that lacks `_print_dict`), and the issue set's gold
- * definition is then the class: a container ranks at least this share of its best member's score. On the tuning half
- * (71 cases with gold functions, with constructors named by their class) fn Acc@5 / Acc@10 were .408 / .493 at 0,
- * .408 / .507 at 0.5 and 0.6, .408 / .521 at 0.65, .380 / .507 at 0.8 and .366 / .521 at 1; 0.6 is the middle of
- * the plateau of Acc@5.
- */
-export const MEMBER_SHARE = 0.6;
-/**
- * Constructors, called by their class's name: a report that calls `Point2D(1, 2)` or `Rational('0.5')` is about
- * `__new__` or `__init__` of that class, whose own name says nothing. Measured on Python (the issue set's gold
- * functions are Python's): fn Acc@5 / Acc@10 on the tuning half .394 / .465 -> .394 / .493 with the class's name,
- * .408 / .493 with its anchors as well; the class's name beside the constructor's own did worse (.394 against .408,
- * both with MEMBER_SHARE 0.65).
- */
-const CONSTRUCTORS: ReadonlySet<string> = new Set(['__init__', '__new__', 'constructor', 'initialize', '__construct']);
-
-/** What a symbol is called by: a constructor by its class (`Point-__new__` -> `Point`), anything else by itself. */
-function calledAs(symbol: CodeSymbol): Pick<CodeSymbol, 'name' | 'ast_path'> {
-  const cut = symbol.ast_path.lastIndexOf('-');
-  if (cut < 0 || !CONSTRUCTORS.has(symbol.name)) return symbol;
-  const scope = symbol.ast_path.slice(0, cut);
-  return { name: scope.slice(scope.lastIndexOf('-') + 1), ast_path: scope };
-}
 /** A symbol with no matching word still ranks, far below one that matches: a file's best guess is still a guess. */
 const FLOOR = 0.05;
 const ANCHOR_BONUS = 2;
@@ -103,8 +78,7 @@ export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery,
     return score;
   };
   return symbols.map((symbol) => {
-    const called = calledAs(symbol);
-    const nameTokens = new Set(tokenizer.identifier(called.name));
+    const nameTokens = new Set(tokenizer.identifier(symbol.name));
     let name = distinctWeight(nameTokens, termWeight) / Math.sqrt(Math.max(1, nameTokens.size));
     // A member is also about its class: `Permutation.__new__` for a report about the Permutation constructor.
     if (symbol.ast_path.includes('-')) name += SCOPE_WEIGHT * scopeScore(symbol.ast_path);
@@ -115,7 +89,7 @@ export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery,
       const docTokens = new Set(tokenizer.text(text));
       doc = distinctWeight(docTokens, termWeight) / Math.sqrt(Math.max(1, docTokens.size));
     }
-    const anchor = Math.max(anchorStrength(symbol, query.anchored), called === symbol ? 0 : anchorStrength(called, query.anchored));
+    const anchor = anchorStrength(symbol, query.anchored);
     const score = (name + DOC_WEIGHT * doc) * (1 + ANCHOR_BONUS * anchor);
     return CONTAINER_KINDS.has(symbol.kind) ? score * CONTAINER_FACTOR : score;
   });
@@ -142,7 +116,7 @@ function anchoredNames(anchors: readonly Anchor[]): Map<string, string[]> {
   return out;
 }
 
-function anchorStrength(symbol: Pick<CodeSymbol, 'name' | 'ast_path'>, anchored: ReadonlyMap<string, readonly string[]>): number {
+function anchorStrength(symbol: CodeSymbol, anchored: ReadonlyMap<string, readonly string[]>): number {
   const qualifiers = anchored.get(symbol.name.toLowerCase());
   if (!qualifiers) return 0;
   const scope = symbol.ast_path.toLowerCase().split('-');
@@ -161,15 +135,11 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
     const scores = symbolScores(symbols, query, corpus.tokenizer);
     const bodies = query.bodies?.scores(d, symbols);
     const bestBody = Math.max(0, ...(bodies ?? [])) || 1;
-    const own = symbols.map((symbol, i) => {
-      const body = bodies ? 1 + (query.bodies?.weight ?? 0) * ((bodies[i] as number) / bestBody) : 1;
-      return fileScore ** FILE_POWER * (FLOOR + (scores[i] as number)) * lengthFactor(symbol, query) * body;
-    });
-    const withMembers = withMemberShare(symbols, own);
     symbols.forEach((symbol, i) => {
+      const body = bodies ? 1 + (query.bodies?.weight ?? 0) * ((bodies[i] as number) / bestBody) : 1;
       out.push({
         repo_name: repo, file_path: file.file_path, kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path,
-        start_line: symbol.start_line, end_line: symbol.end_line, score: withMembers[i] as number,
+        start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore ** FILE_POWER * (FLOOR + (scores[i] as number)) * lengthFactor(symbol, query) * body,
         ...(symbol.description ? { description: symbol.description } : {}),
       });
     });
@@ -179,18 +149,3 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
   return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
 }
 
-/** Each container's score raised to MEMBER_SHARE times its best member's (a member's ast_path extends its own). */
-export function withMemberShare(symbols: readonly CodeSymbol[], scores: readonly number[]): number[] {
-  const bestMember = new Map<string, number>();
-  symbols.forEach((symbol, i) => {
-    const score = scores[i] as number;
-    for (let cut = symbol.ast_path.lastIndexOf('-'); cut > 0; cut = symbol.ast_path.lastIndexOf('-', cut - 1)) {
-      const scope = symbol.ast_path.slice(0, cut);
-      if (score > (bestMember.get(scope) ?? 0)) bestMember.set(scope, score);
-    }
-  });
-  return symbols.map((symbol, i) => {
-    const score = scores[i] as number;
-    return CONTAINER_KINDS.has(symbol.kind) ? Math.max(score, MEMBER_SHARE * (bestMember.get(symbol.ast_path) ?? 0)) : score;
-  });
-}

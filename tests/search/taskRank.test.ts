@@ -187,59 +187,6 @@ describe('symbol-level answers', () => {
     expect(named('parse header body').slice(0, 2)).toEqual(['parse_header', 'parse_body']);
   });
 
-  it('finds a constructor by its class\'s name: a report that calls `Interval(0, 1)` is about `Interval.__new__`', () => {
-    const corpus = corpusOf([
-      file('src/pkg/sets.py', {
-        symbols: [
-          { kind: 'class', name: 'Interval', ast_path: 'Interval', start_line: 1, end_line: 120 },
-          { kind: 'method', name: '__new__', ast_path: 'Interval-__new__', start_line: 10, end_line: 60 },
-          { kind: 'method', name: 'measure', ast_path: 'Interval-measure', start_line: 70, end_line: 110 },
-          { kind: 'function', name: 'simplify_union', ast_path: 'simplify_union', start_line: 130, end_line: 170 },
-        ],
-        vocabulary: 'interval:20 union:6 measure:4 start:6 end:6',
-      } as Partial<FileSummary>),
-    ]);
-    const report = [
-      'Interval with equal ends gives a wrong measure',
-      '',
-      'Creating an interval whose start and end are the same value should give a single point, but it gives an empty',
-      'set instead, so the measure and every union built from it are wrong. It worked in the previous release.',
-      '',
-      '```python',
-      '>>> Interval(1, 1)',
-      'EmptySet',
-      '```',
-    ].join('\n');
-    const names = search(corpus, { query: report, granularity: 'symbol' }).symbols?.map((s) => s.name) ?? [];
-    expect(names.indexOf('__new__')).toBeLessThan(names.indexOf('measure'));
-    expect(names.indexOf('__new__')).toBeLessThan(names.indexOf('simplify_union'));
-  });
-
-  it('ranks a class close to its best member, as the place a method the fix adds goes', () => {
-    const corpus = corpusOf([
-      file('src/pkg/printing/repr.py', {
-        symbols: [
-          { kind: 'function', name: 'srepr', ast_path: 'srepr', start_line: 1, end_line: 20 },
-          { kind: 'class', name: 'ReprPrinter', ast_path: 'ReprPrinter', start_line: 30, end_line: 300 },
-          { kind: 'method', name: '_print_list', ast_path: 'ReprPrinter-_print_list', start_line: 40, end_line: 50 },
-          { kind: 'method', name: '_print_tuple', ast_path: 'ReprPrinter-_print_tuple', start_line: 60, end_line: 70 },
-          { kind: 'method', name: 'emptyPrinter', ast_path: 'ReprPrinter-emptyPrinter', start_line: 80, end_line: 100 },
-          { kind: 'function', name: 'list_printer', ast_path: 'list_printer', start_line: 310, end_line: 330 },
-        ],
-        vocabulary: 'repr:20 print:30 list:8 tuple:6 dict:1 set:1',
-      } as Partial<FileSummary>),
-    ]);
-    const report = [
-      'srepr prints a dict and a set like str does',
-      '',
-      'The repr printer handles a list and a tuple, but a dict or a set comes out the way str prints it, so the result',
-      'cannot be evaluated back into the same expression. I expected srepr to print their elements with srepr as well,',
-      'the way it does for the elements of a list or of a tuple.',
-    ].join('\n');
-    const names = search(corpus, { query: report, granularity: 'symbol' }).symbols?.map((s) => s.name) ?? [];
-    expect(names.slice(0, 4)).toContain('ReprPrinter');
-  });
-
   it('gives no symbol list unless asked', () => {
     expect(search(project(), { query: REPORT }).symbols).toBeUndefined();
   });
