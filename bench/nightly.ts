@@ -19,7 +19,7 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { isMain, REPO_ROOT, runJsonChild } from './lib/child.js';
+import { COMMAND, isMain, REPO_ROOT, runJsonChild } from './lib/child.js';
 import { buildCorpus, warmPageCache, WORK_DIR } from './lib/corpus.js';
 import { Figures, renderTable, type SectionResult } from './lib/figures.js';
 import { offlineTimeoutMs } from './lib/offlineRuns.js';
@@ -211,7 +211,7 @@ const COMMAND_CONFIG = 'file_analysis:\n  skip_directories: [.git]\n  skip_gener
 
 /** `coderag index <repo> --out <out>` from the build, timed from spawn to exit. */
 function runCommand(repo: string, out: string, config: string, files: number, extra: readonly string[] = []): Promise<CommandRun> {
-  return timeCommand(process.execPath, [path.join(REPO_ROOT, 'dist/bin/coderag.js'), 'index', repo, '--out', out, '--config', config, '--quiet', ...extra], {
+  return timeCommand(process.execPath, [COMMAND, 'index', repo, '--out', out, '--config', config, '--quiet', ...extra], {
     cwd: REPO_ROOT,
     timeoutMs: offlineTimeoutMs(files),
   });

@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { isMain, REPO_ROOT } from './lib/child.js';
+import { COMMAND, isMain, REPO_ROOT } from './lib/child.js';
 import { buildCorpus, warmPageCache, WORK_DIR } from './lib/corpus.js';
 import { Figures, renderTable, type SectionResult } from './lib/figures.js';
 import { filesPerSecond, mbPerSecond, offlineTimeoutMs, runOffline, type OfflineRun } from './lib/offlineRuns.js';
@@ -74,7 +74,7 @@ export async function benchOffline(options: OfflineBenchOptions): Promise<Sectio
   const timeoutMs = offlineTimeoutMs(options.files);
   const command = async (): Promise<CommandRun> => {
     rmSync(out, { recursive: true, force: true });
-    return timeCommand(process.execPath, [path.join(REPO_ROOT, 'dist/bin/coderag.js'), 'index', corpus, '--out', out, '--config', config, '--quiet'], { cwd: REPO_ROOT, timeoutMs });
+    return timeCommand(process.execPath, [COMMAND, 'index', corpus, '--out', out, '--config', config, '--quiet'], { cwd: REPO_ROOT, timeoutMs });
   };
   // Written where it cannot be taken for a corpus file; --no-gitignore because the corpus sits in a folder git ignores.
   const repomixRun = async (bin: string): Promise<CommandRun> =>

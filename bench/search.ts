@@ -11,7 +11,7 @@
  * first load  loadIndexes with no search pack: read + JSON.parse + normalise, build the field index, write the pack
  *             (once per index file; every later load reads the pack).
  * load        loadIndexes with the pack in place.
- * cold        `node dist/bin/coderag.js search --indexes <dir> --query <q> --scorer <s> --json` spawned once per query, from
+ * cold        `node dist/bin/coderag.cjs search --indexes <dir> --query <q> --scorer <s> --json` spawned once per query, from
  *             a small parent process (lib/coldRuns.mjs), not from this one, which holds a loaded index:
  *             what a shell user or an agent calling the CLI waits for (Node start-up, the CLI's imports, loading,
  *             ranking, printing). `cold library` is the same in a process that imports only dist/search, to show
@@ -28,7 +28,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fg from 'fast-glob';
-import { runJsonChild } from './lib/child.js';
+import { COMMAND, runJsonChild } from './lib/child.js';
 import { BENCH_ROOT, WORK_DIR, buildCorpus } from './lib/corpus.js';
 import { SCHEMA_VERSION } from '../dist/index/types.js';
 import { EXTRACT_VERSION } from '../dist/pipeline/incremental/incremental.js';
@@ -40,7 +40,7 @@ import { readRepositoryFile } from '../dist/search/sourceFiles.js';
 import type { ScorerName } from '../dist/search/types.js';
 
 const ROOT = path.resolve(BENCH_ROOT, '..');
-const CLI = path.join(ROOT, 'dist', 'bin', 'coderag.js');
+const CLI = COMMAND;
 
 /** Developer questions about the kind of code found in node_modules. */
 export const QUERIES = [

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { BENCH_ROOT } from './corpus.js';
 
 export const REPO_ROOT = path.resolve(BENCH_ROOT, '..');
+/** The command a user runs: the file npm links as `coderag` (package.json's bin), built by `npm run build`. */
+export const COMMAND = path.join(REPO_ROOT, 'dist', 'bin', 'coderag.cjs');
 
 export interface ChildOptions {
   timeoutMs: number;

@@ -1,26 +1,18 @@
-#!/usr/bin/env node
 /**
- * The CLI's entry and its one top-level error handler: the only module that exits the process. A plain
- * `search` runs without commander (options.ts); every other command line goes through the commander program.
+ * The CLI's one top-level error handler: the only module that exits the process. The two entries (bin.ts, the ES
+ * module bundle's; fastBin.ts, the CommonJS file npm links as `coderag`) hand it the command line and how to run
+ * it. A plain `search` runs without commander (options.ts); every other command line goes through the commander
+ * program.
  */
 import { CodeRagError, errorMessage } from '../shared/errors.js';
 import { searchFlagsWithoutCommander } from './options.js';
 import { cliState } from './state.js';
 import type { SearchFlags } from './commands/search.js';
 
-async function run(argv: string[]): Promise<number> {
-  const searchFlags = argv[2] === 'search' ? searchFlagsWithoutCommander(argv.slice(3)) : null;
-  if (searchFlags) {
-    const { searchCommand } = await import('./commands/search.js');
-    // The same object commander would hand the command (options.ts reads the same definitions).
-    await searchCommand(searchFlags as unknown as SearchFlags);
-    return cliState.exitCode;
-  }
-  const { runProgram } = await import('./program.js');
-  return runProgram(argv);
-}
+/** Runs a command line to its exit code. */
+export type CommandRunner = (argv: string[]) => Promise<number>;
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], run: CommandRunner): Promise<number> {
   cliState.verbose = argv.includes('--verbose');
   cliState.quit = (code) => process.exit(code);
   // A reader that stops early (`coderag search … | head`) closes the pipe: that ends the command, quietly.
@@ -44,12 +36,20 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`error: ${errorMessage(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+/** Sets the process's exit code when the command is done, and lets Node exit once nothing is pending. */
+export function finish(code: Promise<number>): void {
+  code.then(
+    (c) => {
+      process.exitCode = c;
+    },
+    (error: unknown) => {
+      process.stderr.write(`error: ${errorMessage(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+/** The flags of a plain `coderag search …` line (one commander would read the same way), or null for any other. */
+export function plainSearch(argv: readonly string[]): SearchFlags | null {
+  return argv[2] === 'search' ? (searchFlagsWithoutCommander(argv.slice(3)) as SearchFlags | null) : null;
+}

@@ -61,7 +61,7 @@ afterAll(() => registry?.close());
 
 describe('the package npm pack makes', () => {
   it('holds the built CLI, the prompts and the default config, and no sources or tests', () => {
-    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'indexer_config.yaml', 'dist/bin/coderag.js', 'dist/bin/extractWorker.js', 'prompts/profile.md']));
+    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'indexer_config.yaml', 'dist/bin/coderag.cjs', 'dist/bin/coderag.js', 'dist/bin/extractWorker.js', 'prompts/profile.md']));
     expect(packedFiles.filter((f) => /^(src|tests|bench|examples)\//.test(f) || f.startsWith('.'))).toEqual([]);
   });
 
@@ -70,16 +70,23 @@ describe('the package npm pack makes', () => {
     // prepare would run again on every pack, and npm flags it on every install of the tarball.
     for (const hook of ['prepare', 'preinstall', 'install', 'postinstall']) expect(pkg.scripts[hook], hook).toBeUndefined();
     expect(pkg.engines.node).toMatch(/^>=20/);
-    expect(pkg.bin).toEqual({ coderag: 'dist/bin/coderag.js' });
+    expect(pkg.bin).toEqual({ coderag: 'dist/bin/coderag.cjs' });
   });
 
   it('bundles only the pure JavaScript dependencies it names into the command, and leaves every other one installed', () => {
-    const bundle = pkg.scripts.bundle ?? '';
-    const external = new Set([...bundle.matchAll(/--external:(\S+)/g)].map((m) => m[1]));
-    const bundled = Object.keys(pkg.dependencies).filter((dep) => !external.has(dep));
+    // Two bundles: the ES module one (every command) and the CommonJS entry (a plain search; the others it hands on).
+    const [esm, cjs] = (pkg.scripts.bundle ?? '').split(/(?=esbuild )/).filter((step) => step.startsWith('esbuild ')).map((step) => {
+      const external = new Set([...step.matchAll(/--external:(\S+)/g)].map((m) => m[1]));
+      return { step, bundled: Object.keys(pkg.dependencies).filter((dep) => !external.has(dep)).sort() };
+    });
     // Packages that read files beside their own modules (grammars, wasm), or that only some commands load, stay
     // external; a new dependency fails here until it is listed as one or the other.
-    expect(bundled.sort()).toEqual(['commander', 'yaml', 'zod']);
+    expect(esm?.step).toMatch(/--format=esm/);
+    expect(esm?.bundled).toEqual(['commander', 'yaml', 'zod']);
+    // The CommonJS entry keeps only ES-module-only packages inside (a CommonJS file cannot require them on every
+    // Node 20); commander it never loads, and the configuration's zod and yaml it requires when a config is read.
+    expect(cjs?.step).toMatch(/--format=cjs/);
+    expect(cjs?.bundled).toEqual(['p-limit', 'p-retry']);
   });
 });
 

@@ -1,11 +1,14 @@
 /**
- * Runs the built CLI (`dist/bin/coderag.js`, the bundle npm links as `coderag`, built by `npm test` before vitest)
- * as a user would.
+ * Runs the built CLI as a user would: the file npm links as `coderag` (`dist/bin/coderag.cjs`, which runs a plain
+ * search itself and hands every other command to the ES module bundle `dist/bin/coderag.js`; built by `npm test`
+ * before vitest).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
-export const CLI = path.resolve(import.meta.dirname, '../../dist/bin/coderag.js');
+export const CLI = path.resolve(import.meta.dirname, '../../dist/bin/coderag.cjs');
+/** The ES module bundle's entry, which the CLI hands every command but a plain search. */
+export const ESM_CLI = path.resolve(import.meta.dirname, '../../dist/bin/coderag.js');
 
 export interface CliResult {
   code: number | null;
@@ -24,8 +27,13 @@ export interface CliOptions {
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return runNode([CLI, ...args], options);
+}
+
+/** Runs node with `args` (a script and its arguments, after any node options) as runCli runs the CLI. */
+export function runNode(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, args, {
       cwd: options.cwd ?? process.cwd(),
       env: { ...cleanEnv(), ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
