@@ -2,7 +2,7 @@
 /**
  * The command npm links as `coderag`: this module bundled alone as CommonJS (dist/bin/coderag.cjs). A plain
  * `search`, what coding agents run most and wait on, runs from that one file: Node then never starts its ES
- * module loader or reads the bundle's chunks one import after another, about 10 ms of a cold search's 160
+ * module loader or reads the bundle's chunks one import after another, about 12 ms of a cold search's 160
  * (bench/README.md). Any other command line is the ES module bundle's (bin.ts, `coderag.js` beside this file),
  * which reads the line again itself.
  */
