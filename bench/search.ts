@@ -28,8 +28,8 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fg from 'fast-glob';
-import { COMMAND, runJsonChild } from './lib/child.js';
-import { BENCH_ROOT, WORK_DIR, buildCorpus } from './lib/corpus.js';
+import { COMMAND as CLI, REPO_ROOT as ROOT, runJsonChild } from './lib/child.js';
+import { WORK_DIR, buildCorpus } from './lib/corpus.js';
 import { SCHEMA_VERSION } from '../dist/index/types.js';
 import { EXTRACT_VERSION } from '../dist/pipeline/incremental/incremental.js';
 // The compiled build, as users run it.
@@ -38,9 +38,6 @@ import { PACK_DIR } from '../dist/search/pack.js';
 import { SearchCorpus, search } from '../dist/search/search.js';
 import { readRepositoryFile } from '../dist/search/sourceFiles.js';
 import type { ScorerName } from '../dist/search/types.js';
-
-const ROOT = path.resolve(BENCH_ROOT, '..');
-const CLI = COMMAND;
 
 /** Developer questions about the kind of code found in node_modules. */
 export const QUERIES = [
