@@ -5,7 +5,8 @@
  * small process: this one is too.
  *
  *   node bench/lib/coldRuns.mjs <spec.json>
- * spec: { "runs": [[arg, ...], ...] } — each run is `node <args>`, which must print JSON holding `references`.
+ * spec: { "runs": [[arg, ...], ...], "env": {...} } — each run is `node <args>` with `env` added to this process's
+ * environment, and must print JSON holding `references`.
  * Each run is paired with a bare `node -e 0` just before it, so a busy machine slows both alike. Prints one JSON
  * line: { "pairs": [[nodeStartMs, runMs], ...] }.
  */
@@ -17,11 +18,11 @@ if (!specFile) {
   process.stderr.write('usage: coldRuns.mjs <spec.json>\n');
   process.exit(2);
 }
-const { runs } = JSON.parse(readFileSync(specFile, 'utf8'));
+const { runs, env = {} } = JSON.parse(readFileSync(specFile, 'utf8'));
 
 function timed(args) {
   const started = performance.now();
-  const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } });
   return { ms: performance.now() - started, run };
 }
 

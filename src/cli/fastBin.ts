@@ -1,29 +1,43 @@
 #!/usr/bin/env node
 /**
- * The command npm links as `coderag`: this module bundled alone as CommonJS (dist/bin/coderag.cjs). A plain
- * `search`, what coding agents run most and wait on, runs from that one file: Node then never starts its ES
- * module loader or reads the bundle's chunks one import after another, about 12 ms of a cold search's 160
- * (bench/README.md). Any other command line is the ES module bundle's (bin.ts, `coderag.js` beside this file),
- * which reads the line again itself.
+ * The command npm links as `coderag` (dist/bin/coderag.cjs), a small CommonJS file. A plain `search`, what coding
+ * agents run most and wait on, runs from the search bundle beside it (searchEntry.ts, `search.cjs`), compiled
+ * with V8's code cache (compileCache.ts): Node then never starts its ES module loader, never reads the ES
+ * bundle's chunks one import after another, and takes most of the search's compiled code from the last run
+ * (bench/README.md). Any other command line is the ES module bundle's (bin.ts, `coderag.js`), which reads the
+ * line again itself.
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { errorMessage } from '../shared/errors.js';
-import { searchCommand } from './commands/search.js';
-import { cliState } from './state.js';
-import { finish, main, plainSearch } from './main.js';
+import { compileCacheDir, requireCompiled, type CompiledModule } from './compileCache.js';
 
-const searchFlags = plainSearch(process.argv);
-if (searchFlags) {
-  finish(
-    main(process.argv, async () => {
-      await searchCommand(searchFlags);
-      return cliState.exitCode;
-    }),
-  );
-} else {
+interface SearchEntry {
+  runPlainSearch(argv: string[]): boolean;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+if (!(process.argv[2] === 'search' && runSearch())) {
   // A computed specifier: the bundler leaves it to Node, which loads the ES module bundle beside this file.
   const bundle = new URL('./coderag.js', import.meta.url).href;
   import(bundle).catch((error: unknown) => {
     process.stderr.write(`error: cannot load ${bundle}: ${errorMessage(error)}\n`);
     process.exitCode = 1;
   });
+}
+
+function runSearch(): boolean {
+  const file = path.join(here, 'search.cjs');
+  let entry: CompiledModule;
+  try {
+    entry = requireCompiled(file, compileCacheDir());
+  } catch (error) {
+    process.stderr.write(`error: cannot load ${file}: ${errorMessage(error)}\n`);
+    process.exitCode = 1;
+    return true;
+  }
+  const handled = (entry.exports as SearchEntry).runPlainSearch(process.argv);
+  // Saved once the search is done, so the cache holds every function it compiled.
+  if (handled) process.once('exit', entry.save);
+  return handled;
 }

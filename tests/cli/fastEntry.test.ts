@@ -3,7 +3,7 @@
  * starts Node's ES module loader; every other command line it hands to the ES module bundle. Both entries must
  * answer alike.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ESM_CLI, runCli, runNode } from '../support/cli.js';
@@ -67,6 +67,30 @@ describe('the coderag command file', () => {
       expect(code, args.join(' ')).toBe(0);
       expect(loaded, args.join(' ')).toContain('coderag.js');
     }
+  });
+
+  it("keeps the search's compiled code in the user's cache folder and answers the same from it", async () => {
+    const cacheHome = makeTempDir();
+    const args = ['search', '--indexes', indexes, '--query', 'the cache entries expire too early after the ttl', '--json'];
+    const first = await runCli(args, { env: { XDG_CACHE_HOME: cacheHome } });
+    const cacheDir = path.join(cacheHome, 'coderag');
+    const [cacheFile] = readdirSync(cacheDir);
+    expect(cacheFile).toMatch(/^search-[0-9a-f]{8}\.v8$/);
+    const saved = statSync(path.join(cacheDir, cacheFile!));
+    const second = await runCli(args, { env: { XDG_CACHE_HOME: cacheHome } });
+    expect(second).toEqual(first);
+    expect(first.code).toBe(0);
+    // Taken, not refused: a refused cache is written again, as a new file renamed over the old.
+    expect(statSync(path.join(cacheDir, cacheFile!)).ino).toBe(saved.ino);
+    expect(readdirSync(cacheDir)).toEqual([cacheFile]);
+  });
+
+  it('writes no compile cache when CODERAG_NO_COMPILE_CACHE is 1, and answers alike', async () => {
+    const cacheHome = makeTempDir();
+    const args = ['search', '--indexes', indexes, '--keywords', 'cache,ttl', '--json'];
+    const off = await runCli(args, { env: { XDG_CACHE_HOME: cacheHome, CODERAG_NO_COMPILE_CACHE: '1' } });
+    expect(existsSync(path.join(cacheHome, 'coderag'))).toBe(false);
+    expect(off).toEqual(await runCli(args));
   });
 
   it('gives the same answers, messages and exit codes as the ES module bundle', async () => {

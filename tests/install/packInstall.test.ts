@@ -61,7 +61,7 @@ afterAll(() => registry?.close());
 
 describe('the package npm pack makes', () => {
   it('holds the built CLI, the prompts and the default config, and no sources or tests', () => {
-    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'indexer_config.yaml', 'dist/bin/coderag.cjs', 'dist/bin/coderag.js', 'dist/bin/extractWorker.js', 'prompts/profile.md']));
+    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'indexer_config.yaml', 'dist/bin/coderag.cjs', 'dist/bin/search.cjs', 'dist/bin/coderag.js', 'dist/bin/extractWorker.js', 'prompts/profile.md']));
     expect(packedFiles.filter((f) => /^(src|tests|bench|examples)\//.test(f) || f.startsWith('.'))).toEqual([]);
   });
 
@@ -74,8 +74,9 @@ describe('the package npm pack makes', () => {
   });
 
   it('bundles only the pure JavaScript dependencies it names into the command, and leaves every other one installed', () => {
-    // Two bundles: the ES module one (every command) and the CommonJS entry (a plain search; the others it hands on).
-    const [esm, cjs] = (pkg.scripts.bundle ?? '').split(/(?=esbuild )/).filter((step) => step.startsWith('esbuild ')).map((step) => {
+    // Three bundles: the ES module one (every command), the command npm links (a plain search; the others it hands
+    // on) and the plain search it loads.
+    const [esm, entry, search] = (pkg.scripts.bundle ?? '').split(/(?=esbuild )/).filter((step) => step.startsWith('esbuild ')).map((step) => {
       const external = new Set([...step.matchAll(/--external:(\S+)/g)].map((m) => m[1]));
       return { step, bundled: Object.keys(pkg.dependencies).filter((dep) => !external.has(dep)).sort() };
     });
@@ -83,10 +84,12 @@ describe('the package npm pack makes', () => {
     // external; a new dependency fails here until it is listed as one or the other.
     expect(esm?.step).toMatch(/--format=esm/);
     expect(esm?.bundled).toEqual(['commander', 'yaml', 'zod']);
-    // The CommonJS entry keeps only ES-module-only packages inside (a CommonJS file cannot require them on every
+    // The linked command is Node's own modules and a few lines of ours: it bundles no package.
+    expect(entry?.step).toMatch(/--format=cjs .*--packages=external/);
+    // The plain search keeps only ES-module-only packages inside (a CommonJS file cannot require them on every
     // Node 20); commander it never loads, and the configuration's zod and yaml it requires when a config is read.
-    expect(cjs?.step).toMatch(/--format=cjs/);
-    expect(cjs?.bundled).toEqual(['p-limit', 'p-retry']);
+    expect(search?.step).toMatch(/--format=cjs/);
+    expect(search?.bundled).toEqual(['p-limit', 'p-retry']);
   });
 });
 

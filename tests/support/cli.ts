@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { makeTempDir } from './tempRepo.js';
 
 export const CLI = path.resolve(import.meta.dirname, '../../dist/bin/coderag.cjs');
 /** The ES module bundle's entry, which the CLI hands every command but a plain search. */
@@ -53,11 +54,18 @@ export function runNode(args: string[], options: CliOptions = {}): Promise<CliRe
   });
 }
 
-/** The environment without model keys or CodeRAG settings, so a developer's shell cannot change a test. */
+/**
+ * The environment without model keys or CodeRAG settings, so a developer's shell cannot change a test, and with a
+ * cache folder of the test file's own, so the search's compile cache (src/cli/compileCache.ts) stays out of theirs.
+ */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const key of Object.keys(env)) {
     if (/^(OPENAI_|ANTHROPIC_|CODERAG_)/.test(key)) delete env[key];
   }
+  testCache ??= makeTempDir('coderag-cache-');
+  env.XDG_CACHE_HOME = testCache;
   return env;
 }
+
+let testCache: string | undefined;
