@@ -14,7 +14,9 @@ const RULE = '='.repeat(80);
 const codePointSort = (values: Iterable<string>): string[] => [...values].sort(compareCodeUnits);
 
 export function formatMarkdown(response: SearchResponse): string {
-  const lines: string[] = [`# Code Reference Information - ${response.target_file}`, RULE, ''];
+  // A query has no target file: its title is the heading alone, not a heading and a dangling dash.
+  const title = response.target_file ? `# Code Reference Information - ${response.target_file}` : '# Code Reference Information';
+  const lines: string[] = [title, RULE, ''];
   if (response.notice) lines.push(`> ${response.notice}`, '');
   if (response.task) lines.push(...taskLines(response.task), '');
   if (response.symbols?.length) {

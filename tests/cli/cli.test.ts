@@ -67,6 +67,12 @@ describe('coderag index, search and overview end to end (offline)', () => {
     expect(typeof json.formatted_content).toBe('string');
   });
 
+  it('titles the markdown of a query, which has no target file, with the heading alone', async () => {
+    const result = await runCli(['search', '--indexes', out, '--query', 'token bucket rate limiter'], { cwd });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^# Code Reference Information\n={80}\n/);
+  });
+
   it('tokenises a free-text query into keywords', async () => {
     const result = await runCli(['search', '--indexes', out, '--query', 'where is the token bucket rate limiter?', '--json'], { cwd });
     const json = JSON.parse(result.stdout);
