@@ -83,7 +83,8 @@ export async function startFakeNpmRegistry(lockFile = path.join(root, 'package-l
 /**
  * The environment for a child npm that installs globally into `prefix` from `registry`: the outer `npm test`'s
  * own npm_config_* settings are dropped (but the cache and user config, where the tarballs are), and the
- * prefix's bin folder comes first on the PATH, as it would for a user whose global bin is on theirs.
+ * prefix's bin folder comes first on the PATH, as it would for a user whose global bin is on theirs. The installed
+ * command's compile cache (src/cli/compileCache.ts) goes under the prefix too, not into the developer's home.
  */
 export function npmEnv(prefix: string, registry: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -102,6 +103,7 @@ export function npmEnv(prefix: string, registry: string): NodeJS.ProcessEnv {
     npm_config_fund: 'false',
     npm_config_update_notifier: 'false',
     PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
+    XDG_CACHE_HOME: path.join(prefix, 'cache-home'),
   };
 }
 
