@@ -108,12 +108,15 @@ function writeQuietly(file: string, bytes: Buffer): void {
   }
 }
 
-/** Caches of the same bundle written more than a month ago (older builds, other Node versions) are removed. */
+/**
+ * Caches of the same bundle written more than a month ago (older builds, other Node versions) are removed, and
+ * so are temp files that old (a write cut short).
+ */
 function pruneStale(dir: string, kept: string): void {
   const prefix = kept.slice(0, kept.lastIndexOf('-') + 1);
   const monthAgo = Date.now() - 30 * 24 * 3600 * 1000;
   for (const name of readdirSync(dir)) {
-    if (name === kept || !name.startsWith(prefix) || !name.endsWith('.v8')) continue;
+    if (name === kept || !name.startsWith(prefix) || !(name.endsWith('.v8') || name.endsWith('.tmp'))) continue;
     const file = path.join(dir, name);
     if ((statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < monthAgo) rmSync(file, { force: true });
   }

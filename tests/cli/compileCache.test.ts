@@ -73,12 +73,12 @@ describe('requireCompiled', () => {
     expect((changed.exports as Greeter).greet('there')).toBe('howdy there');
   });
 
-  it("removes the same file's caches written more than a month ago when it writes one, and nothing else", () => {
+  it("removes the same file's caches and temp files written more than a month ago when it writes one, and nothing else", () => {
     const file = moduleFile();
     const cache = makeTempDir();
     const old = new Date(Date.now() - 40 * 24 * 3600 * 1000);
     const recent = new Date(Date.now() - 2 * 24 * 3600 * 1000);
-    for (const [name, time] of [['entry-00000000.v8', old], ['entry-11111111.v8', recent], ['other-22222222.v8', old], ['entry-notes.txt', old]] as const) {
+    for (const [name, time] of [['entry-00000000.v8', old], ['entry-33333333.v8.999.tmp', old], ['entry-11111111.v8', recent], ['other-22222222.v8', old], ['entry-notes.txt', old]] as const) {
       writeFileSync(path.join(cache, name), 'x');
       utimesSync(path.join(cache, name), time, time);
     }
@@ -87,6 +87,7 @@ describe('requireCompiled', () => {
     expect(left.filter((name) => !['entry-11111111.v8', 'other-22222222.v8', 'entry-notes.txt'].includes(name))).toEqual([expect.stringMatching(/^entry-[0-9a-f]{8}\.v8$/)]);
     expect(left).toEqual(expect.arrayContaining(['entry-11111111.v8', 'other-22222222.v8', 'entry-notes.txt']));
     expect(left).not.toContain('entry-00000000.v8');
+    expect(left).not.toContain('entry-33333333.v8.999.tmp');
   });
 
   it('runs without a cache when its folder cannot be made, and fails nothing', () => {
