@@ -106,8 +106,11 @@ export function buildProgram(): Command {
 
   const search = program
     .command('search')
-    .description('Rank indexed files for a target file and keywords, and list the target\'s relationships.')
-    .addHelpText('after', '\nExample:\n  coderag search --target cache.ts --keywords ttl,eviction\n');
+    .description('Rank indexed files for a target file and keywords, or for a query: a few words, or a whole issue report or task.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  coderag search --target cache.ts --keywords ttl,eviction\n  coderag search --query-file issue.md --granularity symbol\n  coderag search --query-file - < traceback.txt\n',
+    );
   for (const spec of SEARCH_OPTIONS) search.addOption(commanderOption(spec));
   search.action(async (opts) => {
     const { searchCommand } = await import('./commands/search.js');
