@@ -1,7 +1,7 @@
 /**
- * The CLI's one top-level error handler: the only module that exits the process. The two entries (bin.ts, the ES
- * module bundle's; fastBin.ts, the CommonJS file npm links as `coderag`) hand it the command line and how to run
- * it. A plain `search` runs without commander (options.ts); every other command line goes through the commander
+ * The CLI's one top-level error handler: the only module that exits the process. The ES module bundle's entry
+ * (bin.ts) and the plain search's CommonJS bundle (searchEntry.ts, which the command npm links loads) hand it the
+ * command line and how to run it. A plain `search` runs without commander (options.ts); every other command line goes through the commander
  * program.
  */
 import { CodeRagError, errorMessage } from '../shared/errors.js';

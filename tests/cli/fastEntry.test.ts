@@ -1,7 +1,7 @@
 /**
- * The file npm links as `coderag` is a CommonJS bundle that runs a plain search by itself, so a cold search never
- * starts Node's ES module loader; every other command line it hands to the ES module bundle. Both entries must
- * answer alike.
+ * The file npm links as `coderag` is a small CommonJS file that runs a plain search from the CommonJS search bundle
+ * beside it (with V8's compile cache), so a cold search never starts Node's ES module loader; every other command
+ * line it hands to the ES module bundle. Both entries must answer alike.
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
