@@ -5,7 +5,8 @@
  * on the next start: 5 to 8 ms of a cold search's 150 (bench/README.md).
  *
  * The cache is the user's own (`$XDG_CACHE_HOME/coderag`, else `~/.cache/coderag`, a folder only they may
- * write), one file per bundle file, size, modification time, Node version, architecture and Node options. V8
+ * write), one file per bundle path, bundle content (its SHA-1: npm gives every installed file the same mtime, and a
+ * patch release can keep a bundle's size), Node version, architecture and Node options. V8
  * refuses data made by another V8, with other flags or for a source of another length, but a release build does
  * not check the data itself, so each file starts with the SHA-1 of the rest and a file that fails it is not
  * given to V8. Refused or damaged data is made again. `CODERAG_NO_COMPILE_CACHE=1` turns it off. Nothing here can
@@ -36,7 +37,7 @@ export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
 /** Runs the CommonJS file `file` as `require` would, its compiled code taken from and saved to `cacheDir`. */
 export function requireCompiled(file: string, cacheDir: string | null): CompiledModule {
   const source = readFileSync(file, 'utf8');
-  const cacheFile = cacheDir === null ? null : path.join(cacheDir, cacheName(file));
+  const cacheFile = cacheDir === null ? null : path.join(cacheDir, cacheName(file, source));
   const cachedData = cacheFile === null ? undefined : readOrUndefined(cacheFile);
   // The file may not call import(): on Node 20 a script compiled here can only do so behind a flag (the search
   // bundle is built with its dynamic imports made requires).
@@ -54,17 +55,10 @@ export function requireCompiled(file: string, cacheDir: string | null): Compiled
   };
 }
 
-/** `search-<hash>.v8`: a hash of what makes compiled code valid for this file and this Node. */
-function cacheName(file: string): string {
-  const stat = statSync(file);
-  const key = [file, stat.size, stat.mtimeMs, process.version, process.arch, process.execArgv.join(' ')].join('\0');
-  return `${path.basename(file, path.extname(file))}-${fnv1a(key)}.v8`;
-}
-
-function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return (hash >>> 0).toString(16).padStart(8, '0');
+/** `search-<hash>.v8`: a hash of what makes compiled code valid for this source and this Node. */
+function cacheName(file: string, source: string): string {
+  const key = [file, source, process.version, process.arch, process.execArgv.join(' ')].join('\0');
+  return `${path.basename(file, path.extname(file))}-${sha1(key).toString('hex').slice(0, 16)}.v8`;
 }
 
 /** The compiled code `file` holds, if it is there and whole. */
@@ -81,7 +75,7 @@ function readOrUndefined(file: string): Buffer | undefined {
 
 const DIGEST_BYTES = 20;
 
-function sha1(bytes: Uint8Array): Buffer {
+function sha1(bytes: Uint8Array | string): Buffer {
   return createHash('sha1').update(bytes).digest();
 }
 

@@ -2,7 +2,7 @@
  * The plain search bundle is compiled with V8's code cache: the first run saves what V8 compiled, the next takes
  * it back, and a cache that is missing, damaged, stale or unwritable only costs the compilation.
  */
-import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileCacheDir, requireCompiled } from '../../src/cli/compileCache.js';
@@ -42,7 +42,7 @@ describe('requireCompiled', () => {
     const first = requireCompiled(file, cache);
     (first.exports as Greeter).greet('first');
     first.save();
-    expect(readdirSync(cache)).toEqual([expect.stringMatching(/^entry-[0-9a-f]{8}\.v8$/)]);
+    expect(readdirSync(cache)).toEqual([expect.stringMatching(/^entry-[0-9a-f]{16}\.v8$/)]);
     const second = requireCompiled(file, cache);
     expect(second.fromCache).toBe(true);
     expect((second.exports as Greeter).greet('second')).toBe('hello second');
@@ -62,12 +62,14 @@ describe('requireCompiled', () => {
     expect(requireCompiled(file, cache).fromCache).toBe(true);
   });
 
-  it('never takes a cache made for another version of the file, even one of the same length', () => {
+  it('never takes a cache made for another version of the file, even one of the same length and time', () => {
     const file = moduleFile();
     const cache = makeTempDir();
+    const { mtime } = statSync(file);
     requireCompiled(file, cache).save();
+    // As npm installs a patch release: another content, the same size, every file's mtime the same.
     writeFileSync(file, MODULE.replace("'hello '", "'howdy '"));
-    utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    utimesSync(file, mtime, mtime);
     const changed = requireCompiled(file, cache);
     expect(changed.fromCache).toBe(false);
     expect((changed.exports as Greeter).greet('there')).toBe('howdy there');
@@ -78,16 +80,16 @@ describe('requireCompiled', () => {
     const cache = makeTempDir();
     const old = new Date(Date.now() - 40 * 24 * 3600 * 1000);
     const recent = new Date(Date.now() - 2 * 24 * 3600 * 1000);
-    for (const [name, time] of [['entry-00000000.v8', old], ['entry-33333333.v8.999.tmp', old], ['entry-11111111.v8', recent], ['other-22222222.v8', old], ['entry-notes.txt', old]] as const) {
+    for (const [name, time] of [['entry-0000000000000000.v8', old], ['entry-3333333333333333.v8.999.tmp', old], ['entry-1111111111111111.v8', recent], ['other-22222222.v8', old], ['entry-notes.txt', old]] as const) {
       writeFileSync(path.join(cache, name), 'x');
       utimesSync(path.join(cache, name), time, time);
     }
     requireCompiled(file, cache).save();
     const left = readdirSync(cache).sort();
-    expect(left.filter((name) => !['entry-11111111.v8', 'other-22222222.v8', 'entry-notes.txt'].includes(name))).toEqual([expect.stringMatching(/^entry-[0-9a-f]{8}\.v8$/)]);
-    expect(left).toEqual(expect.arrayContaining(['entry-11111111.v8', 'other-22222222.v8', 'entry-notes.txt']));
-    expect(left).not.toContain('entry-00000000.v8');
-    expect(left).not.toContain('entry-33333333.v8.999.tmp');
+    expect(left.filter((name) => !['entry-1111111111111111.v8', 'other-22222222.v8', 'entry-notes.txt'].includes(name))).toEqual([expect.stringMatching(/^entry-[0-9a-f]{16}\.v8$/)]);
+    expect(left).toEqual(expect.arrayContaining(['entry-1111111111111111.v8', 'other-22222222.v8', 'entry-notes.txt']));
+    expect(left).not.toContain('entry-0000000000000000.v8');
+    expect(left).not.toContain('entry-3333333333333333.v8.999.tmp');
   });
 
   it('runs without a cache when its folder cannot be made, and fails nothing', () => {

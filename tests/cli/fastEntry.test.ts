@@ -75,7 +75,7 @@ describe('the coderag command file', () => {
     const first = await runCli(args, { env: { XDG_CACHE_HOME: cacheHome } });
     const cacheDir = path.join(cacheHome, 'coderag');
     const [cacheFile] = readdirSync(cacheDir);
-    expect(cacheFile).toMatch(/^search-[0-9a-f]{8}\.v8$/);
+    expect(cacheFile).toMatch(/^search-[0-9a-f]{16}\.v8$/);
     const saved = statSync(path.join(cacheDir, cacheFile!));
     const second = await runCli(args, { env: { XDG_CACHE_HOME: cacheHome } });
     expect(second).toEqual(first);
