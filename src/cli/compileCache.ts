@@ -27,11 +27,17 @@ export interface CompiledModule {
   save(): void;
 }
 
-/** Where the cache lives for this environment, or null when it is turned off. */
-export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
+/** Where the cache lives for this environment, or null when it is turned off or there is no home to put it in. */
+export function compileCacheDir(env: NodeJS.ProcessEnv = process.env, homedir: () => string = os.homedir): string | null {
   if (env.CODERAG_NO_COMPILE_CACHE === '1') return null;
-  const base = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
-  return path.join(base, 'coderag');
+  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'coderag');
+  let home = env.HOME;
+  try {
+    home ||= homedir();
+  } catch {
+    // A user with no home directory (os.homedir throws): no cache.
+  }
+  return home ? path.join(home, '.cache', 'coderag') : null;
 }
 
 /** Runs the CommonJS file `file` as `require` would, its compiled code taken from and saved to `cacheDir`. */

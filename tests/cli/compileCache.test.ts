@@ -107,5 +107,14 @@ describe('compileCacheDir', () => {
     expect(compileCacheDir({ XDG_CACHE_HOME: '/x/cache', HOME: '/home/u' })).toBe('/x/cache/coderag');
     expect(compileCacheDir({ HOME: '/home/u' })).toBe('/home/u/.cache/coderag');
     expect(compileCacheDir({ HOME: '/home/u', CODERAG_NO_COMPILE_CACHE: '1' })).toBeNull();
+    expect(compileCacheDir({}, () => '/home/v')).toBe('/home/v/.cache/coderag');
+  });
+
+  it('is none when there is no home to put it in, rather than an error', () => {
+    const noHome = (): string => {
+      throw new Error('ENOENT: no such user');
+    };
+    expect(compileCacheDir({}, noHome)).toBeNull();
+    expect(compileCacheDir({}, () => '')).toBeNull();
   });
 });
