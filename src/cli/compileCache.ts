@@ -63,8 +63,9 @@ export function requireCompiled(file: string, cacheDir: string | null): Compiled
 
 /** `search-<hash>.v8`: a hash of what makes compiled code valid for this source and this Node. */
 function cacheName(file: string, source: string): string {
-  const key = [file, source, process.version, process.arch, process.execArgv.join(' ')].join('\0');
-  return `${path.basename(file, path.extname(file))}-${sha1(key).toString('hex').slice(0, 16)}.v8`;
+  const key = createHash('sha1');
+  for (const part of [file, source, process.version, process.arch, process.execArgv.join(' ')]) key.update(part).update('\0');
+  return `${path.basename(file, path.extname(file))}-${key.digest('hex').slice(0, 16)}.v8`;
 }
 
 /** The compiled code `file` holds, if it is there and whole. */
@@ -81,7 +82,7 @@ function readOrUndefined(file: string): Buffer | undefined {
 
 const DIGEST_BYTES = 20;
 
-function sha1(bytes: Uint8Array | string): Buffer {
+function sha1(bytes: Uint8Array): Buffer {
   return createHash('sha1').update(bytes).digest();
 }
 

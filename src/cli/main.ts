@@ -1,8 +1,8 @@
 /**
  * The CLI's one top-level error handler: the only module that exits the process. The ES module bundle's entry
  * (bin.ts) and the plain search's CommonJS bundle (searchEntry.ts, which the command npm links loads) hand it the
- * command line and how to run it. A plain `search` runs without commander (options.ts); every other command line goes through the commander
- * program.
+ * command line and how to run it. A plain `search` runs without commander (options.ts); every other command line
+ * goes through the commander program.
  */
 import { CodeRagError, errorMessage } from '../shared/errors.js';
 import { searchFlagsWithoutCommander } from './options.js';

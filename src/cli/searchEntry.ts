@@ -3,19 +3,20 @@
  * (fastBin.ts) loads with V8's code cache: the command agents run most and wait on, run without commander and
  * without Node's ES module loader.
  */
-import { searchCommand } from './commands/search.js';
+import { searchCommand, type SearchFlags } from './commands/search.js';
 import { cliState } from './state.js';
 import { finish, main, plainSearch } from './main.js';
+
+/** Runs a plain search to its exit code (both bundles' way of running one). */
+export async function runSearch(flags: SearchFlags): Promise<number> {
+  await searchCommand(flags);
+  return cliState.exitCode;
+}
 
 /** Runs `argv` when it is a plain search and says so; any other command line is left to the caller. */
 export function runPlainSearch(argv: string[]): boolean {
   const searchFlags = plainSearch(argv);
   if (!searchFlags) return false;
-  finish(
-    main(argv, async () => {
-      await searchCommand(searchFlags);
-      return cliState.exitCode;
-    }),
-  );
+  finish(main(argv, () => runSearch(searchFlags)));
   return true;
 }
