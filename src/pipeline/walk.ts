@@ -13,7 +13,7 @@
  * behind, walk the same files.
  */
 import { execFile } from 'node:child_process';
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -52,10 +52,32 @@ export interface GitRunner {
   (args: string[], cwd: string): Promise<string>;
 }
 
+/**
+ * Runs git in `cwd`. In a folder with no git directory in it or above it, where every question would fail,
+ * fails at once without starting git: a run outside git would otherwise start half a dozen git processes to
+ * learn that. `GIT_DIR` in the environment leaves the answer to git.
+ */
 export const runGit: GitRunner = async (args, cwd) => {
+  if (!mayBeInGitRepository(cwd)) throw new Error(`not a git repository: no .git in ${cwd} or above it`);
   const { stdout } = await execFileAsync('git', args, { cwd, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' });
   return stdout;
 };
+
+/**
+ * Whether git may find a repository from `dir`: `GIT_DIR` is set, or `dir` or a folder above it holds `.git` (a
+ * folder, or the file of a linked work tree or submodule) or is itself a git directory (`HEAD`, `objects`, `refs`).
+ * False only where git's own discovery finds nothing.
+ */
+export function mayBeInGitRepository(dir: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.GIT_DIR) return true;
+  for (let at = path.resolve(dir); ; ) {
+    if (existsSync(path.join(at, '.git'))) return true;
+    if (existsSync(path.join(at, 'HEAD')) && existsSync(path.join(at, 'objects')) && existsSync(path.join(at, 'refs'))) return true;
+    const parent = path.dirname(at);
+    if (parent === at) return false;
+    at = parent;
+  }
+}
 
 export async function walkRepository(repoPath: string, options: WalkOptions, git: GitRunner = runGit): Promise<WalkResult> {
   const root = await realpath(repoPath);

@@ -1,7 +1,7 @@
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { walkRepository, type WalkOptions } from '../../src/pipeline/walk.js';
+import { mayBeInGitRepository, runGit, walkRepository, type WalkOptions } from '../../src/pipeline/walk.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { makeTempDir, makeTempRepo, type TempRepo } from '../support/tempRepo.js';
 
@@ -156,6 +156,42 @@ describe('walking records whether the work tree was dirty', () => {
     expect((await walkRepository(repo.root, options)).gitDirty).toBe(true);
     const plain = repoWith({ 'a.ts': 'x' });
     expect((await walkRepository(plain.root, options)).gitDirty).toBeNull();
+  });
+});
+
+describe('outside any git repository', () => {
+  it('is told apart from a work tree, a folder inside one, a linked work tree, a bare repository and GIT_DIR', () => {
+    const plain = repoWith({ 'a.ts': 'x' });
+    expect(mayBeInGitRepository(plain.root, {})).toBe(false);
+    expect(mayBeInGitRepository(plain.root, { GIT_DIR: '/elsewhere/.git' })).toBe(true);
+    const work = repoWith({ 'src/deep/a.ts': 'x' }, true);
+    expect(mayBeInGitRepository(work.root, {})).toBe(true);
+    expect(mayBeInGitRepository(path.join(work.root, 'src', 'deep'), {})).toBe(true);
+    const linked = repoWith({ '.git': 'gitdir: /elsewhere/.git/worktrees/linked\n' });
+    expect(mayBeInGitRepository(linked.root, {})).toBe(true);
+    const bare = repoWith({ HEAD: 'ref: refs/heads/main\n', 'objects/info/packs': '', 'refs/heads/.keep': '' });
+    expect(mayBeInGitRepository(bare.root, {})).toBe(true);
+  });
+
+  it('walks the folder without starting git, whose every answer would be a failure', async () => {
+    const plain = repoWith({ '.gitignore': 'skip.ts\n', 'a.ts': 'x', 'skip.ts': 'x' });
+    expect(mayBeInGitRepository(plain.root)).toBe(false);
+    // A `git` first on PATH that leaves a mark when it runs.
+    const bin = repoWith({});
+    const mark = path.join(bin.root, 'git-ran');
+    writeFileSync(path.join(bin.root, 'git'), `#!/bin/sh\ntouch '${mark}'\nexit 128\n`);
+    chmodSync(path.join(bin.root, 'git'), 0o755);
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${bin.root}${path.delimiter}${savedPath ?? ''}`;
+    try {
+      const result = await walkRepository(plain.root, options);
+      expect(result.files.map((f) => f.path)).toEqual(['a.ts']);
+      expect(result.source).toBe('filesystem');
+      await expect(runGit(['rev-parse', 'HEAD'], plain.root)).rejects.toThrow(/not a git repository/);
+    } finally {
+      process.env.PATH = savedPath;
+    }
+    expect(existsSync(mark)).toBe(false);
   });
 });
 
