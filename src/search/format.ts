@@ -41,16 +41,17 @@ export function formatMarkdown(response: SearchResponse): string {
   const refs = response.references;
   if (refs.length) {
     lines.push('## 📚 Relevant Code References', '');
-    refs.slice(0, 8).forEach((ref, i) => {
+    // Every reference the answer holds: `-n` already chose how many.
+    refs.forEach((ref, i) => {
       lines.push(
         `### ${i + 1}. ${ref.file_path} (Relevance: ${ref.score.toFixed(2)})`,
         `**Repository**: ${ref.repo_name}`,
         `**File Type**: ${ref.file_type}`,
-        `**Main Functions**: ${ref.main_functions.slice(0, 5).join(', ')}`,
-        `**Key Concepts**: ${ref.key_concepts.slice(0, 8).join(', ')}`,
-        `**Dependencies**: ${ref.dependencies.slice(0, 6).join(', ')}`,
+        `**Main Functions**: ${listed(ref.main_functions, 5)}`,
+        `**Key Concepts**: ${listed(ref.key_concepts, 8)}`,
+        `**Dependencies**: ${listed(ref.dependencies, 6)}`,
         `**Lines of Code**: ${ref.lines_of_code}`,
-        `**Summary**: ${ref.summary.slice(0, 300)}...`,
+        `**Summary**: ${shortened(ref.summary, SUMMARY_CHARS)}`,
       );
       if (ref.symbols.length) {
         lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${s.ast_path} (lines ${s.start_line}-${s.end_line})${s.description ? `: ${s.description}` : ''}`).join('; ')}`);
@@ -63,18 +64,18 @@ export function formatMarkdown(response: SearchResponse): string {
       lines.push('');
     });
   }
+  // With nothing found, suggestions would be empty headings and the next actions advice about no code.
+  if (refs.length === 0) return lines.join('\n');
   lines.push('## 💡 Implementation Suggestions', '');
-  if (refs.length) {
-    const top = refs.slice(0, 5);
-    const section = (title: string, values: Iterable<string>, n: number) => {
-      lines.push(`**${title}**:`);
-      for (const value of codePointSort(new Set(values)).slice(0, n)) lines.push(`- ${value}`);
-      lines.push('');
-    };
-    section('Reference Function Name Patterns', top.flatMap((r) => r.main_functions), 10);
-    section('Important Concepts and Patterns', top.flatMap((r) => r.key_concepts), 15);
-    section('Potential Dependencies Needed', top.flatMap((r) => r.dependencies), 10);
-  }
+  const top = refs.slice(0, 5);
+  const section = (title: string, values: Iterable<string>, n: number) => {
+    lines.push(`**${title}**:`);
+    for (const value of codePointSort(new Set(values)).slice(0, n)) lines.push(`- ${value}`);
+    lines.push('');
+  };
+  section('Reference Function Name Patterns', top.flatMap((r) => r.main_functions), 10);
+  section('Important Concepts and Patterns', top.flatMap((r) => r.key_concepts), 15);
+  section('Potential Dependencies Needed', top.flatMap((r) => r.dependencies), 10);
   lines.push(
     '## 🚀 Next Actions',
     '1. Analyze design patterns and architectural styles from the above reference code',
@@ -84,6 +85,19 @@ export function formatMarkdown(response: SearchResponse): string {
     '5. Start writing specific code implementation',
   );
   return lines.join('\n');
+}
+
+const SUMMARY_CHARS = 300;
+
+/** The first `n` values, or `-` when there are none. */
+function listed(values: readonly string[], n: number): string {
+  return values.length ? values.slice(0, n).join(', ') : '-';
+}
+
+/** `text` cut to `n` characters with one ellipsis when it is longer (a summary may already end in its own). */
+function shortened(text: string, n: number): string {
+  if (text.length <= n) return text;
+  return `${text.slice(0, n).replace(/(?:\.\.\.|…)$/, '').trimEnd()}…`;
 }
 
 /** What a task text was read as: its anchors, by kind, and whether it was cut. */
