@@ -81,6 +81,11 @@ export class IndexCache {
     return entry.snapshot;
   }
 
+  /** Drops what is kept of the folder: the next `get` loads it again. */
+  forget(dir: string): void {
+    this.entries.delete(path.resolve(dir));
+  }
+
   private async build(dir: string, reload: boolean): Promise<IndexSnapshot> {
     try {
       const { indexes, warnings } = await this.load(dir);

@@ -6,6 +6,7 @@
 import { overviewJson, searchResultJson } from '../search/format.js';
 import { checkFreshness, type RepoFreshness } from '../search/freshness.js';
 import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
+import { PackMismatchError } from '../search/load.js';
 import { addSnippets } from '../search/snippets.js';
 import type { Granularity, LoadedIndex, MatchedSymbol, Snippet } from '../search/types.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
@@ -55,18 +56,34 @@ export interface SearchArgs {
 
 const HINT = 'run `coderag index <repo> --out <dir>` first, or pass indexes_path';
 
+/**
+ * `answer` over the folder's loaded indexes. A search file found not to match its index is removed as it is found
+ * (load.ts); the folder is then loaded again, which rebuilds it, and answered once more with a warning that says so.
+ */
+async function withIndexes(context: ToolContext, indexesPath: string, answer: (snapshot: IndexSnapshot) => Promise<ToolAnswer>): Promise<ToolAnswer> {
+  try {
+    return await answer(await context.cache.get(indexesPath));
+  } catch (error) {
+    if (!(error instanceof PackMismatchError)) throw error;
+    context.cache.forget(indexesPath);
+    const snapshot = await context.cache.get(indexesPath);
+    return answer({ ...snapshot, warnings: [`${error.message}; rebuilt from the index`, ...snapshot.warnings] });
+  }
+}
+
 export async function searchCodeReferences(context: ToolContext, args: SearchCodeReferencesArgs): Promise<ToolAnswer> {
   const indexesPath = args.indexes_path || context.defaultIndexesDir;
-  const snapshot = await context.cache.get(indexesPath);
-  if (snapshot.indexes.length === 0) {
-    return failure(`No index files found or failed to load from: ${indexesPath}`, { target_file: args.target_file, indexes_path: indexesPath }, snapshot);
-  }
-  const response = search(snapshot.corpus, {
-    target: args.target_file,
-    keywords: splitKeywords(args.keywords),
-    maxResults: args.max_results ?? DEFAULT_MAX_RESULTS,
+  return withIndexes(context, indexesPath, async (snapshot) => {
+    if (snapshot.indexes.length === 0) {
+      return failure(`No index files found or failed to load from: ${indexesPath}`, { target_file: args.target_file, indexes_path: indexesPath }, snapshot);
+    }
+    const response = search(snapshot.corpus, {
+      target: args.target_file,
+      keywords: splitKeywords(args.keywords),
+      maxResults: args.max_results ?? DEFAULT_MAX_RESULTS,
+    });
+    return { isError: false, json: searchResultJson(response, indexesPath, snapshot.indexes, snapshot.warnings, await freshnessOf(context, snapshot.indexes)) };
   });
-  return { isError: false, json: searchResultJson(response, indexesPath, snapshot.indexes, snapshot.warnings, await freshnessOf(context, snapshot.indexes)) };
 }
 
 export async function getIndexesOverview(context: ToolContext, args: OverviewArgs): Promise<ToolAnswer> {
@@ -97,7 +114,10 @@ export interface SearchHit {
 export async function searchText(context: ToolContext, args: SearchArgs): Promise<ToolAnswer> {
   const indexesPath = args.indexes_path || context.defaultIndexesDir;
   const target = args.target_file ?? '';
-  const snapshot = await context.cache.get(indexesPath);
+  return withIndexes(context, indexesPath, (snapshot) => searchSnapshot(context, args, indexesPath, target, snapshot));
+}
+
+async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPath: string, target: string, snapshot: IndexSnapshot): Promise<ToolAnswer> {
   if (snapshot.indexes.length === 0) {
     return failure(`No index files found or failed to load from: ${indexesPath}`, { query: args.query, target_file: target, indexes_path: indexesPath }, snapshot);
   }

@@ -206,6 +206,18 @@ export function packIndex(file: string, source: PackSource, index: RepoIndex, by
   };
 }
 
+/**
+ * A search file named a file its index does not hold (damaged, or left by another index of the same name) and
+ * was removed: loading the folder again rebuilds it from the index, which is what the search commands do.
+ */
+export class PackMismatchError extends CodeRagError {
+  override name = 'PackMismatchError';
+
+  constructor(readonly indexFile: string) {
+    super(`the search file of ${path.basename(indexFile)} did not match the index and was removed`, { hint: 'search again: the next search rebuilds it from the index' });
+  }
+}
+
 /** A LoadedIndex answered by a pack: the whole index and single profiles are read from the JSON on demand. */
 function packedIndex(key: string, file: string, pack: PackView): LoadedIndex {
   let whole: RepoIndex | null = null;
@@ -237,7 +249,7 @@ function packedIndex(key: string, file: string, pack: PackView): LoadedIndex {
       } catch {
         // An unwritable folder: the pack stays, and so does this message.
       }
-      throw new CodeRagError(`${filePath} is no longer in ${file}`, { hint: 'its search file did not match the index and was removed; search again' });
+      throw new PackMismatchError(file);
     }
     return byPath;
   };

@@ -108,6 +108,30 @@ describe('coderag index, search and overview end to end (offline)', () => {
   });
 });
 
+describe('coderag search with a damaged search file', () => {
+  it('rebuilds a search file that names a file its index does not hold, says so, and answers', async () => {
+    const out = makeTempDir();
+    const cwd = makeTempDir();
+    expect((await runCli(['index', fixture, '--out', out], { cwd })).code).toBe(0);
+    // One letter of a path changed inside the pack's body, which has no checksum of its own.
+    const pack = path.join(out, '.coderag-search', 'polyglot_index.pack');
+    const bytes = readFileSync(pack);
+    const at = bytes.indexOf('lruCache.ts');
+    expect(at).toBeGreaterThan(0);
+    bytes[at] = 'x'.charCodeAt(0);
+    writeFileSync(pack, bytes);
+    const result = await runCli(['search', '--indexes', out, '--query', 'lru cache eviction', '--json'], { cwd });
+    expect(result.code).toBe(0);
+    const warning = 'the search file of polyglot_index.json did not match the index and was removed; rebuilt from the index';
+    expect(result.stderr).toContain(`warning: ${warning}`);
+    const answer = JSON.parse(result.stdout);
+    expect(answer.warnings).toContain(warning);
+    expect(answer.references.map((r: { file_path: string }) => r.file_path)).toContain('src/cache/lruCache.ts');
+    const again = await runCli(['search', '--indexes', out, '--query', 'lru cache eviction'], { cwd });
+    expect(again.stderr).not.toContain('did not match');
+  });
+});
+
 describe('coderag on bad input', () => {
   it('exits 2 with a one-line error for a missing repository', async () => {
     const result = await runCli(['index', '/nonexistent/repo', '--out', makeTempDir()]);

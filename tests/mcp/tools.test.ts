@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IndexCache } from '../../src/mcp/indexCache.js';
@@ -121,6 +121,23 @@ describe('the search tool', () => {
     const results = answer.json.results as { repo: string; snippets?: { from_line: number; to_line: number; text: string }[]; snippet_notice?: string }[];
     expect(results.find((r) => r.repo === 'bucketlib')?.snippets).toEqual([expect.objectContaining({ from_line: 1, to_line: 2, text: 'line 1\nline 2' })]);
     expect(results.find((r) => r.repo === 'limiter')?.snippet_notice).toBe('no snippets: the index does not record where the repository was');
+  });
+
+  it('rebuilds a search file found not to match its index, and answers with a warning that says so', async () => {
+    const context = contextWith(['limiter', LIMITER_REPO]);
+    await searchText(context, { query: 'token bucket' });
+    // One letter of a path changed inside the pack written by that search, whose body has no checksum of its own.
+    const pack = path.join(context.dir, '.coderag-search', 'limiter_index.pack');
+    const bytes = readFileSync(pack);
+    bytes[bytes.indexOf('tokenBucket.ts')] = 'x'.charCodeAt(0);
+    writeFileSync(pack, bytes);
+    const server = { ...context, cache: new IndexCache() };
+    const answer = await searchText(server, { query: 'token bucket' });
+    expect(answer.isError).toBe(false);
+    expect(answer.json.warnings).toContain('the search file of limiter_index.json did not match the index and was removed; rebuilt from the index');
+    expect((answer.json.results as { path: string }[])[0]?.path).toBe('src/tokenBucket.ts');
+    const next = await searchCodeReferences(server, { target_file: '', keywords: 'token' });
+    expect(next.json.warnings).toEqual([]);
   });
 
   it('answers an error naming the folder when nothing is indexed', async () => {

@@ -11,10 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { normalizeRepoIndex, repoIndexProblem } from '../../src/index/serialize.js';
 import { overviewJson } from '../../src/search/format.js';
 import { folderPackPath } from '../../src/search/folderPack.js';
-import { loadIndexes } from '../../src/search/load.js';
+import { loadIndexes, PackMismatchError } from '../../src/search/load.js';
 import { PACK_VERSION, packPathFor, readPack } from '../../src/search/pack.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
-import { CodeRagError } from '../../src/shared/errors.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 /** A fixed seed and count, so `npm test` is repeatable and bounded; FUZZ_SEED and FUZZ_SCALE run a longer campaign. */
@@ -147,8 +146,8 @@ async function loadsWhole(dir: string, keys: readonly string[]): Promise<void> {
   try {
     exercise(dir, loaded);
   } catch (error) {
-    if (!(error instanceof CodeRagError)) throw error;
-    expect(error.hint).toBe('its search file did not match the index and was removed; search again');
+    if (!(error instanceof PackMismatchError)) throw error;
+    expect(error.hint).toBe('search again: the next search rebuilds it from the index');
     exercise(dir, await loadIndexes(dir));
   }
 }

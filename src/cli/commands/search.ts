@@ -4,7 +4,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
 import { checkFreshness } from '../../search/freshness.js';
-import { isIndexFileName, loadIndexes } from '../../search/load.js';
+import { isIndexFileName, loadIndexes, PackMismatchError } from '../../search/load.js';
 import { SearchCorpus, search } from '../../search/search.js';
 import { readRepositoryFile } from '../../search/sourceFiles.js';
 import type { ElementType, Granularity, ScorerName } from '../../search/types.js';
@@ -97,19 +97,30 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
     });
   }
   const dir = await indexesDir(flags.indexes, flags.config);
-  const { indexes, warnings } = await loadIndexes(dir);
-  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-  if (indexes.length === 0) throw await noIndexesError(dir, warnings);
-  // Started first: its git processes run while the query is ranked.
-  const checking = checkFreshness(indexes);
-  const ranked = search(new SearchCorpus(indexes, { readFile: readRepositoryFile }), {
-    target: flags.target,
-    keywords,
-    ...(query ? { query } : {}),
-    maxResults: flags.maxResults,
-    ...(flags.type ? { type: flags.type } : {}),
-    ...(flags.granularity ? { granularity: flags.granularity } : {}),
-    scorer: flags.scorer,
+  const loadAndRank = async () => {
+    const { indexes, warnings } = await loadIndexes(dir);
+    for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+    if (indexes.length === 0) throw await noIndexesError(dir, warnings);
+    // Started first: its git processes run while the query is ranked.
+    const checking = checkFreshness(indexes);
+    const ranked = search(new SearchCorpus(indexes, { readFile: readRepositoryFile }), {
+      target: flags.target,
+      keywords,
+      ...(query ? { query } : {}),
+      maxResults: flags.maxResults,
+      ...(flags.type ? { type: flags.type } : {}),
+      ...(flags.granularity ? { granularity: flags.granularity } : {}),
+      scorer: flags.scorer,
+    });
+    return { indexes, warnings, checking, ranked };
+  };
+  const { indexes, warnings, checking, ranked } = await loadAndRank().catch(async (error: unknown) => {
+    // A search file that did not match its index was removed as it was found: loading again rebuilds it.
+    if (!(error instanceof PackMismatchError)) throw error;
+    const warning = `${error.message}; rebuilt from the index`;
+    process.stderr.write(`warning: ${warning}\n`);
+    const again = await loadAndRank();
+    return { ...again, warnings: [warning, ...again.warnings] };
   });
   // Loaded only when asked for, like the config: a plain search should not pay for it.
   const response = flags.snippets ? await (await import('../../search/snippets.js')).addSnippets(ranked, indexes, { lines: flags.snippets }) : ranked;
