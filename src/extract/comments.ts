@@ -186,3 +186,14 @@ function isProse(text: string): boolean {
   if (/\b(?:export|import)\s+(?:const|let|function|class|default|type|\{|\*)/.test(text)) return false;
   return text.split(/\s+/).filter((word) => /[A-Za-z]{2,}/.test(word)).length >= 3;
 }
+
+/**
+ * Whether the text at `index` is code: not in a comment and not in a string literal. The smallest node there is
+ * then the comment, or the string or its text (`string_fragment`, `string_content`); every grammar names those
+ * node types so. One look-up: asking for the node's parent too doubled the cost and changed no answer.
+ */
+export function isCodeAt(tree: Tree, index: number): boolean {
+  // A span of one character: a node ending where the word starts (`/* c */require(…)`) does not hold it.
+  const type = tree.rootNode.descendantForIndex(index, index + 1)?.type ?? '';
+  return !(type.includes('comment') || type.includes('string'));
+}

@@ -46,12 +46,24 @@ export function importStyleOf(grammarOrLanguage: string): ImportStyle {
   }
 }
 
-export function findImports(source: string, style: ImportStyle): RawImport[] {
+/**
+ * Whether the text at an offset is code rather than a comment or a string literal (from the file's parse tree).
+ * The patterns read raw text, where `// do not require('lodash')` or `"write import 'x' first"` look like imports.
+ */
+export type CodeAt = (index: number) => boolean;
+
+/** A JavaScript module specifier never holds whitespace or a comma: `', '` is the text between two string literals. */
+const JS_SPECIFIER = /^[^\s,]+$/;
+
+/** The imports of `source`, each found where `isCode` says code starts (by default everywhere: a file not parsed). */
+export function findImports(source: string, style: ImportStyle, isCode: CodeAt = () => true): RawImport[] {
   if (style === 'none') return [];
   const found: RawImport[] = [];
-  if (style === 'go') return goImports(source);
+  if (style === 'go') return goImports(source, isCode);
   for (const pattern of PATTERNS[style]) {
     for (const match of source.matchAll(pattern)) {
+      const at = startOf(match);
+      if (!isCode(at) && !(style === 'js' && isTypeImport(source, at))) continue;
       if (style === 'python') {
         if (match[2] !== undefined && pattern.source.includes('from')) {
           const names = match[2].split(',').map((n) => n.trim().split(/\s+/)[0] ?? '').filter((n) => /^\w+$/.test(n));
@@ -69,7 +81,7 @@ export function findImports(source: string, style: ImportStyle): RawImport[] {
       } else if (style === 'c') {
         const raw = match[1] ?? '';
         found.push({ specifier: raw.slice(1, -1), relative: raw.startsWith('"') });
-      } else if (match[1]) {
+      } else if (match[1] && (style !== 'js' || JS_SPECIFIER.test(match[1]))) {
         found.push({ specifier: match[1] });
       }
     }
@@ -77,13 +89,32 @@ export function findImports(source: string, style: ImportStyle): RawImport[] {
   return found;
 }
 
+/**
+ * A JSDoc type that names another module, `@type {import('./apply')}` or `{Array<import('x').T>}`: a comment, but
+ * a dependency all the same (TypeScript checks it). An `import(` in a type expression follows `{`, `|`, `<`, `,`
+ * or `:`; in an example in prose, it does not.
+ */
+function isTypeImport(source: string, at: number): boolean {
+  if (!source.startsWith('import', at)) return false;
+  let before = at - 1;
+  while (before >= 0 && (source[before] === ' ' || source[before] === '\t')) before--;
+  return before >= 0 && '{|<,:'.includes(source[before] as string);
+}
+
+/** Where a match's first word starts: patterns anchored at a line's start also take the space before it. */
+function startOf(match: RegExpMatchArray): number {
+  const text = match[0];
+  return (match.index ?? 0) + (text.length - text.trimStart().length);
+}
+
 /** Go's imports live in `import "x"` lines and `import ( ... )` blocks; only those count. */
-function goImports(source: string): RawImport[] {
+function goImports(source: string, isCode: CodeAt): RawImport[] {
   const found: RawImport[] = [];
   for (const block of source.matchAll(/^\s*import\s*\(([\s\S]*?)\)/gm)) {
+    if (!isCode(startOf(block))) continue;
     for (const line of (block[1] ?? '').matchAll(/"([^"]+)"/g)) if (line[1]) found.push({ specifier: line[1] });
   }
-  for (const single of source.matchAll(/^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"/gm)) if (single[1]) found.push({ specifier: single[1] });
+  for (const single of source.matchAll(/^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"/gm)) if (single[1] && isCode(startOf(single))) found.push({ specifier: single[1] });
   return found;
 }
 

@@ -16,7 +16,7 @@ import { findImports, importStyleOf, resolveImports, type RawImport, type RepoFi
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
 import { detectRole, describeFileType } from './role.js';
-import { firstProseComment, moduleDoc } from './comments.js';
+import { firstProseComment, isCodeAt, moduleDoc } from './comments.js';
 import { composeSummary, mainFunctions, shorten } from './summary.js';
 import { extractOutline } from './symbols.js';
 import { inlineTestModules, withoutRanges, type TextRange } from './testModules.js';
@@ -65,15 +65,17 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   let comment: string | undefined;
   let parseError: string | undefined;
   let testModules: TextRange[] = [];
+  const style = importStyleOf(info.grammar ?? info.name);
+  let rawImports: RawImport[] | null = null;
   if (info.grammar) {
     const grammar = info.grammar;
     try {
-      [{ symbols, exports }, doc, comment, testModules] = await context.parsers.withTree(grammar, content, (tree) => {
+      [{ symbols, exports }, doc, comment, testModules, rawImports] = await context.parsers.withTree(grammar, content, (tree) => {
         const leading = moduleDoc(tree, grammar);
         const outline = extractOutline(tree, grammar, content);
         const memberRows = new Set(outline.symbols.filter((s) => s.ast_path.includes('-')).map((s) => s.start_line - 1));
         const prose = leading ? undefined : firstProseComment(tree, grammar, content, memberRows);
-        return [outline, leading, prose, inlineTestModules(tree, grammar)] as const;
+        return [outline, leading, prose, inlineTestModules(tree, grammar), findImports(content, style, (index) => isCodeAt(tree, index))] as const;
       });
     } catch (error) {
       parseError = (error as Error).message;
@@ -81,8 +83,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   } else {
     doc = textDoc(filePath, content);
   }
-  const style = importStyleOf(info.grammar ?? info.name);
-  const rawImports = findImports(content, style);
+  rawImports ??= findImports(content, style);
   const imports = resolveImports(filePath, rawImports, style, context.repoFiles);
   const file_type = describeFileType(info.name, role);
   const main_functions = mainFunctions(symbols, exports);

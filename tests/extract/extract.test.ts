@@ -163,3 +163,30 @@ describe('counting identifiers', () => {
     expect(['caching', 'cached', 'caches'].map((w) => cache.stem(w))).toEqual(['cach', 'cach', 'cach']);
   });
 });
+
+describe('imports written in comments and strings', () => {
+  const factsOf = (file: string, source: string) => extractStaticFacts(file, source, { parsers, repoFiles, words });
+
+  it('are not imports in JavaScript and TypeScript, beside the real ones and JSDoc types that name a module', async () => {
+    const source = [
+      "import { join } from 'node:path';",
+      "const lodash = require('lodash-es');",
+      "// we deliberately do not require('lodash') here",
+      '/* import ignored from "block-comment"; */',
+      "export const WORDS = ['require', 'import', 'return'];",
+      'const advice = "write import \'left-pad\' at the top";',
+      "const hint = `then import('later-lib')`;",
+      "/* c */require('after-comment');",
+      "/** @type {import('jsdoc-type')} */",
+      "/** @param {Array<import('jsdoc-generic').T>} list */",
+    ].join('\n');
+    for (const file of ['src/words.ts', 'src/words.js']) {
+      expect((await factsOf(file, source)).dependencies.sort(), file).toEqual(['after-comment', 'jsdoc-generic', 'jsdoc-type', 'lodash-es', 'path']);
+    }
+  });
+
+  it('are not imports in a Python docstring or comment', async () => {
+    const source = ['"""Use it as:', '', 'import numpy as np', 'from pandas import DataFrame', '"""', '# import scipy', 'import json', 'from os import path', ''].join('\n');
+    expect((await factsOf('tool.py', source)).dependencies.sort()).toEqual(['json', 'os']);
+  });
+});
