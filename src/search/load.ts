@@ -29,6 +29,9 @@ interface PackView extends Pick<PackedIndex, 'repoName' | 'indexed' | 'relations
   ranges: ProfileRanges;
 }
 
+/** What to do when a folder holds no index, whether or not `--indexes` named it. */
+export const INDEXES_HINT = 'run `coderag index <repo> --out <dir>` first, or point --indexes at the folder it wrote';
+
 export interface LoadResult {
   indexes: LoadedIndex[];
   warnings: string[];
@@ -57,7 +60,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     names = readdirSync(dir);
   } catch (error) {
     if (error instanceof CodeRagError) throw error;
-    throw new CodeRagError(`indexes folder not found: ${dir}`, { cause: error, hint: 'run `coderag index <repo>` first, or pass --indexes <dir>' });
+    throw new CodeRagError(`indexes folder not found: ${dir}`, { cause: error, hint: INDEXES_HINT });
   }
   names = names.filter(isIndexFileName).sort();
   const files = usePacks ? folderFiles(dir, names) : null;

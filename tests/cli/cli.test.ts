@@ -160,6 +160,20 @@ describe('coderag on bad input', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('reads a config named on the command line even when --indexes names the folder, and reports it broken', async () => {
+    const dir = makeTempDir();
+    const broken = path.join(dir, 'broken.yaml');
+    writeFileSync(broken, 'performance: [unclosed\n');
+    for (const command of [['search', '--keywords', 'cache'], ['overview']]) {
+      const result = await runCli([...command, '--indexes', dir, '--config', broken]);
+      expect(result.code, command[0]).toBe(1);
+      expect(result.stderr).toMatch(/^error: .*broken\.yaml/m);
+    }
+    const missing = await runCli(['search', '--keywords', 'cache', '--indexes', dir, '--config', path.join(dir, 'missing.yaml')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('missing.yaml');
+  });
+
   it('indexes an empty repository and warns that nothing could be profiled', async () => {
     const repo = makeTempRepo({}, { name: 'empty' });
     const out = makeTempDir();

@@ -4,7 +4,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
 import { checkFreshness } from '../../search/freshness.js';
-import { isIndexFileName, loadIndexes, PackMismatchError } from '../../search/load.js';
+import { INDEXES_HINT, isIndexFileName, loadIndexes, PackMismatchError } from '../../search/load.js';
 import { SearchCorpus, search } from '../../search/search.js';
 import { readRepositoryFile } from '../../search/sourceFiles.js';
 import type { ElementType, Granularity, ScorerName } from '../../search/types.js';
@@ -26,11 +26,12 @@ export interface SearchFlags {
 }
 
 export async function indexesDir(flagDir: string | undefined, configPath: string | undefined): Promise<string> {
-  if (flagDir) return flagDir;
-  // Loaded only when needed: validating a config costs more than the rest of a search's start-up.
+  // Loaded only when needed: validating a config costs more than the rest of a search's start-up. A config named
+  // on the command line is always read, so a broken one is reported even when --indexes makes it moot.
+  if (flagDir && configPath === undefined) return flagDir;
   const { loadConfig } = await import('../../config/load.js');
   const { config } = await loadConfig({ configPath });
-  return config.paths.output_dir;
+  return flagDir || config.paths.output_dir;
 }
 
 /**
@@ -48,7 +49,7 @@ export async function noIndexesError(dir: string, warnings: readonly string[]): 
         : warnings.length
           ? `none of its ${json.length} .json file(s) could be read as a repository index (see the warnings above)`
           : `its ${json.length} .json file(s) are run reports, not repository indexes`;
-  return new CodeRagError(`no index files found in ${dir}: ${why}`, { hint: 'run `coderag index <repo> --out <dir>` first, or pass --indexes <dir>' });
+  return new CodeRagError(`no index files found in ${dir}: ${why}`, { hint: INDEXES_HINT });
 }
 
 /** A query file larger than this is not a query. */
