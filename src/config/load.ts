@@ -6,12 +6,18 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, type Config } from './schema.js';
 import { ConfigError } from '../shared/errors.js';
 
 export const DEFAULT_CONFIG_FILE = 'indexer_config.yaml';
+/**
+ * The commented config that ships with CodeRAG (package.json's `files`), two folders above this module whether it
+ * runs as source (src/config), compiled (dist/config) or bundled (dist/bin).
+ */
+const SHIPPED_CONFIG = fileURLToPath(new URL(`../../${DEFAULT_CONFIG_FILE}`, import.meta.url));
 
 type Layer = Record<string, unknown>;
 
@@ -19,10 +25,16 @@ type Layer = Record<string, unknown>;
 const ENV_KEYS: Record<string, { path: [string, string]; parse: (v: string) => unknown }> = {
   CODERAG_PROVIDER: { path: ['llm', 'model_provider'], parse: (v) => v },
   CODERAG_MODEL: { path: ['llm', 'model'], parse: (v) => v },
-  CODERAG_MAX_CONCURRENCY: { path: ['performance', 'max_concurrent_files'], parse: Number },
+  CODERAG_MAX_CONCURRENCY: { path: ['performance', 'max_concurrent_files'], parse: numberOrText },
   CODERAG_INDEXES_DIR: { path: ['paths', 'output_dir'], parse: (v) => v },
   CODERAG_CACHE_DIR: { path: ['paths', 'cache_dir'], parse: (v) => v },
 };
+
+/** A number when the text is one; else the text, which validation then calls a string, not NaN. */
+function numberOrText(value: string): unknown {
+  const n = Number(value);
+  return value.trim() !== '' && Number.isFinite(n) ? n : value;
+}
 
 export interface LoadedConfig {
   config: Config;
@@ -44,16 +56,29 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const env = options.env ?? process.env;
   const file = resolveConfigFile(options.configPath, cwd);
   const fileLayer = file ? await readConfigFile(file) : {};
-  const merged = deepMerge(deepMerge(fileLayer, envLayer(env)), options.overrides ?? {});
-  return { config: validateConfig(merged, file ?? 'configuration'), file };
+  const overrides = options.overrides ?? {};
+  const merged = deepMerge(deepMerge(fileLayer, envLayer(env)), overrides);
+  return { config: validateConfig(merged, file ?? 'configuration', envSources(env, overrides)), file };
 }
 
-export function validateConfig(input: unknown, source = 'configuration'): Config {
+/** `from` names where a key's value came from when not the file (`performance.max_concurrent_files` -> `CODERAG_MAX_CONCURRENCY=abc`). */
+export function validateConfig(input: unknown, source = 'configuration', from: ReadonlyMap<string, string> = new Map()): Config {
   const result = configSchema.safeParse(input);
   if (result.success) return result.data;
-  throw new ConfigError(`${source}: ${formatIssues(result.error.issues)}`, {
-    hint: 'see indexer_config.yaml in the CodeRAG repository for every key, its type and its default',
+  throw new ConfigError(`${source}: ${formatIssues(result.error.issues, from)}`, {
+    hint: `see ${SHIPPED_CONFIG} for every key, its type and its default`,
   });
+}
+
+/** The keys the environment set (and no flag overrode), each with the variable that set it. */
+function envSources(env: NodeJS.ProcessEnv, overrides: Layer): Map<string, string> {
+  const from = new Map<string, string>();
+  for (const [name, { path: [section, key] }] of Object.entries(ENV_KEYS)) {
+    const raw = env[name];
+    const overridden = isPlainObject(overrides[section]) && key in overrides[section];
+    if (raw !== undefined && raw !== '' && !overridden) from.set(`${section}.${key}`, `${name}=${raw}`);
+  }
+  return from;
 }
 
 function resolveConfigFile(configPath: string | undefined, cwd: string): string | null {
@@ -77,7 +102,8 @@ async function readConfigFile(file: string): Promise<Layer> {
   try {
     parsed = parseYaml(text);
   } catch (cause) {
-    throw new ConfigError(`${file}: not valid YAML: ${(cause as Error).message.split('\n')[0]}`, { cause });
+    // The parser's first line ends in a colon that introduces a code frame, left out here.
+    throw new ConfigError(`${file}: not valid YAML: ${(cause as Error).message.split('\n')[0]?.replace(/:\s*$/, '')}`, { cause });
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
@@ -97,7 +123,7 @@ function envLayer(env: NodeJS.ProcessEnv): Layer {
   return layer;
 }
 
-function formatIssues(issues: z.core.$ZodIssue[]): string {
+function formatIssues(issues: z.core.$ZodIssue[], from: ReadonlyMap<string, string>): string {
   return issues
     .map((issue) => {
       const keyPath = issue.path.map(String).join('.');
@@ -105,7 +131,8 @@ function formatIssues(issues: z.core.$ZodIssue[]): string {
         const where = keyPath ? `${keyPath}.` : '';
         return issue.keys.map((k) => `${where}${k}: unknown key`).join('; ');
       }
-      return `${keyPath || '(top level)'}: ${issue.message}`;
+      const source = from.get(keyPath);
+      return `${keyPath || '(top level)'}${source ? ` (from ${source})` : ''}: ${issue.message}`;
     })
     .join('; ');
 }

@@ -19,6 +19,11 @@ const DEFAULT_SKIP_DIRECTORIES = [
 ];
 
 const positiveInt = z.number().int().positive();
+/** A file written into the output folder: a name, never a path that could leave it (`../x.json`). */
+const jsonFileName = z
+  .string()
+  .regex(/\.json$/, 'must end in .json')
+  .refine((s) => !/[\\/]/.test(s), 'must be a file name, not a path: files are written into the output folder');
 
 /** Published list prices (US dollars per million tokens) of the providers' default models. */
 const DEFAULT_PRICING = {
@@ -111,15 +116,12 @@ export const configSchema = z.strictObject({
       json_indent: z.number().int().min(0).max(8).default(2),
       /** Escape non-ASCII characters as \uXXXX in the written JSON. */
       ensure_ascii: z.boolean().default(false),
-      summary_filename: z.string().regex(/\.json$/, 'must end in .json').default('indexing_summary.json'),
-      stats_filename: z.string().regex(/\.json$/, 'must end in .json').default('indexing_statistics.json'),
+      summary_filename: jsonFileName.default('indexing_summary.json'),
+      stats_filename: jsonFileName.default('indexing_statistics.json'),
       generate_summary: z.boolean().default(true),
       generate_statistics: z.boolean().default(true),
       include_metadata: z.boolean().default(true),
-      index_filename_pattern: z
-        .string()
-        .refine((s) => s.includes('{repo_name}'), 'must contain {repo_name}')
-        .default('{repo_name}_index.json'),
+      index_filename_pattern: jsonFileName.refine((s) => s.includes('{repo_name}'), 'must contain {repo_name}').default('{repo_name}_index.json'),
     })
     .prefault({}),
   logging: z

@@ -46,12 +46,25 @@ describe('loading configuration', () => {
     await expect(loadConfig({ configPath: file, env: {} })).rejects.toThrow(/llm\.max_retries: .*number/);
   });
 
-  it('rejects a wrong type that came from the environment', async () => {
-    await expect(loadConfig({ cwd: makeTempDir(), env: { CODERAG_MAX_CONCURRENCY: 'lots' } })).rejects.toThrow(/performance\.max_concurrent_files/);
+  it('rejects a wrong type that came from the environment, naming the variable that set it', async () => {
+    await expect(loadConfig({ cwd: makeTempDir(), env: { CODERAG_MAX_CONCURRENCY: 'lots' } })).rejects.toThrow(
+      /performance\.max_concurrent_files \(from CODERAG_MAX_CONCURRENCY=lots\): .*expected number, received string/,
+    );
   });
 
-  it('says when the file is not YAML', async () => {
-    await expect(loadConfig({ configPath: configFile('llm: [unclosed\n'), env: {} })).rejects.toThrow(/not valid YAML/);
+  it('says when the file is not YAML, without a colon that leads nowhere', async () => {
+    const error = await loadConfig({ configPath: configFile('llm: [unclosed\n'), env: {} }).catch((e: Error) => e);
+    expect((error as Error).message).toMatch(/not valid YAML: .*line \d+, column \d+$/);
+  });
+
+  it('points at the commented config that ships with CodeRAG', async () => {
+    const error = await loadConfig({ configPath: configFile('llm:\n  max_retries: three\n'), env: {} }).catch((e: { hint?: string }) => e);
+    const shipped = path.resolve(import.meta.dirname, '../../indexer_config.yaml');
+    expect((error as { hint?: string }).hint).toBe(`see ${shipped} for every key, its type and its default`);
+  });
+
+  it.each(['../escape_{repo_name}.json', 'sub/{repo_name}.json', '{repo_name}_index.yaml'])('rejects an index file name that is a path or not JSON: %s', async (pattern) => {
+    await expect(loadConfig({ configPath: configFile(`output:\n  index_filename_pattern: "${pattern}"\n`), env: {} })).rejects.toThrow(/output\.index_filename_pattern: must/);
   });
 
   it('says when an explicit config file is missing', async () => {
