@@ -52,6 +52,7 @@ import { writeSearchPacks, type PackWay } from './searchPacks.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
 import { indexPathFor, jsonStyle, prepareOutputDir, writeRunReports, type ReuseFigures, type WrittenRepo } from './writeIndex.js';
+import { UsageError } from '../shared/errors.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
@@ -403,11 +404,38 @@ export interface RunIndexResult {
 }
 
 /**
+ * Each repository's index file, in the order given, a folder named twice taken once. Two folders whose indexes
+ * would share a file (`a/app` and `b/app`) are refused before anything is written: the second would replace the
+ * first's index.
+ */
+function outputPathsOf(repoPaths: readonly string[], options: RunIndexOptions): Map<string, string> {
+  const outputs = new Map<string, string>();
+  const seen = new Set<string>();
+  const owners = new Map<string, string>();
+  for (const repoPath of repoPaths) {
+    const resolved = path.resolve(repoPath);
+    if (seen.has(resolved)) continue;
+    seen.add(resolved);
+    const outputPath = indexPathFor(options.outDir, options.config, path.basename(resolved), options.shard);
+    const other = owners.get(outputPath);
+    if (other !== undefined) {
+      throw new UsageError(`${other} and ${repoPath} would both be indexed into ${outputPath}: their folders have the same name`, {
+        hint: 'index them in separate runs with different --out folders',
+      });
+    }
+    owners.set(outputPath, repoPath);
+    outputs.set(repoPath, outputPath);
+  }
+  return outputs;
+}
+
+/**
  * Indexes each repository in turn and writes its index as soon as it is done, so an interrupted run keeps
  * every finished repository; the run reports and then the search packs are written last. Sets the process's
  * heap policy (heap.ts).
  */
 export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
+  const outputs = outputPathsOf(repoPaths, options);
   preferCompactHeap();
   await prepareOutputDir(options.outDir);
   const extractors = options.extractors ?? createExtractors(options.config, options.readFile);
@@ -415,24 +443,18 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   const hashLimit = options.hashLimit ?? pLimit(HASH_READS_IN_FLIGHT);
   const emit = options.onEvent ?? ignoreEvents;
   const written: WrittenRepo[] = [];
-  const names = new Set<string>();
   try {
-    for (const [n, repoPath] of repoPaths.entries()) {
-      const outputPath = indexPathFor(options.outDir, options.config, path.basename(path.resolve(repoPath)), options.shard);
+    for (const [n, [repoPath, outputPath]] of [...outputs].entries()) {
       const repo = await indexRepositoryToFile(repoPath, outputPath, {
         ...options,
         extractors,
         hashLimit,
         previousIndex: options.reuse === false ? null : outputPath,
-        releaseExtractors: !options.extractors && n === repoPaths.length - 1,
+        releaseExtractors: !options.extractors && n === outputs.size - 1,
         // Partial indexes are never searched.
         searchPack: !options.shard && options.searchPacks !== false,
       });
       const { index } = repo;
-      if (names.has(index.repo_name)) {
-        emit({ type: 'warning', message: `two repositories are named ${index.repo_name}; the later index replaces the earlier one` });
-      }
-      names.add(index.repo_name);
       if (index.analysis_metadata.files_by_status.ok === 0) {
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
 import type { IndexEvent } from '../../src/pipeline/events.js';
@@ -31,5 +32,23 @@ describe('the orchestrator', () => {
     await runIndex([repo.root], { config: defaultConfig(), outDir: out });
     const again = await runIndex([repo.root], { config: defaultConfig(), outDir: out });
     expect(again.written[0]!.reuse).toMatchObject({ extracted: 0, reused: again.written[0]!.index.total_files });
+  });
+});
+
+describe('repositories whose folders have the same name', () => {
+  it('are refused before anything is written, as the second index would replace the first', async () => {
+    const first = makeTempRepo(FILES, { name: 'app' });
+    const second = makeTempRepo(FILES, { name: 'app' });
+    const out = path.join(makeTempDir(), 'out');
+    const run = runIndex([first.root, second.root], { config: defaultConfig(), outDir: out });
+    await expect(run).rejects.toThrow(`${first.root} and ${second.root} would both be indexed into ${path.join(out, 'app_index.json')}: their folders have the same name`);
+    await expect(run).rejects.toMatchObject({ exitCode: 2 });
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('are one repository when one folder is named twice', async () => {
+    const repo = makeTempRepo(FILES, { name: 'app' });
+    const { written } = await runIndex([repo.root, `${repo.root}/`], { config: defaultConfig(), outDir: makeTempDir() });
+    expect(written).toHaveLength(1);
   });
 });

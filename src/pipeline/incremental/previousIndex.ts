@@ -123,7 +123,8 @@ export async function acceptPreviousIndex(loaded: LoadedPrevious, indexFile: str
   if (loaded.ok && !sameRepository(loaded.repo, repo)) {
     // Every entry is keyed by what its file holds, so a fork's, a mirror's or another folder's index serves
     // as well; only the mtime shortcut needs the same folder, and the reuse stage uses it only there.
-    emit({ type: 'info', message: `${repoName}: previous index ${indexFile} was made from another clone (${loaded.repo.origin ?? loaded.repo.path}); its entries are taken by git blob and content hash` });
+    const from = loaded.repo.origin ? `another clone (${loaded.repo.origin})` : `another folder (${loaded.repo.path})`;
+    emit({ type: 'info', message: `${repoName}: previous index ${indexFile} was made from ${from}; this index replaces it, reusing its entries where a git blob or content hash matches` });
   }
   if (loaded.ok) return loaded.previous;
   if (loaded.warning) emit({ type: 'warning', message: `${repoName}: previous index ${indexFile} ${loaded.warning}; ignored, every file is indexed again` });
