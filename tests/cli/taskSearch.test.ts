@@ -100,7 +100,10 @@ describe('coderag search with an issue report', () => {
     expect(empty.stderr).toMatch(/standard input holds no query text/);
     const missing = await runCli(['search', '--indexes', out, '--query-file', path.join(out, 'nope.md')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/cannot read the query file .*nope\.md: ENOENT/);
+    expect(missing.stderr).toMatch(/cannot read the query file .*nope\.md: no such file$/m);
+    const folder = await runCli(['search', '--indexes', out, '--query-file', out]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/cannot read the query file .*: it is a folder$/m);
     const both = await runCli(['search', '--indexes', out, '--query', 'x', '--query-file', issueFile]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--query or --query-file, not both/);

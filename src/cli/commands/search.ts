@@ -75,7 +75,9 @@ export async function readQueryFile(source: string, stdin: NodeJS.ReadableStream
     try {
       bytes = await readFile(source);
     } catch (error) {
-      throw new UsageError(`cannot read the query file ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      const code = (error as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? String(error));
+      throw new UsageError(`cannot read the query file ${source}: ${why}`);
     }
     if (bytes.length > MAX_QUERY_BYTES) throw new UsageError(`the query file ${source} holds over ${MAX_QUERY_BYTES / 1024 / 1024} MB: that is not a query`);
   }
