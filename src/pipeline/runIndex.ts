@@ -250,6 +250,9 @@ interface Walked extends WalkResult {
   repoFilesDigest: string;
 }
 
+/** Unreadable folders named in a warning, at most. */
+const MAX_NAMED_FOLDERS = 5;
+
 async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
   const { file_analysis } = run.config;
   const walked = await walkRepository(
@@ -262,6 +265,10 @@ async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
     },
     run.git,
   );
+  if (walked.unreadable.length) {
+    const listed = walked.unreadable.slice(0, MAX_NAMED_FOLDERS).join(', ') + (walked.unreadable.length > MAX_NAMED_FOLDERS ? ', …' : '');
+    run.emit({ type: 'warning', message: `${run.repoName}: ${walked.unreadable.length} folder(s) could not be read (permission denied), so their files are not indexed: ${listed}` });
+  }
   // A shard profiles its own files but resolves imports against the whole repository's.
   const shard = run.options.shard ?? null;
   const own = shard ? walked.files.filter((f) => inShard(f.path, shard)) : walked.files;

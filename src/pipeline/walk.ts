@@ -17,6 +17,7 @@ import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { FileSystemAdapter } from 'fast-glob';
 import ignore, { type Ignore } from 'ignore';
 import type { WalkedFile } from '../extract/walkedFile.js';
 
@@ -28,6 +29,8 @@ export interface WalkOptions {
   respectGitignore: boolean;
   /** CodeRAG's own output and cache folders (absolute, or relative to the working directory): never walked. */
   ownOutput?: readonly string[];
+  /** The file system a folder outside git is listed from (fast-glob's adapter); Node's by default. */
+  fs?: Partial<FileSystemAdapter>;
 }
 
 export interface WalkResult {
@@ -43,6 +46,8 @@ export interface WalkResult {
   excludedByRule: Record<string, number>;
   /** CodeRAG's own files and folders the walk left out (repo-relative, folders with a trailing `/`), when they held candidates. */
   ownOutput: string[];
+  /** Folders that could not be listed or looked into (permission denied), repo-relative with a trailing `/`: their files are not in `files`. */
+  unreadable: string[];
 }
 
 /** The tool's own ignore file, beside `.gitignore`. */
@@ -84,7 +89,8 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   // Every question for git is asked at once; outside a work tree the answers are failures, and ignored.
   const asked = options.respectGitignore ? { list: listWithGit(root, git), head: headCommit(root, git), dirty: hasTrackedChanges(root, git) } : null;
   const listed = asked ? await asked.list : null;
-  const candidates = listed ?? (await listWithGlob(root, options));
+  const unreadable = new Set<string>();
+  const candidates = listed ?? (await listWithGlob(root, options, unreadable));
   const extensions = new Set(options.supportedExtensions.map((e) => e.toLowerCase()));
   const skip = new Set(options.skipDirectories);
   const ownRules = await loadIgnoreFiles(root, candidates, CODERAG_IGNORE);
@@ -114,14 +120,15 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
     if (++looked % STATS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     const absolute = path.join(root, ...segments);
     const entry = statCandidate(root, absolute);
-    if (!entry) continue;
+    if (entry === DENIED) unreadable.add(`${segments.slice(0, -1).join('/')}/`);
+    if (!entry || entry === DENIED) continue;
     const file = { path: relative, absolute, size: entry.size, mtimeMs: entry.mtimeMs };
     if (entry.outside) outside.push(file);
     else files.push(file);
   }
   const gitCommit = listed && asked ? await asked.head : null;
   const gitDirty = gitCommit && asked ? await asked.dirty : null;
-  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule, ownOutput: [...leftOut].sort() };
+  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule, ownOutput: [...leftOut].sort(), unreadable: [...unreadable].sort() };
 }
 
 /** A search pack folder (search/pack.ts PACK_DIR): it sits beside the indexes it serves. */
@@ -188,8 +195,15 @@ function resolvedPath(dir: string): string {
 
 const STATS_PER_TURN = 2000;
 
-/** A regular file (or a symlink to one), with its size and mtime; directories and broken links are dropped. */
-function statCandidate(root: string, absolute: string): { size: number; mtimeMs: number; outside: boolean } | null {
+/** What a folder that may not be looked into answers. */
+const DENIED = 'denied';
+const isDenied = (error: unknown): boolean => ['EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException | null)?.code ?? '');
+
+/**
+ * A regular file (or a symlink to one), with its size and mtime; directories and broken links are dropped.
+ * DENIED when its folder may not be looked into (a file git lists in a folder without search permission).
+ */
+function statCandidate(root: string, absolute: string): { size: number; mtimeMs: number; outside: boolean } | typeof DENIED | null {
   try {
     // Not only a missing path: a listed `a/b.ts` whose `a` is now a file throws ENOTDIR, a locked folder EACCES.
     const info = lstatSync(absolute, { throwIfNoEntry: false });
@@ -201,8 +215,8 @@ function statCandidate(root: string, absolute: string): { size: number; mtimeMs:
     if (!targetInfo.isFile()) return null;
     const inside = target === root || target.startsWith(root + path.sep);
     return { size: targetInfo.size, mtimeMs: targetInfo.mtimeMs, outside: !inside };
-  } catch {
-    return null;
+  } catch (error) {
+    return isDenied(error) ? DENIED : null;
   }
 }
 
@@ -247,9 +261,17 @@ async function hasTrackedChanges(root: string, git: GitRunner): Promise<boolean 
   }
 }
 
-async function listWithGlob(root: string, options: WalkOptions): Promise<string[]> {
+/** Every path under `root`; folders that may not be listed go into `unreadable` (repo-relative, with a trailing `/`). */
+async function listWithGlob(root: string, options: WalkOptions, unreadable: Set<string>): Promise<string[]> {
   // Loaded here: a git work tree is listed by git, and a nightly run in one never needs the glob library.
-  const { default: fg } = await import('fast-glob');
+  const [{ default: fg }, fs] = await Promise.all([import('fast-glob'), import('node:fs')]);
+  const readdir = (options.fs?.readdir ?? fs.readdir) as (dir: string, settings: object, done: (error: NodeJS.ErrnoException | null, entries: unknown) => void) => void;
+  // fast-glob drops a folder it cannot list without a word (suppressErrors); the walk says which.
+  const noting = (dir: string, settings: object, done: (error: NodeJS.ErrnoException | null, entries: unknown) => void): void =>
+    readdir(dir, settings, (error, entries) => {
+      if (isDenied(error)) unreadable.add(`${path.relative(root, path.resolve(root, dir)).split(path.sep).join('/') || '.'}/`);
+      done(error, entries);
+    });
   const all = await fg('**/*', {
     cwd: root,
     dot: true,
@@ -257,6 +279,7 @@ async function listWithGlob(root: string, options: WalkOptions): Promise<string[
     followSymbolicLinks: false,
     ignore: options.skipDirectories.map((dir) => `**/${dir}/**`),
     suppressErrors: true,
+    fs: { ...options.fs, readdir: noting as unknown as FileSystemAdapter['readdir'] },
   });
   const candidates = all.filter((p) => !p.endsWith('/'));
   if (!options.respectGitignore) return candidates;

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mayBeInGitRepository, runGit, walkRepository, type WalkOptions } from '../../src/pipeline/walk.js';
@@ -192,6 +192,21 @@ describe('outside any git repository', () => {
       process.env.PATH = savedPath;
     }
     expect(existsSync(mark)).toBe(false);
+  });
+});
+
+describe('a folder that may not be listed', () => {
+  it('is named in the walk, its files left out, beside the folders that could be read', async () => {
+    const plain = repoWith({ 'a.ts': 'x', 'locked/secret.ts': 'x', 'open/b.ts': 'x' });
+    // Running as root, a chmod would not stop the listing: the file system answers as it would for a user.
+    const denying = ((dir: string, settings: object, done: (error: NodeJS.ErrnoException | null, entries?: unknown) => void) => {
+      if (path.basename(dir) === 'locked') done(Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' }));
+      else fs.readdir(dir, settings as { withFileTypes: true }, done);
+    }) as unknown as typeof fs.readdir;
+    const result = await walkRepository(plain.root, { ...options, fs: { readdir: denying } });
+    expect(result.files.map((f) => f.path)).toEqual(['a.ts', 'open/b.ts']);
+    expect(result.unreadable).toEqual(['locked/']);
+    expect((await walkRepository(plain.root, options)).unreadable).toEqual([]);
   });
 });
 
