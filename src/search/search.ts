@@ -120,7 +120,7 @@ export function emptyAnswerNotice(corpus: SearchCorpus, request: SearchRequest, 
   const searchable = keywords.some((k) => tokenizer.text(k).length > 0) || (target !== '' && tokenizer.text(splitPath(target).stem).length > 0);
   if (!searchable) {
     const what = asked.length ? `"${asked.join(', ')}"` : 'the request';
-    return `no results: ${what} has only stopwords, numbers or punctuation, so there is nothing to search for; name what the code does, e.g. "retry with backoff"`;
+    return `no results: ${what} has only stopwords, numbers, single letters or punctuation, so there is nothing to search for; name what the code does, e.g. "retry with backoff"`;
   }
   if (corpus.indexes.length > 0 && corpus.size === 0) return 'no results: the indexes hold no searchable file (every file was skipped when indexing)';
   const wanted = [...(target ? [target] : []), ...keywords].join(', ');

@@ -88,10 +88,10 @@ describe('coderag outline, symbol and search --snippets on a freshly indexed rep
   it('answers a query of only stopwords and punctuation with a notice, in markdown and JSON', async () => {
     const markdown = await runCli(['search', '--query', 'the of ???', '--indexes', out]);
     expect(markdown.code).toBe(0);
-    expect(markdown.stdout).toContain('> no results: "the of ???" has only stopwords, numbers or punctuation, so there is nothing to search for');
+    expect(markdown.stdout).toContain('> no results: "the of ???" has only stopwords, numbers, single letters or punctuation, so there is nothing to search for');
     const json = JSON.parse((await runCli(['search', '--query', 'the of ???', '--indexes', out, '--json'])).stdout) as Record<string, unknown>;
     expect(json).toMatchObject({ status: 'success', total_references_found: 0 });
-    expect(json.notice).toMatch(/has only stopwords, numbers or punctuation/);
+    expect(json.notice).toMatch(/has only stopwords, numbers, single letters or punctuation/);
   });
 });
 

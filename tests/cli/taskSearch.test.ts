@@ -120,7 +120,7 @@ describe('coderag search with an issue report', () => {
   it('answers a query of punctuation only with a notice, and a traceback alone by its frames', async () => {
     const punctuation = await searchJson(['--query-file', '-'], '!!! ??? ... ;;; '.repeat(40));
     expect(punctuation.code).toBe(0);
-    expect(punctuation.json?.notice).toMatch(/only stopwords, numbers or punctuation/);
+    expect(punctuation.json?.notice).toMatch(/only stopwords, numbers, single letters or punctuation/);
     const traceOnly = await searchJson(['--query-file', '-'], ISSUE.split('\n').slice(6).join('\n'));
     expect(traceOnly.json?.references[0].file_path).toBe('pkg/_io/saferepr.py');
   });

@@ -105,7 +105,7 @@ describe('the search tool', () => {
     const context = contextWith(['cachelib', CACHE_REPO]);
     const answer = await searchText(context, { query: 'what is the ???' });
     expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_results: 0, results: [], keywords_used: [] } });
-    expect(answer.json.notice).toMatch(/^no results: "what is the \?\?\?" has only stopwords, numbers or punctuation/);
+    expect(answer.json.notice).toMatch(/^no results: "what is the \?\?\?" has only stopwords, numbers, single letters or punctuation/);
     const deepcode = await searchCodeReferences(context, { target_file: '', keywords: 'the,;' });
     expect(deepcode.json.notice).toMatch(/^no results: "the, ;" has only stopwords/);
   });

@@ -35,12 +35,12 @@ describe('an empty answer always says why', () => {
     [{ query: '?!... --- ;;' }, '"?!... --- ;;"'],
     [{ query: '2024 42' }, '"2024 42"'],
     [{ keywords: ['the', ',,'] }, '"the, ,,"'],
-  ])('a request of only stopwords, numbers or punctuation (%j) is told there is nothing to search for', async (request, quoted) => {
+  ])('a request of only stopwords, numbers, single letters or punctuation (%j) is told there is nothing to search for', async (request, quoted) => {
     const corpus = await corpusOf(index());
     for (const scorer of ['bm25f', 'deepcode'] as const) {
       const answer = search(corpus, { ...request, scorer });
       expect(answer.references).toEqual([]);
-      expect(answer.notice).toBe(`no results: ${quoted} has only stopwords, numbers or punctuation, so there is nothing to search for; name what the code does, e.g. "retry with backoff"`);
+      expect(answer.notice).toBe(`no results: ${quoted} has only stopwords, numbers, single letters or punctuation, so there is nothing to search for; name what the code does, e.g. "retry with backoff"`);
     }
   });
 
