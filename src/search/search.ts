@@ -122,7 +122,11 @@ export function emptyAnswerNotice(corpus: SearchCorpus, request: SearchRequest, 
     const what = asked.length ? `"${asked.join(', ')}"` : 'the request';
     return `no results: ${what} has only stopwords, numbers, single letters or punctuation, so there is nothing to search for; name what the code does, e.g. "retry with backoff"`;
   }
-  if (corpus.indexes.length > 0 && corpus.size === 0) return 'no results: the indexes hold no searchable file (every file was skipped when indexing)';
+  if (corpus.indexes.length > 0 && corpus.size === 0) {
+    // Read whole only here: an index with nothing searchable is small.
+    const files = corpus.indexes.reduce((n, l) => n + l.index.total_files, 0);
+    return files === 0 ? 'no results: the indexes hold no file (their repositories had none to index)' : 'no results: the indexes hold no searchable file (every file was skipped when indexing)';
+  }
   const wanted = [...(target ? [target] : []), ...keywords].join(', ');
   if (request.type && request.type !== 'file') return `no results: no ${request.type} matches ${wanted}; try without the type filter`;
   return `no results: no indexed file matches ${wanted}`;

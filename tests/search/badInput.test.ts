@@ -59,6 +59,11 @@ describe('an empty answer always says why', () => {
     expect(answer.notice).toBe('no results: the indexes hold no searchable file (every file was skipped when indexing)');
   });
 
+  it('indexes of repositories with no file at all say that instead', async () => {
+    const answer = search(await corpusOf(index([])), { query: 'retry' });
+    expect(answer.notice).toBe('no results: the indexes hold no file (their repositories had none to index)');
+  });
+
   it('an answer with results has no notice', async () => {
     expect(search(await corpusOf(index()), { query: 'retry the request' }).notice).toBeUndefined();
   });
