@@ -23,17 +23,25 @@ export async function main(argv: string[], run: CommandRunner): Promise<number> 
   try {
     return await run(argv);
   } catch (error) {
-    if (error instanceof CodeRagError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
-      if (cliState.verbose && error.stack) process.stderr.write(`${error.stack}\n`);
-      return error.exitCode;
+    const known = error instanceof CodeRagError;
+    const exitCode = known ? error.exitCode : 1;
+    const hint = known ? error.hint : cliState.verbose ? undefined : 'run again with --verbose for details';
+    const stack = cliState.verbose && error instanceof Error ? error.stack : undefined;
+    if (progressJson(argv)) {
+      // A script reading the run's NDJSON events reads its failure as one more event.
+      process.stderr.write(`${JSON.stringify({ type: 'error', message: errorMessage(error), ...(hint ? { hint } : {}), exit_code: exitCode, ...(stack ? { stack } : {}) })}\n`);
+      return exitCode;
     }
     process.stderr.write(`error: ${errorMessage(error)}\n`);
-    if (cliState.verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-    else process.stderr.write('hint: run again with --verbose for details\n');
-    return 1;
+    if (hint) process.stderr.write(`hint: ${hint}\n`);
+    if (stack) process.stderr.write(`${stack}\n`);
+    return exitCode;
   }
+}
+
+/** Whether the command line asks for NDJSON progress (`--progress json` or `--progress=json`). */
+function progressJson(argv: readonly string[]): boolean {
+  return argv.some((arg, i) => arg === '--progress=json' || (arg === '--progress' && argv[i + 1] === 'json'));
 }
 
 /** Sets the process's exit code when the command is done, and lets Node exit once nothing is pending. */

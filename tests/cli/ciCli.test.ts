@@ -46,6 +46,13 @@ describe('coderag index --progress json (offline)', () => {
     repo.remove();
   });
 
+  it('reports a command that fails before it starts as one more NDJSON event, with its hint and exit code', async () => {
+    const missing = path.join(makeTempDir(), 'nowhere');
+    const result = await runCli(['index', missing, '--progress', 'json']);
+    expect(result.code).toBe(2);
+    expect(events(result.stderr)).toEqual([{ type: 'error', message: `repository not found: ${missing}`, exit_code: 2 }]);
+  });
+
   it('says on the closing line how many files each .coderagignore rule excluded', async () => {
     const repo = makeTempRepo(files, { git: true });
     const result = await runCli(['index', repo.root, '--out', makeTempDir()]);
