@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { FileSummary, RepoIndex } from '../index/types.js';
 import { normalizeRepoIndex, repoIndexProblem, schemaNote, schemaVersionOf } from '../index/serialize.js';
 import { SCHEMA_VERSION } from '../index/types.js';
-import { CodeRagError, errorMessage } from '../shared/errors.js';
+import { CodeRagError, UsageError, errorMessage } from '../shared/errors.js';
 import { isSearchable } from './corpus.js';
 import { DamagedPartError, FieldIndex } from './fieldIndex.js';
 import { indexedStateOf } from './freshness.js';
@@ -56,11 +56,12 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
   let names: string[];
   try {
     const info = statSync(dir);
-    if (!info.isDirectory()) throw new CodeRagError(`not a folder: ${dir}`);
+    // Exit code 2, as for a repository that is not there: the command line named something that is not.
+    if (!info.isDirectory()) throw new UsageError(`not a folder: ${dir}`);
     names = readdirSync(dir);
   } catch (error) {
     if (error instanceof CodeRagError) throw error;
-    throw new CodeRagError(`indexes folder not found: ${dir}`, { cause: error, hint: INDEXES_HINT });
+    throw new UsageError(`indexes folder not found: ${dir}`, { cause: error, hint: INDEXES_HINT });
   }
   names = names.filter(isIndexFileName).sort();
   const files = usePacks ? folderFiles(dir, names) : null;

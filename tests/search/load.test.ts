@@ -42,6 +42,6 @@ describe('loading an indexes folder', () => {
   });
 
   it('fails clearly on a missing folder', async () => {
-    await expect(loadIndexes('/nonexistent/coderag/indexes')).rejects.toThrow('indexes folder not found: /nonexistent/coderag/indexes');
+    await expect(loadIndexes('/nonexistent/coderag/indexes')).rejects.toMatchObject({ message: 'indexes folder not found: /nonexistent/coderag/indexes', exitCode: 2 });
   });
 });
