@@ -4,7 +4,7 @@
  * read only the index; nothing here opens the repository.
  */
 import type { CodeSymbol, SymbolKind } from '../index/types.js';
-import { CodeRagError } from '../shared/errors.js';
+import { CodeRagError, UsageError } from '../shared/errors.js';
 import type { LoadedIndex } from './types.js';
 
 export const SYMBOL_KINDS: readonly SymbolKind[] = ['function', 'class', 'method', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'namespace', 'constant', 'variable'];
@@ -108,9 +108,9 @@ const MATCH_ORDER: readonly SymbolMatchKind[] = ['exact', 'qualified', 'case_ins
  */
 export function findSymbol(indexes: readonly LoadedIndex[], name: string, options: FindSymbolOptions = {}): SymbolSearch {
   const query = name.trim();
-  if (!query) throw new CodeRagError('find_symbol needs a name, e.g. LruCache or LruCache.get');
+  if (!query) throw new UsageError('a symbol name is needed, e.g. LruCache or LruCache.get');
   const kind = options.kind?.trim() || null;
-  if (kind && !SYMBOL_KINDS.includes(kind as SymbolKind)) throw new CodeRagError(`unknown symbol kind "${kind}"`, { hint: `kinds: ${SYMBOL_KINDS.join(', ')}` });
+  if (kind && !SYMBOL_KINDS.includes(kind as SymbolKind)) throw new UsageError(`unknown symbol kind "${kind}"`, { hint: `kinds: ${SYMBOL_KINDS.join(', ')}` });
   const max = options.maxResults ?? DEFAULT_SYMBOL_RESULTS;
   if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxResults must be a whole number of at least 1, not ${max}`);
 

@@ -99,7 +99,7 @@ describe('finding where a symbol is defined', () => {
 
   it('rejects an unknown kind and an empty name with a clear message', () => {
     expect(() => findSymbol([CACHE], 'get', { kind: 'lambda' })).toThrow('unknown symbol kind "lambda"');
-    expect(() => findSymbol([CACHE], '  ')).toThrow('find_symbol needs a name');
+    expect(() => findSymbol([CACHE], '  ')).toThrow('a symbol name is needed');
   });
 });
 
