@@ -21,7 +21,7 @@ import { shardFileName } from './shard.js';
  */
 export async function prepareOutputDir(dir: string, setting = 'paths.output_dir'): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    await makeDirectories(dir);
     await access(dir, constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -35,9 +35,30 @@ export async function prepareOutputDir(dir: string, setting = 'paths.output_dir'
           ? 'permission denied'
           : code === 'EROFS'
             ? 'the file system is read-only'
-            : (error as Error).message;
+            : code === 'ENOENT'
+              ? 'no folder can be made there'
+              : (error as Error).message;
     throw new CodeRagError(`cannot write to ${dir} (${setting}): ${why}`, { cause: error, hint: 'name a folder that can be created or written, with --out' });
   }
+}
+
+/**
+ * `mkdir -p`, one level at a time. Node's recursive mkdir never returns for a path under /proc, where making a
+ * folder answers ENOENT though its parent exists: it keeps making the parent again.
+ */
+async function makeDirectories(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); !(await stat(at).then(() => true, () => false)); at = path.dirname(at)) {
+    missing.push(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const level of missing.reverse()) {
+    await mkdir(level).catch((error: NodeJS.ErrnoException) => {
+      // Made meanwhile by another process: as good, if it is a folder (checked below).
+      if (error.code !== 'EEXIST') throw error;
+    });
+  }
+  if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error(`${dir} is not a folder`), { code: 'EEXIST' });
 }
 
 export function indexFileName(config: Config, repoName: string): string {

@@ -2,7 +2,7 @@
  * Output paths that cannot be used fail at once with what is wrong with them, never a raw EEXIST from mkdir;
  * and `index --help` says which files are indexed, `.coderagignore` included.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -31,6 +31,14 @@ describe('an output path that cannot be used', () => {
     const result = await runCli(['index', repo.root, '--out', inside]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error: cannot write to ${inside} (paths.output_dir): part of its path is a file`);
+  });
+
+  // Node's own recursive mkdir never returns there (it makes /proc again and again).
+  it.skipIf(!existsSync('/proc/self'))('index --out under /proc, where no folder can be made, says so instead of hanging', async () => {
+    const repo = makeTempRepo({ 'a.ts': 'export const a = 1;\n' });
+    const result = await runCli(['index', repo.root, '--out', '/proc/coderag-nowhere/indexes'], { timeoutMs: 20_000 });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: cannot write to /proc/coderag-nowhere/indexes (paths.output_dir): no folder can be made there');
   });
 
   it('merge --out naming an existing file says so', async () => {
