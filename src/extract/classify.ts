@@ -44,6 +44,9 @@ export async function classifyFile(file: WalkedFile, options: ClassifyOptions, r
   if (bytes.length > options.maxFileSize) {
     return { ok: false, reason: 'too_large', detail: `size ${bytes.length} bytes exceeds the ${options.maxFileSize} byte limit` };
   }
+  // UTF-16 text is full of NUL bytes, but it is text in another encoding, not binary data.
+  const utf16 = UTF16_BOMS.find(([a, b]) => bytes[0] === a && bytes[1] === b);
+  if (utf16) return { ok: false, reason: 'not_utf8', detail: `UTF-16 text (its byte-order mark says ${utf16[2]}); only UTF-8 is read` };
   if (isBinary(bytes)) return { ok: false, reason: 'binary', detail: 'contains NUL bytes' };
   let content: string;
   try {
@@ -58,6 +61,11 @@ export async function classifyFile(file: WalkedFile, options: ClassifyOptions, r
   }
   return { ok: true, content };
 }
+
+const UTF16_BOMS: ReadonlyArray<readonly [number, number, string]> = [
+  [0xff, 0xfe, 'little-endian'],
+  [0xfe, 0xff, 'big-endian'],
+];
 
 function isBinary(bytes: Buffer): boolean {
   const sample = bytes.subarray(0, 8192);
