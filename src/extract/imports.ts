@@ -60,10 +60,9 @@ export function findImports(source: string, style: ImportStyle, isCode: CodeAt =
   if (style === 'none') return [];
   const found: RawImport[] = [];
   if (style === 'go') return goImports(source, isCode);
+  const keeps = (at: number): boolean => isCode(at) || (style === 'js' && isTypeImport(source, at));
   for (const pattern of PATTERNS[style]) {
-    for (const match of source.matchAll(pattern)) {
-      const at = startOf(match);
-      if (!isCode(at) && !(style === 'js' && isTypeImport(source, at))) continue;
+    for (const match of codeMatches(source, pattern, keeps)) {
       if (style === 'python') {
         if (match[2] !== undefined && pattern.source.includes('from')) {
           const names = match[2].split(',').map((n) => n.trim().split(/\s+/)[0] ?? '').filter((n) => /^\w+$/.test(n));
@@ -101,20 +100,29 @@ function isTypeImport(source: string, at: number): boolean {
   return before >= 0 && '{|<,:'.includes(source[before] as string);
 }
 
-/** Where a match's first word starts: patterns anchored at a line's start also take the space before it. */
-function startOf(match: RegExpMatchArray): number {
-  const text = match[0];
-  return (match.index ?? 0) + (text.length - text.trimStart().length);
+/**
+ * The matches of a global `pattern` whose first word starts where `keeps` says. A match refused is looked for again
+ * from just after its start: `// we export the API` would otherwise take the text up to the next line's real
+ * `export … from './api'` with it.
+ */
+function* codeMatches(source: string, pattern: RegExp, keeps: CodeAt): Generator<RegExpExecArray> {
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(source); match; match = pattern.exec(source)) {
+    const text = match[0];
+    // Patterns anchored at a line's start also take the space before it.
+    const at = match.index + (text.length - text.trimStart().length);
+    if (keeps(at)) yield match;
+    else pattern.lastIndex = at + 1;
+  }
 }
 
 /** Go's imports live in `import "x"` lines and `import ( ... )` blocks; only those count. */
 function goImports(source: string, isCode: CodeAt): RawImport[] {
   const found: RawImport[] = [];
-  for (const block of source.matchAll(/^\s*import\s*\(([\s\S]*?)\)/gm)) {
-    if (!isCode(startOf(block))) continue;
+  for (const block of codeMatches(source, /^\s*import\s*\(([\s\S]*?)\)/gm, isCode)) {
     for (const line of (block[1] ?? '').matchAll(/"([^"]+)"/g)) if (line[1]) found.push({ specifier: line[1] });
   }
-  for (const single of source.matchAll(/^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"/gm)) if (single[1] && isCode(startOf(single))) found.push({ specifier: single[1] });
+  for (const single of codeMatches(source, /^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"/gm, isCode)) if (single[1]) found.push({ specifier: single[1] });
   return found;
 }
 

@@ -185,6 +185,21 @@ describe('imports written in comments and strings', () => {
     }
   });
 
+  it('never hide a real import that follows a comment saying import or export', async () => {
+    const source = [
+      '// Re-export the public API',
+      "export { a } from 'pkg-a';",
+      "export { b } from 'pkg-b';",
+      '/**',
+      ' * Modules export their API',
+      ' */',
+      "export * from 'pkg-core';",
+      '// we import the helpers here',
+      "import { x } from 'pkg-x';",
+    ].join('\n');
+    expect((await factsOf('src/api.ts', source)).dependencies.sort()).toEqual(['pkg-a', 'pkg-b', 'pkg-core', 'pkg-x']);
+  });
+
   it('are not imports in a Python docstring or comment', async () => {
     const source = ['"""Use it as:', '', 'import numpy as np', 'from pandas import DataFrame', '"""', '# import scipy', 'import json', 'from os import path', ''].join('\n');
     expect((await factsOf('tool.py', source)).dependencies.sort()).toEqual(['json', 'os']);
