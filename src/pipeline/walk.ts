@@ -75,7 +75,15 @@ export const runGit: GitRunner = async (args, cwd) => {
  */
 export function mayBeInGitRepository(dir: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.GIT_DIR) return true;
-  for (let at = path.resolve(dir); ; ) {
+  // git looks up from the folder itself, not from the symbolic link that named it.
+  let start = path.resolve(dir);
+  try {
+    start = realpathSync(start);
+  } catch {
+    // Not there: git will say so.
+    return true;
+  }
+  for (let at = start; ; ) {
     if (existsSync(path.join(at, '.git'))) return true;
     if (existsSync(path.join(at, 'HEAD')) && existsSync(path.join(at, 'objects')) && existsSync(path.join(at, 'refs'))) return true;
     const parent = path.dirname(at);

@@ -171,18 +171,25 @@ describe('outside any git repository', () => {
     expect(mayBeInGitRepository(linked.root, {})).toBe(true);
     const bare = repoWith({ HEAD: 'ref: refs/heads/main\n', 'objects/info/packs': '', 'refs/heads/.keep': '' });
     expect(mayBeInGitRepository(bare.root, {})).toBe(true);
+    // A folder of a work tree reached through a symbolic link from outside it.
+    const link = path.join(plain.root, 'linked-package');
+    symlinkSync(path.join(work.root, 'src', 'deep'), link);
+    expect(mayBeInGitRepository(link, {})).toBe(true);
   });
 
   it('walks the folder without starting git, whose every answer would be a failure', async () => {
     const plain = repoWith({ '.gitignore': 'skip.ts\n', 'a.ts': 'x', 'skip.ts': 'x' });
-    expect(mayBeInGitRepository(plain.root)).toBe(false);
+    expect(mayBeInGitRepository(plain.root, {})).toBe(false);
     // A `git` first on PATH that leaves a mark when it runs.
     const bin = repoWith({});
     const mark = path.join(bin.root, 'git-ran');
     writeFileSync(path.join(bin.root, 'git'), `#!/bin/sh\ntouch '${mark}'\nexit 128\n`);
     chmodSync(path.join(bin.root, 'git'), 0o755);
     const savedPath = process.env.PATH;
+    const savedGitDir = process.env.GIT_DIR;
     process.env.PATH = `${bin.root}${path.delimiter}${savedPath ?? ''}`;
+    // Run from a git hook, GIT_DIR would send every question to git.
+    delete process.env.GIT_DIR;
     try {
       const result = await walkRepository(plain.root, options);
       expect(result.files.map((f) => f.path)).toEqual(['a.ts']);
@@ -190,6 +197,7 @@ describe('outside any git repository', () => {
       await expect(runGit(['rev-parse', 'HEAD'], plain.root)).rejects.toThrow(/not a git repository/);
     } finally {
       process.env.PATH = savedPath;
+      if (savedGitDir !== undefined) process.env.GIT_DIR = savedGitDir;
     }
     expect(existsSync(mark)).toBe(false);
   });
