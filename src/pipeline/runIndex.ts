@@ -415,7 +415,7 @@ export interface RunIndexResult {
  * would share a file (`a/app` and `b/app`) are refused before anything is written: the second would replace the
  * first's index.
  */
-function outputPathsOf(repoPaths: readonly string[], options: RunIndexOptions): Map<string, string> {
+export function indexFilesOf(repoPaths: readonly string[], options: Pick<RunIndexOptions, 'config' | 'outDir' | 'shard'>): Map<string, string> {
   const outputs = new Map<string, string>();
   const seen = new Set<string>();
   const owners = new Map<string, string>();
@@ -442,7 +442,7 @@ function outputPathsOf(repoPaths: readonly string[], options: RunIndexOptions): 
  * heap policy (heap.ts).
  */
 export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
-  const outputs = outputPathsOf(repoPaths, options);
+  const outputs = indexFilesOf(repoPaths, options);
   preferCompactHeap();
   await prepareOutputDir(options.outDir);
   const extractors = options.extractors ?? createExtractors(options.config, options.readFile);

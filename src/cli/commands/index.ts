@@ -7,7 +7,7 @@ import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { selectProvider } from '../../llm/select.js';
 import { createLlmSession } from '../../pipeline/llmSession.js';
-import { runIndex } from '../../pipeline/runIndex.js';
+import { indexFilesOf, runIndex } from '../../pipeline/runIndex.js';
 import { parseShard } from '../../pipeline/shard.js';
 import { AbortedError, UsageError } from '../../shared/errors.js';
 import type { ProgressFormat } from '../progress.js';
@@ -139,7 +139,8 @@ export async function resolveRepos(repoArgs: string[], config: Config): Promise<
     if (!info) throw new UsageError(`repository not found: ${repo}`);
     if (!info.isDirectory()) throw new UsageError(`not a folder: ${repo}`);
   }
-  return repos;
+  // Checked here too, so a dry run or a batch (priced and paid before the index is written) refuses them first.
+  return [...indexFilesOf(repos, { config, outDir: config.paths.output_dir }).keys()];
 }
 
 export async function readTargetStructure(file: string): Promise<string> {
