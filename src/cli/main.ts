@@ -5,7 +5,7 @@
  * goes through the commander program.
  */
 import { CodeRagError, errorMessage } from '../shared/errors.js';
-import { searchFlagsWithoutCommander } from './options.js';
+import { errorEvent, progressJson, searchFlagsWithoutCommander } from './options.js';
 import { cliState } from './state.js';
 import type { SearchFlags } from './commands/search.js';
 
@@ -28,8 +28,9 @@ export async function main(argv: string[], run: CommandRunner): Promise<number> 
     const hint = known ? error.hint : cliState.verbose ? undefined : 'run again with --verbose for details';
     const stack = cliState.verbose && error instanceof Error ? error.stack : undefined;
     if (progressJson(argv)) {
-      // A script reading the run's NDJSON events reads its failure as one more event.
-      process.stderr.write(`${JSON.stringify({ type: 'error', message: errorMessage(error), ...(hint ? { hint } : {}), exit_code: exitCode, ...(stack ? { stack } : {}) })}\n`);
+      // A script reading the run's NDJSON events reads its failure as one more event, unless the run's closing
+      // summary already gave its outcome (a budget stop, a batch still pending).
+      if (!cliState.closed) process.stderr.write(errorEvent(errorMessage(error), hint, exitCode, stack));
       return exitCode;
     }
     process.stderr.write(`error: ${errorMessage(error)}\n`);
@@ -39,10 +40,6 @@ export async function main(argv: string[], run: CommandRunner): Promise<number> 
   }
 }
 
-/** Whether the command line asks for NDJSON progress (`--progress json` or `--progress=json`). */
-function progressJson(argv: readonly string[]): boolean {
-  return argv.some((arg, i) => arg === '--progress=json' || (arg === '--progress' && argv[i + 1] === 'json'));
-}
 
 /** Sets the process's exit code when the command is done, and lets Node exit once nothing is pending. */
 export function finish(code: Promise<number>): void {

@@ -110,3 +110,13 @@ export function searchFlagsWithoutCommander(args: readonly string[]): Record<str
   }
   return result;
 }
+
+/** Whether the command line asks for NDJSON progress (`--progress json` or `--progress=json`). */
+export function progressJson(argv: readonly string[]): boolean {
+  return argv.some((arg, i) => arg === '--progress=json' || (arg === '--progress' && argv[i + 1] === 'json'));
+}
+
+/** A failure as the NDJSON event `--progress json` ends with: one line. */
+export function errorEvent(message: string, hint: string | undefined, exitCode: number, stack?: string): string {
+  return `${JSON.stringify({ type: 'error', message, ...(hint ? { hint } : {}), exit_code: exitCode, ...(stack ? { stack } : {}) })}\n`;
+}

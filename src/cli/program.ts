@@ -6,7 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { VERSION } from '../shared/version.js';
 import { cliState } from './state.js';
 import { SYMBOL_KINDS } from '../search/symbols.js';
-import { InvalidValue, SEARCH_OPTIONS, nonNegativeInt, nonNegativeNumber, positiveInt, type OptionSpec, type ValueParser } from './options.js';
+import { errorEvent, InvalidValue, progressJson, SEARCH_OPTIONS, nonNegativeInt, nonNegativeNumber, positiveInt, type OptionSpec, type ValueParser } from './options.js';
 import { MCP_TOOLS } from '../mcp/toolNames.js';
 
 /** A value parser as commander wants it: a bad value is its InvalidArgumentError, reported as a usage error. */
@@ -29,14 +29,22 @@ function commanderOption(spec: OptionSpec): Option {
   return option;
 }
 
-export function buildProgram(): Command {
+/** Shown after a usage error. */
+const USAGE_HINT = '(run with --help for usage)';
+
+/** `ndjsonErrors`: a usage error goes out as the NDJSON error event of `--progress json`, its hint inside. */
+export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean } = {}): Command {
   const program = new Command('coderag')
     .description('Index code repositories into compact, queryable profiles, and search them with no model call.')
     .version(VERSION)
     .option('--verbose', 'print stack traces with errors', false)
-    .showHelpAfterError('(run with --help for usage)')
+    .showHelpAfterError(ndjsonErrors ? false : USAGE_HINT)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => process.stderr.write(s),
+      ...(ndjsonErrors ? { outputError: (s: string) => process.stderr.write(errorEvent(s.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' '), USAGE_HINT, 2)) } : {}),
+    });
 
   program
     .command('index')
@@ -173,7 +181,7 @@ export function buildProgram(): Command {
 /** Runs the command line through commander; answers the exit code (help and version 0, usage errors 2). */
 export async function runProgram(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    await buildProgram({ ndjsonErrors: progressJson(argv) }).parseAsync(argv);
     return cliState.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;

@@ -6,6 +6,7 @@ import type { RepoIndex } from '../index/types.js';
 import type { RunIndexResult } from '../pipeline/runIndex.js';
 import type { FailedFile, ReuseFigures, WrittenIndex } from '../pipeline/writeIndex.js';
 import type { Progress } from './progress.js';
+import { cliState } from './state.js';
 
 /** Exit code of a run that wrote its indexes although some files failed (their reasons are in the index). */
 export const EXIT_FILES_FAILED = 3;
@@ -35,6 +36,7 @@ export function reportRun(result: RunIndexResult, progress: Progress, flags: { q
   const exitCode = budgetStopped ? EXIT_BUDGET_STOPPED : failures.length ? EXIT_FILES_FAILED : 0;
   if (progress.json) {
     progress.record({ type: 'summary', exit_code: exitCode, ...runSummary(result.written, result.reports, Date.now() - started, exitCode), failed_files: failures });
+    cliState.closed = true;
   } else {
     for (const warning of progress.warnings) process.stderr.write(`warning: ${warning}\n`);
     writeFailures(failures);

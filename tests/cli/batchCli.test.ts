@@ -100,8 +100,10 @@ describe('spending limits', () => {
     const config = configWith('performance:\n  max_concurrent_files: 2\n');
     const result = await runCli(['index', fixture, '--out', makeTempDir(), '--config', config, '--max-calls', '1', '--progress', 'json', '--json'], { env: openaiEnv(makeTempDir('coderag-cache-')) });
     expect(result.code).toBe(4);
-    const summary = result.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((e) => e.type === 'summary');
-    expect(summary).toMatchObject({ status: 'budget_stopped', exit_code: 4 });
+    const events = result.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The summary closes the events: the stop is its outcome, not an error after it.
+    expect(events.at(-1)).toMatchObject({ type: 'summary', status: 'budget_stopped', exit_code: 4 });
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'budget_stopped', exit_code: 4 });
   });
 

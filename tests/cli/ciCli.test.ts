@@ -51,6 +51,9 @@ describe('coderag index --progress json (offline)', () => {
     const result = await runCli(['index', missing, '--progress', 'json']);
     expect(result.code).toBe(2);
     expect(events(result.stderr)).toEqual([{ type: 'error', message: `repository not found: ${missing}`, exit_code: 2 }]);
+    const unknown = await runCli(['index', missing, '--bogus', '--progress', 'json']);
+    expect(unknown.code).toBe(2);
+    expect(events(unknown.stderr)).toEqual([{ type: 'error', message: "unknown option '--bogus' (Did you mean --focus?)", hint: '(run with --help for usage)', exit_code: 2 }]);
   });
 
   it('says on the closing line how many files each .coderagignore rule excluded', async () => {
