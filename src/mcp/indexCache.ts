@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { isIndexFileName, loadIndexes, type LoadResult } from '../search/load.js';
+import { isIndexFileName, loadIndexes, type LoadOptions, type LoadResult } from '../search/load.js';
 import type { LoadedIndex } from '../search/types.js';
 import { SearchCorpus } from '../search/search.js';
 import { readRepositoryFile } from '../search/sourceFiles.js';
@@ -23,7 +23,7 @@ export interface IndexSnapshot {
 
 export interface IndexCacheOptions {
   /** Reads a folder of indexes. */
-  load?: (dir: string) => Promise<LoadResult>;
+  load?: (dir: string, options?: LoadOptions) => Promise<LoadResult>;
   /** Fingerprints a folder's index files; throws when the folder cannot be read. */
   signature?: (dir: string) => Promise<string>;
   /** How many folders stay loaded; the least recently used one is dropped first. */
@@ -34,11 +34,13 @@ export interface IndexCacheOptions {
 interface Entry {
   signature: string;
   snapshot: Promise<IndexSnapshot>;
+  /** The snapshot, once loaded. */
+  settled?: IndexSnapshot;
 }
 
 export class IndexCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly load: (dir: string) => Promise<LoadResult>;
+  private readonly load: (dir: string, options?: LoadOptions) => Promise<LoadResult>;
   private readonly signature: (dir: string) => Promise<string>;
   private readonly maxFolders: number;
   private readonly log: (line: string) => void;
@@ -50,8 +52,11 @@ export class IndexCache {
     this.log = options.log ?? (() => {});
   }
 
-  /** The folder's indexes, from memory when its files are unchanged. Never rejects: a folder that cannot be read gives no indexes and a warning. */
-  async get(dir: string): Promise<IndexSnapshot> {
+  /**
+   * The folder's indexes, from memory when its files are unchanged. Never rejects: a folder that cannot be read
+   * gives no indexes and a warning. `packs: false` loads them again without search files, and keeps that.
+   */
+  async get(dir: string, { packs = true }: { packs?: boolean } = {}): Promise<IndexSnapshot> {
     const absolute = path.resolve(dir);
     let signature: string;
     try {
@@ -61,16 +66,17 @@ export class IndexCache {
       return emptySnapshot(absolute, errorMessage(error));
     }
     const hit = this.entries.get(absolute);
-    if (hit && hit.signature === signature) {
+    if (hit && hit.signature === signature && packs) {
       // Re-inserting keeps the Map in least-recently-used order.
       this.entries.delete(absolute);
       this.entries.set(absolute, hit);
       return hit.snapshot;
     }
-    const entry: Entry = { signature, snapshot: this.build(absolute, hit !== undefined) };
+    const entry: Entry = { signature, snapshot: this.build(absolute, hit !== undefined, packs) };
     this.entries.delete(absolute);
     this.entries.set(absolute, entry);
     void entry.snapshot.then((snapshot) => {
+      entry.settled = snapshot;
       // A folder that vanished between the fingerprint and the read is looked at afresh next time.
       if (snapshot.failed && this.entries.get(absolute) === entry) this.entries.delete(absolute);
     });
@@ -81,14 +87,18 @@ export class IndexCache {
     return entry.snapshot;
   }
 
-  /** Drops what is kept of the folder: the next `get` loads it again. */
-  forget(dir: string): void {
-    this.entries.delete(path.resolve(dir));
+  /**
+   * Drops what is kept of the folder, when it is still `failed` (the snapshot a call found wanting), so the next
+   * `get` loads it again; calls that failed together do not drop each other's reload.
+   */
+  forget(dir: string, failed: IndexSnapshot): void {
+    const absolute = path.resolve(dir);
+    if (this.entries.get(absolute)?.settled === failed) this.entries.delete(absolute);
   }
 
-  private async build(dir: string, reload: boolean): Promise<IndexSnapshot> {
+  private async build(dir: string, reload: boolean, packs: boolean): Promise<IndexSnapshot> {
     try {
-      const { indexes, warnings } = await this.load(dir);
+      const { indexes, warnings } = await this.load(dir, { packs });
       this.log(`${reload ? 'reloaded' : 'loaded'} ${indexes.length} index(es) from ${dir}`);
       for (const warning of warnings) this.log(`warning: ${warning}`);
       return { dir, indexes, warnings, corpus: new SearchCorpus(indexes, { readFile: readRepositoryFile }), failed: false };

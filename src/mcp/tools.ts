@@ -58,16 +58,18 @@ const HINT = 'run `coderag index <repo> --out <dir>` first, or pass indexes_path
 
 /**
  * `answer` over the folder's loaded indexes. A search file found not to match its index is removed as it is found
- * (load.ts); the folder is then loaded again, which rebuilds it, and answered once more with a warning that says so.
+ * (load.ts); the folder is then loaded again, which rebuilds it (or, when it could not be removed, without search
+ * files), and answered once more with a warning that says so.
  */
 async function withIndexes(context: ToolContext, indexesPath: string, answer: (snapshot: IndexSnapshot) => Promise<ToolAnswer>): Promise<ToolAnswer> {
+  const snapshot = await context.cache.get(indexesPath);
   try {
-    return await answer(await context.cache.get(indexesPath));
+    return await answer(snapshot);
   } catch (error) {
     if (!(error instanceof PackMismatchError)) throw error;
-    context.cache.forget(indexesPath);
-    const snapshot = await context.cache.get(indexesPath);
-    return answer({ ...snapshot, warnings: [`${error.message}; rebuilt from the index`, ...snapshot.warnings] });
+    context.cache.forget(indexesPath, snapshot);
+    const again = await context.cache.get(indexesPath, { packs: error.removed });
+    return answer({ ...again, warnings: [error.retried, ...again.warnings] });
   }
 }
 

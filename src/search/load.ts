@@ -211,14 +211,26 @@ export function packIndex(file: string, source: PackSource, index: RepoIndex, by
 }
 
 /**
- * A search file named a file its index does not hold (damaged, or left by another index of the same name) and
- * was removed: loading the folder again rebuilds it from the index, which is what the search commands do.
+ * A search file named a file its index does not hold (damaged, or left by another index of the same name). It is
+ * removed where it is found, and loading the folder again rebuilds it from the index; when it cannot be removed
+ * (a read-only folder), loading without search files reads the indexes themselves. The search commands do one or
+ * the other, once.
  */
 export class PackMismatchError extends CodeRagError {
   override name = 'PackMismatchError';
 
-  constructor(readonly indexFile: string) {
-    super(`the search file of ${path.basename(indexFile)} did not match the index and was removed`, { hint: 'search again: the next search rebuilds it from the index' });
+  constructor(
+    readonly indexFile: string,
+    readonly removed: boolean,
+  ) {
+    super(`the search file of ${path.basename(indexFile)} did not match the index${removed ? ' and was removed' : ', and could not be removed'}`, {
+      hint: removed ? 'search again: the next search rebuilds it from the index' : `delete ${packPathFor(indexFile)} or make its folder writable`,
+    });
+  }
+
+  /** What a search that loaded the folder again did. */
+  get retried(): string {
+    return `${this.message}; ${this.removed ? 'rebuilt from the index' : 'this search read the index without it'}`;
   }
 }
 
@@ -247,13 +259,15 @@ function packedIndex(key: string, file: string, pack: PackView): LoadedIndex {
       // The pack names a file the index does not hold (a damaged pack, or a stale one): drop it, so the next
       // load rebuilds it from the JSON. The index's own pack and the folder's combined pack hold the same
       // copy of its paths, whichever of them answered, so both go.
+      let removed = true;
       try {
         rmSync(packPathFor(file), { force: true });
         rmSync(folderPackPath(path.dirname(file)), { force: true });
       } catch {
-        // An unwritable folder: the pack stays, and so does this message.
+        // An unwritable folder: the pack stays, and searches read the index without it.
+        removed = false;
       }
-      throw new PackMismatchError(file);
+      throw new PackMismatchError(file, removed);
     }
     return byPath;
   };

@@ -124,6 +124,7 @@ describe('coderag search with a damaged search file', () => {
     expect(result.code).toBe(0);
     const warning = 'the search file of polyglot_index.json did not match the index and was removed; rebuilt from the index';
     expect(result.stderr).toContain(`warning: ${warning}`);
+    expect(result.stderr.match(/did not match/g)).toHaveLength(1);
     const answer = JSON.parse(result.stdout);
     expect(answer.warnings).toContain(warning);
     expect(answer.references.map((r: { file_path: string }) => r.file_path)).toContain('src/cache/lruCache.ts');

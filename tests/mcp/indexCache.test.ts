@@ -12,9 +12,9 @@ function countingCache(options: { maxFolders?: number } = {}) {
   const logs: string[] = [];
   const cache = new IndexCache({
     ...options,
-    load: (dir) => {
-      loads.push(dir);
-      return loadIndexes(dir);
+    load: (dir, loadOptions) => {
+      loads.push(loadOptions?.packs === false ? `${dir} (no packs)` : dir);
+      return loadIndexes(dir, loadOptions);
     },
     log: (line) => logs.push(line),
   });
@@ -32,6 +32,22 @@ describe('the MCP server\'s index cache', () => {
     expect(second).toBe(first);
     expect(loads).toEqual([dir]);
     expect(logs).toEqual([`loaded 1 index(es) from ${dir}`]);
+  });
+
+  it('forgets a folder only for the call whose snapshot failed, and loads it without packs when asked', async () => {
+    const dir = makeTempDir();
+    writeIndex(dir, 'cachelib', CACHE_REPO);
+    const { cache, loads } = countingCache();
+    const first = await cache.get(dir);
+    cache.forget(dir, first);
+    const reloaded = await cache.get(dir);
+    expect(reloaded).not.toBe(first);
+    // A second call that failed on the first snapshot does not drop the reload the first call made.
+    cache.forget(dir, first);
+    expect(await cache.get(dir)).toBe(reloaded);
+    const packless = await cache.get(dir, { packs: false });
+    expect(await cache.get(dir)).toBe(packless);
+    expect(loads).toEqual([dir, dir, `${dir} (no packs)`]);
   });
 
   it('reloads when an index is added, rewritten or removed', async () => {

@@ -100,10 +100,12 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
     });
   }
   const dir = await indexesDir(flags.indexes, flags.config);
-  const loadAndRank = async () => {
-    const { indexes, warnings } = await loadIndexes(dir);
-    for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-    if (indexes.length === 0) throw await noIndexesError(dir, warnings);
+  const loadAndRank = async (packs: boolean) => {
+    const { indexes, warnings } = await loadIndexes(dir, { packs });
+    if (indexes.length === 0) {
+      for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+      throw await noIndexesError(dir, warnings);
+    }
     // Started first: its git processes run while the query is ranked.
     const checking = checkFreshness(indexes);
     const ranked = search(new SearchCorpus(indexes, { readFile: readRepositoryFile }), {
@@ -117,14 +119,14 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
     });
     return { indexes, warnings, checking, ranked };
   };
-  const { indexes, warnings, checking, ranked } = await loadAndRank().catch(async (error: unknown) => {
-    // A search file that did not match its index was removed as it was found: loading again rebuilds it.
+  const { indexes, warnings, checking, ranked } = await loadAndRank(true).catch(async (error: unknown) => {
+    // A search file that did not match its index was removed as it was found: loading again rebuilds it (or, when
+    // it could not be removed, reads the indexes without it).
     if (!(error instanceof PackMismatchError)) throw error;
-    const warning = `${error.message}; rebuilt from the index`;
-    process.stderr.write(`warning: ${warning}\n`);
-    const again = await loadAndRank();
-    return { ...again, warnings: [warning, ...again.warnings] };
+    const again = await loadAndRank(error.removed);
+    return { ...again, warnings: [error.retried, ...again.warnings] };
   });
+  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   // Loaded only when asked for, like the config: a plain search should not pay for it.
   const response = flags.snippets ? await (await import('../../search/snippets.js')).addSnippets(ranked, indexes, { lines: flags.snippets }) : ranked;
   const freshness = await checking;
