@@ -44,9 +44,9 @@ export async function classifyFile(file: WalkedFile, options: ClassifyOptions, r
   if (bytes.length > options.maxFileSize) {
     return { ok: false, reason: 'too_large', detail: `size ${bytes.length} bytes exceeds the ${options.maxFileSize} byte limit` };
   }
-  // UTF-16 text is full of NUL bytes, but it is text in another encoding, not binary data.
-  const utf16 = UTF16_BOMS.find(([a, b]) => bytes[0] === a && bytes[1] === b);
-  if (utf16) return { ok: false, reason: 'not_utf8', detail: `UTF-16 text (its byte-order mark says ${utf16[2]}); only UTF-8 is read` };
+  // UTF-16 and UTF-32 text is full of NUL bytes, but it is text in another encoding, not binary data.
+  const encoding = UNICODE_BOMS.find(({ mark }) => mark.every((byte, i) => bytes[i] === byte))?.name;
+  if (encoding) return { ok: false, reason: 'not_utf8', detail: `${encoding} text (its byte-order mark says so); only UTF-8 is read` };
   if (isBinary(bytes)) return { ok: false, reason: 'binary', detail: 'contains NUL bytes' };
   let content: string;
   try {
@@ -62,9 +62,12 @@ export async function classifyFile(file: WalkedFile, options: ClassifyOptions, r
   return { ok: true, content };
 }
 
-const UTF16_BOMS: ReadonlyArray<readonly [number, number, string]> = [
-  [0xff, 0xfe, 'little-endian'],
-  [0xfe, 0xff, 'big-endian'],
+/** Byte-order marks of the encodings a file that is not UTF-8 says it is in; UTF-32's first, as its LE mark starts like UTF-16's. */
+const UNICODE_BOMS: ReadonlyArray<{ mark: readonly number[]; name: string }> = [
+  { mark: [0xff, 0xfe, 0x00, 0x00], name: 'UTF-32 little-endian' },
+  { mark: [0x00, 0x00, 0xfe, 0xff], name: 'UTF-32 big-endian' },
+  { mark: [0xff, 0xfe], name: 'UTF-16 little-endian' },
+  { mark: [0xfe, 0xff], name: 'UTF-16 big-endian' },
 ];
 
 function isBinary(bytes: Buffer): boolean {

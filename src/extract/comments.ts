@@ -189,8 +189,9 @@ function isProse(text: string): boolean {
 
 /**
  * Whether the text at `index` is code: not in a comment and not in a string literal. The smallest node there is
- * then the comment, or the string or its text (`string_fragment`, `string_content`); every grammar names those
- * node types so. One look-up: asking for the node's parent too doubled the cost and changed no answer.
+ * then the comment, or the string or its text (`string_fragment`, `string_content`), as the grammars here name
+ * them; Ruby's heredoc bodies, JSX text and regular expressions are named otherwise and count as code. One
+ * look-up: asking for the node's parent too doubled the cost and changed no answer.
  */
 export function isCodeAt(tree: Tree, index: number): boolean {
   // A span of one character: a node ending where the word starts (`/* c */require(…)`) does not hold it.

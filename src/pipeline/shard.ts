@@ -81,6 +81,6 @@ export function shardInfo(shard: Shard, walkedPaths: readonly string[], settings
 
 /** `polyglot_index.json` → `polyglot_index.shard-2-of-4.json`: beside the full index, never mistaken for it. */
 export function shardFileName(indexFileName: string, shard: Shard): string {
-  const suffix = `.shard-${shard.index}-of-${shard.count}`;
-  return indexFileName.endsWith('.json') ? `${indexFileName.slice(0, -'.json'.length)}${suffix}.json` : `${indexFileName}${suffix}`;
+  // The config makes every index file name end in .json.
+  return `${indexFileName.slice(0, -'.json'.length)}.shard-${shard.index}-of-${shard.count}.json`;
 }

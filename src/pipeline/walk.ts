@@ -128,7 +128,7 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
     if (++looked % STATS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     const absolute = path.join(root, ...segments);
     const entry = statCandidate(root, absolute);
-    if (entry === DENIED) unreadable.add(`${segments.slice(0, -1).join('/')}/`);
+    if (entry === DENIED) unreadable.add(`${segments.slice(0, -1).join('/') || '.'}/`);
     if (!entry || entry === DENIED) continue;
     const file = { path: relative, absolute, size: entry.size, mtimeMs: entry.mtimeMs };
     if (entry.outside) outside.push(file);

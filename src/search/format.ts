@@ -97,7 +97,9 @@ function listed(values: readonly string[], n: number): string {
 /** `text` cut to `n` characters with one ellipsis when it is longer (a summary may already end in its own). */
 function shortened(text: string, n: number): string {
   if (text.length <= n) return text;
-  return `${text.slice(0, n).replace(/(?:\.\.\.|…)$/, '').trimEnd()}…`;
+  // Never half of a character written as two code units (an emoji).
+  const end = text.charCodeAt(n - 1) >= 0xd800 && text.charCodeAt(n - 1) <= 0xdbff ? n - 1 : n;
+  return `${text.slice(0, end).replace(/(?:\.\.\.|…)$/, '').trimEnd()}…`;
 }
 
 /** What a task text was read as: its anchors, by kind, and whether it was cut. */

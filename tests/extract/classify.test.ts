@@ -32,11 +32,13 @@ describe('classifying a file', () => {
     expect(await classifyFile(file('x.py'), options, reading(latin1))).toMatchObject({ ok: false, reason: 'not_utf8' });
   });
 
-  it('skips UTF-16 text as text in another encoding, not as binary data', async () => {
+  it('skips UTF-16 and UTF-32 text as text in another encoding, not as binary data', async () => {
     const little = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('x = 1\n', 'utf16le')]);
-    expect(await classifyFile(file('x.py'), options, reading(little))).toEqual({ ok: false, reason: 'not_utf8', detail: 'UTF-16 text (its byte-order mark says little-endian); only UTF-8 is read' });
+    expect(await classifyFile(file('x.py'), options, reading(little))).toEqual({ ok: false, reason: 'not_utf8', detail: 'UTF-16 little-endian text (its byte-order mark says so); only UTF-8 is read' });
     const big = Buffer.from(Buffer.from('\ufeffx = 1\n', 'utf16le').swap16());
-    expect(await classifyFile(file('x.py'), options, reading(big))).toMatchObject({ ok: false, reason: 'not_utf8' });
+    expect(await classifyFile(file('x.py'), options, reading(big))).toMatchObject({ ok: false, reason: 'not_utf8', detail: expect.stringMatching(/^UTF-16 big-endian/) });
+    const utf32 = Buffer.from([0xff, 0xfe, 0, 0, 0x78, 0, 0, 0]);
+    expect(await classifyFile(file('x.py'), options, reading(utf32))).toMatchObject({ ok: false, reason: 'not_utf8', detail: expect.stringMatching(/^UTF-32 little-endian/) });
   });
 
   it('records an unreadable file with its error code instead of throwing', async () => {

@@ -43,6 +43,13 @@ describe('the markdown answer', () => {
     expect(summaries[1]).toBe('**Summary**: Retries a request with backoff.');
   });
 
+  it('never ends a cut summary in two ellipses, nor in half an emoji', () => {
+    const cutAfterDots = formatMarkdown(answer([reference(0, { summary: `${'a'.repeat(297)}...and then more` })]));
+    expect(cutAfterDots).toContain(`**Summary**: ${'a'.repeat(297)}…\n`);
+    const cutInEmoji = formatMarkdown(answer([reference(0, { summary: `${'a'.repeat(299)}😀 and more` })]));
+    expect(cutInEmoji).toContain(`**Summary**: ${'a'.repeat(299)}…\n`);
+  });
+
   it('writes a dash for a list with nothing in it', () => {
     const markdown = formatMarkdown(answer([reference(0, { main_functions: [], dependencies: [] })]));
     expect(markdown).toContain('**Main Functions**: -\n');
