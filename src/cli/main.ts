@@ -29,7 +29,7 @@ export async function main(argv: string[], run: CommandRunner): Promise<number> 
     const stack = cliState.verbose && error instanceof Error ? error.stack : undefined;
     if (progressJson(argv)) {
       // A script reading the run's NDJSON events reads its failure as one more event, unless the run's closing
-      // summary already gave its outcome (a budget stop, a batch still pending).
+      // summary already gave its outcome (a budget stop).
       if (!cliState.closed) process.stderr.write(errorEvent(errorMessage(error), hint, exitCode, stack));
       return exitCode;
     }
@@ -39,7 +39,6 @@ export async function main(argv: string[], run: CommandRunner): Promise<number> 
     return exitCode;
   }
 }
-
 
 /** Sets the process's exit code when the command is done, and lets Node exit once nothing is pending. */
 export function finish(code: Promise<number>): void {
