@@ -164,11 +164,25 @@ export async function plan(options: PlanOptions): Promise<PlanResult> {
   }
 }
 
+/**
+ * What is wrong with starting or resuming, known before any model is needed (so a caller may ask first, as the
+ * CLI does before it chooses a provider): `resume` with nothing saved, a new plan over a saved one, or without a
+ * query. Null when nothing is.
+ */
+export function conversationProblem(saved: boolean, location: string, options: Pick<PlanOptions, 'query' | 'resume'>): UsageError | null {
+  if (options.resume) return saved ? null : new UsageError(`no saved conversation to resume: ${location} does not exist`, { hint: 'start one without --resume' });
+  if (saved) return new UsageError(`a conversation is already saved in ${location}`, { hint: 'continue it with --resume, or move or delete the file to start over' });
+  if (!options.query?.trim()) return new UsageError('--query is required to start a plan', { hint: 'coderag plan --query "what to build" --out target_structure.md' });
+  return null;
+}
+
 async function openConversation(options: PlanOptions, config: Config, store: PlanStateStore, now: () => Date, emit: (event: PlanEvent) => void): Promise<PlanState> {
   const saved = await store.load();
-  const query = options.query?.trim();
-  if (options.resume) {
-    if (!saved) throw new UsageError(`no saved conversation to resume: ${store.location} does not exist`, { hint: 'start one without --resume' });
+  const problem = conversationProblem(saved !== null, store.location, options);
+  if (problem) throw problem;
+  const query = options.query?.trim() ?? '';
+  if (saved) {
+    // Resuming (conversationProblem allows a saved conversation only then).
     if (query && redactSecrets(query).text !== saved.query) {
       throw new UsageError(`${store.location} holds a conversation about another query`, { hint: 'drop --query to continue it, or move the file to start a new one' });
     }
@@ -176,10 +190,6 @@ async function openConversation(options: PlanOptions, config: Config, store: Pla
     emit({ type: 'resumed', turns: saved.turns.filter((t) => t.answer !== null).length, location: store.location });
     return saved;
   }
-  if (saved) {
-    throw new UsageError(`a conversation is already saved in ${store.location}`, { hint: 'continue it with --resume, or move or delete the file to start over' });
-  }
-  if (!query) throw new UsageError('--query is required to start a plan', { hint: 'coderag plan --query "what to build" --out target_structure.md' });
   const limits = { maxFileSize: config.plan.max_input_file_size, maxChars: config.plan.max_input_chars };
   const parts = [
     options.inputsDir ? await readInputDocuments(options.inputsDir, limits) : null,

@@ -89,6 +89,16 @@ describe('coderag plan with --answers', () => {
     expect(result.stderr).toContain('hint: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL');
   });
 
+  it('says a missing --query, or --resume with nothing saved, before it says no model is configured', async () => {
+    const out = path.join(makeTempDir(), 'ts.md');
+    const noQuery = await runCli(['plan', '--out', out, '--answers', answersFile('approve')], { env: cleanEnv() });
+    expect(noQuery.code).toBe(2);
+    expect(noQuery.stderr).toContain('error: --query is required to start a plan');
+    const nothingSaved = await runCli(['plan', '--resume', '--out', out, '--answers', answersFile('approve')], { env: cleanEnv() });
+    expect(nothingSaved.code).toBe(2);
+    expect(nothingSaved.stderr).toContain(`error: no saved conversation to resume: ${out}.plan.json does not exist`);
+  });
+
   it('is a usage error for a missing inputs folder, before any model call', async () => {
     const result = await runCli(['plan', '--query', 'x', '--inputs', '/nonexistent/docs', '--out', path.join(makeTempDir(), 'ts.md'), '--answers', answersFile('approve')], { env: env() });
     expect(result.code).toBe(2);

@@ -2,11 +2,13 @@
  * `coderag plan`: the conversation that writes a target structure. The conversation goes to stderr (the
  * author reads it at the terminal); stdout carries the written file's path only.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { loadConfig } from '../../config/load.js';
 import { selectProvider } from '../../llm/select.js';
 import { answerLines, listAnswers, terminalAnswers, type AnswerSource } from '../../plan/answers.js';
-import { plan, type PlanEvent } from '../../plan/plan.js';
+import { conversationProblem, plan, type PlanEvent } from '../../plan/plan.js';
+import { statePathFor } from '../../plan/state.js';
 import type { ModelTurn } from '../../plan/turn.js';
 import { UsageError } from '../../shared/errors.js';
 import { interruptHandler } from '../runControls.js';
@@ -29,6 +31,11 @@ export async function planCommand(flags: PlanFlags): Promise<void> {
   if (flags.provider) llm.model_provider = flags.provider;
   if (flags.model) llm.model = flags.model;
   const { config } = await loadConfig({ configPath: flags.config, overrides: { llm } });
+  // With nothing saved, a missing --query or a --resume is said before the model is asked for; a saved file is
+  // read, and checked, by plan itself.
+  const location = statePathFor(flags.out);
+  const problem = existsSync(location) ? null : conversationProblem(false, location, flags);
+  if (problem) throw problem;
   const choice = selectProvider(config);
   if (!choice.provider) {
     throw new UsageError('planning needs a model', { hint: 'set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL (a local OpenAI-compatible server), and do not choose --provider static' });
