@@ -6,7 +6,7 @@
  * most MAX_STATS changed files. At most CONCURRENT_CHECKS git processes run at once. A repository that is
  * not on disk (indexes copied from CI) is not checked.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { LimitFunction } from 'p-limit';
@@ -139,13 +139,40 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
   if (!meta.git_dirty) {
     return stale(`${plural(changed.length, 'tracked file')} changed since indexing (${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''})`);
   }
-  // Indexed with uncommitted changes and still dirty: a changed file modified after the run began is news.
+  // Indexed with uncommitted changes and still dirty: a changed file modified after the run began is news, and so
+  // is a deleted one the index still holds (one deleted before the run is not in it).
   const startedAt = Date.parse(meta.analysis_date ?? '') - (meta.duration_ms ?? 0);
+  // Relative to the folder as git sees it: git's paths are real ones.
+  const repoPath = realFolder(meta.repo_path);
+  let held: ReadonlySet<string> | null = null;
   for (const file of changed.slice(0, MAX_STATS)) {
-    const modified = await mtime(path.join(top, file));
-    if (modified === null || modified > startedAt) return stale(`${file} changed since indexing (uncommitted)`);
+    const absolute = path.join(top, file);
+    const modified = await mtime(absolute);
+    if (modified === null) {
+      held ??= indexedPaths(loaded);
+      if (held.has(path.relative(repoPath, absolute).split(path.sep).join('/'))) return stale(`${file} was deleted since indexing (uncommitted)`);
+    } else if (modified > startedAt) {
+      return stale(`${file} changed since indexing (uncommitted)`);
+    }
   }
   return { ...base, checked: true, stale: false };
+}
+
+/** The paths of the files an index holds: its pack's searchable files, or every entry of the whole index. */
+function indexedPaths(loaded: LoadedIndex): Set<string> {
+  const packed = loaded.packed;
+  if (!packed) return new Set(loaded.index.file_summaries.map((f) => f.file_path));
+  const paths = new Set<string>();
+  for (let d = 0; d < packed.size; d++) paths.add(packed.fieldIndex.paths.at(packed.start + d) as string);
+  return paths;
+}
+
+function realFolder(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return folder;
+  }
 }
 
 function isFolder(file: string): boolean {

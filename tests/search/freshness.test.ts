@@ -1,4 +1,4 @@
-import { utimesSync } from 'node:fs';
+import { rmSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
@@ -74,6 +74,23 @@ describe('freshness of an index against its repository on disk', () => {
     expect(await freshnessOf(out)).toMatchObject({ stale: true, reason: 'src/clock.ts changed since indexing (uncommitted)' });
     repo.git('checkout', '--', 'src/clock.ts');
     expect((await freshnessOf(out))?.reason).toMatch(/^the uncommitted changes that were indexed are gone/);
+  });
+
+  it('keeps an index fresh when files deleted before indexing stay deleted, and calls it stale when an indexed one goes', async () => {
+    const repo = gitRepo();
+    repo.write('src/extra/a.ts', 'export const a = 1;\n');
+    repo.write('src/extra/b.ts', 'export const b = 1;\n');
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'extra');
+    rmSync(path.join(repo.root, 'src/extra'), { recursive: true });
+    const out = await indexInto(repo);
+    // From the whole index and from its search pack alike.
+    const fromPack = async () => (await checkFreshness((await loadIndexes(out)).indexes))[0];
+    expect(await freshnessOf(out)).toMatchObject({ indexed_dirty: true, checked: true, stale: false });
+    expect(await fromPack()).toMatchObject({ indexed_dirty: true, checked: true, stale: false });
+    rmSync(path.join(repo.root, 'src/clock.ts'));
+    expect(await freshnessOf(out)).toMatchObject({ stale: true, reason: 'src/clock.ts was deleted since indexing (uncommitted)' });
+    expect(await fromPack()).toMatchObject({ stale: true, reason: 'src/clock.ts was deleted since indexing (uncommitted)' });
   });
 
   it('is not checked, and says why, when the repository is not on disk', async () => {
