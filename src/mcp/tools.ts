@@ -11,6 +11,7 @@ import { addSnippets } from '../search/snippets.js';
 import type { Granularity, LoadedIndex, MatchedSymbol, Snippet } from '../search/types.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
 import { CodeRagError } from '../shared/errors.js';
+import { clipped } from '../shared/text.js';
 import type { IndexCache, IndexSnapshot } from './indexCache.js';
 
 export interface ToolContext {
@@ -55,6 +56,8 @@ export interface SearchArgs {
 }
 
 const HINT = 'run `coderag index <repo> --out <dir>` first, or pass indexes_path';
+/** Characters of a request's text an answer quotes back, at most. */
+const MAX_ECHOED = 200;
 
 /**
  * `answer` over the folder's loaded indexes. A search file found not to match its index is removed as it is found
@@ -121,7 +124,7 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
 
 async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPath: string, target: string, snapshot: IndexSnapshot): Promise<ToolAnswer> {
   if (snapshot.indexes.length === 0) {
-    return failure(`No index files found or failed to load from: ${indexesPath}`, { query: args.query, target_file: target, indexes_path: indexesPath }, snapshot);
+    return failure(`No index files found or failed to load from: ${indexesPath}`, { query: clipped(args.query, MAX_ECHOED), target_file: target, indexes_path: indexesPath }, snapshot);
   }
   const ranked = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS, ...(args.granularity ? { granularity: args.granularity } : {}) });
   const response = args.snippets ? await addSnippets(ranked, snapshot.indexes, { lines: args.snippets }) : ranked;
@@ -142,7 +145,8 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
     isError: false,
     json: {
       status: 'success',
-      query: args.query,
+      // Quoted back clipped: a 2 MB issue text would otherwise come back whole in the answer.
+      query: clipped(args.query, MAX_ECHOED),
       target_file: response.target_file,
       indexes_path: indexesPath,
       keywords_used: response.keywords_used,
@@ -196,7 +200,7 @@ export async function getFileOutline(context: ToolContext, args: FileOutlineArgs
 export async function findSymbolTool(context: ToolContext, args: FindSymbolArgs): Promise<ToolAnswer> {
   const indexesPath = args.indexes_path || context.defaultIndexesDir;
   const snapshot = await context.cache.get(indexesPath);
-  const fields = { name: args.name, kind: args.kind ?? null, indexes_path: indexesPath };
+  const fields = { name: clipped(args.name, MAX_ECHOED), kind: args.kind ?? null, indexes_path: indexesPath };
   if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
   try {
     const result = findSymbol(snapshot.indexes, args.name, { ...(args.kind ? { kind: args.kind } : {}), maxResults: args.max_results ?? DEFAULT_SYMBOL_RESULTS });

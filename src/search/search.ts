@@ -8,7 +8,7 @@
  */
 import { detectLanguage } from '../extract/languages.js';
 import type { CodeSymbol } from '../index/types.js';
-import { compareCodeUnits, SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
+import { clipped, compareCodeUnits, SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
 import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
@@ -114,7 +114,7 @@ function symbolKind(type: ElementType | undefined): CodeSymbol['kind'] | undefin
 /** Why a request found nothing, so an empty answer never comes without a reason. */
 export function emptyAnswerNotice(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: readonly string[]): string {
   // A task text can be a megabyte: the notice quotes its start.
-  const quoted = (text: string) => (text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text);
+  const quoted = (text: string) => clipped(text, MAX_QUOTED);
   const asked = [...(request.query?.trim() ? [request.query.trim()] : []), ...(request.keywords ?? []).map((k) => k.trim()).filter(Boolean)].map(quoted);
   const tokenizer = corpus.tokenizer;
   const searchable = keywords.some((k) => tokenizer.text(k).length > 0) || (target !== '' && tokenizer.text(splitPath(target).stem).length > 0);

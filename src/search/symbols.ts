@@ -5,6 +5,7 @@
  */
 import type { CodeSymbol, SymbolKind } from '../index/types.js';
 import { CodeRagError, UsageError } from '../shared/errors.js';
+import { clipped } from '../shared/text.js';
 import type { LoadedIndex } from './types.js';
 
 export const SYMBOL_KINDS: readonly SymbolKind[] = ['function', 'class', 'method', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'namespace', 'constant', 'variable'];
@@ -99,6 +100,8 @@ export interface FindSymbolOptions {
 export const DEFAULT_SYMBOL_RESULTS = 20;
 
 const MATCH_ORDER: readonly SymbolMatchKind[] = ['exact', 'qualified', 'case_insensitive', 'suffix'];
+/** Characters of a searched name an answer quotes back, at most. */
+const MAX_QUOTED_NAME = 200;
 
 /**
  * Where a name is defined, across all indexes: exact names first, then ast_paths that end with it (so
@@ -145,13 +148,15 @@ export function findSymbol(indexes: readonly LoadedIndex[], name: string, option
       (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0) ||
       a.start_line - b.start_line,
   );
+  // The name is quoted back clipped: an agent's context should not get megabytes of its own input.
+  const quoted = clipped(query, MAX_QUOTED_NAME);
   return {
-    name: query,
+    name: quoted,
     kind,
     total_matches: found.length,
     truncated: found.length > max,
     matches: found.slice(0, max).map(({ rank: _rank, roleRank: _role, ...match }) => match),
-    ...(found.length === 0 ? { notice: `no symbol named "${query}"${kind ? ` of kind ${kind}` : ''} in ${indexes.length} index(es); try part of the name, or a search` } : {}),
+    ...(found.length === 0 ? { notice: `no symbol named "${quoted}"${kind ? ` of kind ${kind}` : ''} in ${indexes.length} index(es); try the name's last part (get finds LruCache.get and cacheGet), or a search` } : {}),
   };
 }
 

@@ -84,6 +84,11 @@ export function detached(key: string): string {
  * Strings in the order of their UTF-16 code units: the same on every machine, where `localeCompare` follows the
  * locale the process starts in (Lithuanian sorts `y` before `j`), so an index would depend on where it was made.
  */
+/** A request's text as an answer quotes it back: its first `max` characters, then an ellipsis. */
+export function clipped(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

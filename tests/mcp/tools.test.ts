@@ -140,6 +140,16 @@ describe('the search tool', () => {
     expect(next.json.warnings).toEqual([]);
   });
 
+  it('quotes a huge query or name back clipped, not whole', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const huge = `${'cache '.repeat(200_000)}end`;
+    const answer = await searchText(context, { query: huge });
+    expect(answer.json.query).toBe(`${huge.slice(0, 200)}…`);
+    expect(JSON.stringify(answer.json).length).toBeLessThan(100_000);
+    const symbol = await findSymbolTool(context, { name: 'x'.repeat(2_000_000) });
+    expect(JSON.stringify(symbol.json).length).toBeLessThan(10_000);
+  });
+
   it('answers an error naming the folder when nothing is indexed', async () => {
     const context = contextWith();
     const answer = await searchText(context, { query: 'cache' });
@@ -179,6 +189,6 @@ describe('the find_symbol tool', () => {
     const context = contextWith(['cachelib', CACHE_REPO]);
     const answer = await findSymbolTool(context, { name: 'flushAll', kind: 'function' });
     expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_matches: 0, matches: [] } });
-    expect(answer.json.notice).toBe('no symbol named "flushAll" of kind function in 1 index(es); try part of the name, or a search');
+    expect(answer.json.notice).toBe(`no symbol named "flushAll" of kind function in 1 index(es); try the name's last part (get finds LruCache.get and cacheGet), or a search`);
   });
 });

@@ -93,7 +93,7 @@ describe('finding where a symbol is defined', () => {
   });
 
   it('answers no matches, not an error, for a name nothing defines', () => {
-    expect(findSymbol([CACHE], 'flushAll')).toMatchObject({ total_matches: 0, matches: [], truncated: false, notice: 'no symbol named "flushAll" in 1 index(es); try part of the name, or a search' });
+    expect(findSymbol([CACHE], 'flushAll')).toMatchObject({ total_matches: 0, matches: [], truncated: false, notice: `no symbol named "flushAll" in 1 index(es); try the name's last part (get finds LruCache.get and cacheGet), or a search` });
     expect(findSymbol([CACHE], 'get').notice).toBeUndefined();
   });
 
