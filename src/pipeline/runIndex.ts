@@ -13,6 +13,7 @@
  * Side effects (file reads, git, the clock, the event sink) come in as parameters with real defaults.
  */
 import { setMaxListeners } from 'node:events';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -53,6 +54,8 @@ import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './
 import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
 import { indexPathFor, jsonStyle, prepareOutputDir, writeRunReports, type ReuseFigures, type WrittenRepo } from './writeIndex.js';
 import { UsageError } from '../shared/errors.js';
+import { readTrailingMetadata } from '../search/freshness.js';
+import { isIndexFileName } from '../search/load.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
@@ -437,6 +440,33 @@ export function indexFilesOf(repoPaths: readonly string[], options: Pick<RunInde
 }
 
 /**
+ * An index left in the output folder by the same commit from a folder that is gone (the repository was renamed
+ * or moved) would answer every search beside the new one, each result twice: the run names it.
+ */
+function warnOfLeftBehindIndexes(outDir: string, written: readonly WrittenRepo[], emit: EventSink): void {
+  const commits = new Map(written.filter((w) => w.index.analysis_metadata.git_commit).map((w) => [w.index.analysis_metadata.git_commit, w]));
+  if (commits.size === 0) return;
+  const ours = new Set(written.map((w) => path.resolve(w.outputPath)));
+  let names: string[];
+  try {
+    names = readdirSync(outDir).filter(isIndexFileName);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = path.resolve(outDir, name);
+    if (ours.has(file)) continue;
+    const meta = readTrailingMetadata(file);
+    const twin = meta?.git_commit ? commits.get(meta.git_commit) : undefined;
+    if (!meta || !twin || existsSync(meta.repo_path)) continue;
+    emit({
+      type: 'warning',
+      message: `${name} was made from the same commit in ${meta.repo_path}, which is gone; searches of this folder answer from it too, each result twice beside ${twin.index.repo_name}'s: delete it if the repository was renamed or moved`,
+    });
+  }
+}
+
+/**
  * Indexes each repository in turn and writes its index as soon as it is done, so an interrupted run keeps
  * every finished repository; the run reports and then the search packs are written last. Sets the process's
  * heap policy (heap.ts).
@@ -474,5 +504,6 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   const reports = await writeRunReports(written, options.outDir, options.config, options.configFile ?? null);
   // Partial indexes are never searched.
   if (options.shard || options.searchPacks === false) return { written, reports };
+  warnOfLeftBehindIndexes(options.outDir, written, emit);
   return { written, reports, packs: await writeSearchPacks(written) };
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
@@ -50,5 +50,26 @@ describe('repositories whose folders have the same name', () => {
     const repo = makeTempRepo(FILES, { name: 'app' });
     const { written } = await runIndex([repo.root, `${repo.root}/`], { config: defaultConfig(), outDir: makeTempDir() });
     expect(written).toHaveLength(1);
+  });
+});
+
+describe('an index left behind by a renamed repository', () => {
+  it('is named in a warning when the same commit is indexed again from its new folder', async () => {
+    const repo = makeTempRepo(FILES, { name: 'proj', git: true });
+    const out = makeTempDir();
+    await runIndex([repo.root], { config: defaultConfig(), outDir: out });
+    const moved = path.join(path.dirname(repo.root), 'proj2');
+    renameSync(repo.root, moved);
+    const events: IndexEvent[] = [];
+    await runIndex([moved], { config: defaultConfig(), outDir: out, onEvent: (e) => events.push(e) });
+    const warnings = events.filter((e) => e.type === 'warning').map((e) => (e as { message: string }).message);
+    expect(warnings).toEqual([
+      `proj_index.json was made from the same commit in ${repo.root}, which is gone; searches of this folder answer from it too, each result twice beside proj2's: delete it if the repository was renamed or moved`,
+    ]);
+    // Indexed again where it is, nothing is left behind.
+    const again: IndexEvent[] = [];
+    rmSync(path.join(out, 'proj_index.json'));
+    await runIndex([moved], { config: defaultConfig(), outDir: out, onEvent: (e) => again.push(e) });
+    expect(again.filter((e) => e.type === 'warning')).toEqual([]);
   });
 });
