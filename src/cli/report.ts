@@ -84,7 +84,7 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: Re
   const reasons = Object.entries(meta.skipped_by_reason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r.replace(/_/g, ' ')} ${n}`);
   const { ok, skipped, failed } = meta.files_by_status;
   const name = meta.shard ? `${index.repo_name} (shard ${meta.shard.index}/${meta.shard.count})` : index.repo_name;
-  const parts = [`${name}: ${ok} files indexed`, `${skipped} skipped`];
+  const parts = [`${name}: ${ok} file${ok === 1 ? '' : 's'} indexed`, `${skipped} skipped`];
   if (failed) parts.push(`${failed} failed`);
   const excluded = Object.entries(meta.excluded_by_rule ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const excludedTotal = excluded.reduce((n, [, count]) => n + count, 0);

@@ -205,7 +205,7 @@ describe('coderag on bad input', () => {
     const index = JSON.parse(readFileSync(path.join(out, 'mixed_index.json'), 'utf8'));
     const byPath = Object.fromEntries(index.file_summaries.map((f: { file_path: string; status: string; reason?: string }) => [f.file_path, `${f.status}:${f.reason ?? ''}`]));
     expect(byPath).toEqual({ 'big.py': 'skipped:too_large', 'blob.py': 'skipped:binary', 'ok.py': 'ok:' });
-    expect(result.stderr).toMatch(/mixed: 1 files indexed, 2 skipped \((too large 1, binary 1|binary 1, too large 1)\)/);
+    expect(result.stderr).toMatch(/mixed: 1 file indexed, 2 skipped \((too large 1, binary 1|binary 1, too large 1)\)/);
   });
 
   it('lists every option and its default in --help', async () => {

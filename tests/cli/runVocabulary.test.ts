@@ -66,7 +66,7 @@ describe('a file that cannot be read', () => {
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
     expect(reportRun(result, progress, { quiet: false, json: true }, Date.now())).toBe(3);
     expect(stderr).toContain('warning: repo: src/locked.ts failed: unreadable');
-    expect(stderr).toMatch(/repo: 1 files indexed, 0 skipped, 1 failed \(unreadable 1\)/);
+    expect(stderr).toMatch(/repo: 1 file indexed, 0 skipped, 1 failed \(unreadable 1\)/);
     expect(stderr).not.toMatch(/skipped \(unreadable/);
     expect(JSON.parse(stdout)).toMatchObject({ status: 'files_failed', exit_code: 3 });
     expect(closingLine(result.written[0]!.index)).toContain('1 failed (unreadable 1)');
@@ -84,7 +84,7 @@ describe('coderag merge of shards with a failed file', () => {
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
     expect(await mergeCommand([shards], { out: makeTempDir(), json: true, quiet: false })).toBe(3);
     expect(stderr).toContain('warning: repo: src/locked.ts failed: unreadable');
-    expect(stderr).toMatch(/merged repo: 1 files indexed, 0 skipped, 1 failed \(unreadable 1\)/);
+    expect(stderr).toMatch(/merged repo: 1 file indexed, 0 skipped, 1 failed \(unreadable 1\)/);
     expect(JSON.parse(stdout)).toMatchObject({ status: 'files_failed', exit_code: 3, failed_files: [{ repo: 'repo', path: 'src/locked.ts', reason: 'unreadable' }] });
   });
 });
