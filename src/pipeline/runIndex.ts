@@ -461,7 +461,7 @@ function warnOfLeftBehindIndexes(outDir: string, written: readonly WrittenRepo[]
     if (!meta || !twin || existsSync(meta.repo_path)) continue;
     emit({
       type: 'warning',
-      message: `${name} was made from the same commit in ${meta.repo_path}, which is gone; searches of this folder answer from it too, each result twice beside ${twin.index.repo_name}'s: delete it if the repository was renamed or moved`,
+      message: `${name} was made from the same commit in ${meta.repo_path}, which is gone; if that folder became ${twin.index.repo_name}, searches of this folder answer from both indexes, each file twice: delete ${name}`,
     });
   }
 }

@@ -64,7 +64,7 @@ describe('an index left behind by a renamed repository', () => {
     await runIndex([moved], { config: defaultConfig(), outDir: out, onEvent: (e) => events.push(e) });
     const warnings = events.filter((e) => e.type === 'warning').map((e) => (e as { message: string }).message);
     expect(warnings).toEqual([
-      `proj_index.json was made from the same commit in ${repo.root}, which is gone; searches of this folder answer from it too, each result twice beside proj2's: delete it if the repository was renamed or moved`,
+      `proj_index.json was made from the same commit in ${repo.root}, which is gone; if that folder became proj2, searches of this folder answer from both indexes, each file twice: delete proj_index.json`,
     ]);
     // Indexed again where it is, nothing is left behind.
     const again: IndexEvent[] = [];
