@@ -6,7 +6,7 @@
 import type { RepoFreshness } from './freshness.js';
 import type { LoadedIndex, SearchResponse } from './types.js';
 import type { FileOutline, SymbolSearch } from './symbols.js';
-import { compareCodeUnits } from '../shared/text.js';
+import { clipped, compareCodeUnits } from '../shared/text.js';
 
 const RULE = '='.repeat(80);
 
@@ -51,7 +51,7 @@ export function formatMarkdown(response: SearchResponse): string {
         `**Key Concepts**: ${listed(ref.key_concepts, 8)}`,
         `**Dependencies**: ${listed(ref.dependencies, 6)}`,
         `**Lines of Code**: ${ref.lines_of_code}`,
-        `**Summary**: ${shortened(ref.summary, SUMMARY_CHARS)}`,
+        `**Summary**: ${clipped(ref.summary, SUMMARY_CHARS)}`,
       );
       if (ref.symbols.length) {
         lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${s.ast_path} (lines ${s.start_line}-${s.end_line})${s.description ? `: ${s.description}` : ''}`).join('; ')}`);
@@ -94,13 +94,6 @@ function listed(values: readonly string[], n: number): string {
   return values.length ? values.slice(0, n).join(', ') : '-';
 }
 
-/** `text` cut to `n` characters with one ellipsis when it is longer (a summary may already end in its own). */
-function shortened(text: string, n: number): string {
-  if (text.length <= n) return text;
-  // Never half of a character written as two code units (an emoji).
-  const end = text.charCodeAt(n - 1) >= 0xd800 && text.charCodeAt(n - 1) <= 0xdbff ? n - 1 : n;
-  return `${text.slice(0, end).replace(/(?:\.\.\.|…)$/, '').trimEnd()}…`;
-}
 
 /** What a task text was read as: its anchors, by kind, and whether it was cut. */
 function taskLines(task: NonNullable<SearchResponse['task']>): string[] {

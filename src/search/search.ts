@@ -114,8 +114,7 @@ function symbolKind(type: ElementType | undefined): CodeSymbol['kind'] | undefin
 /** Why a request found nothing, so an empty answer never comes without a reason. */
 export function emptyAnswerNotice(corpus: SearchCorpus, request: SearchRequest, target: string, keywords: readonly string[]): string {
   // A task text can be a megabyte: the notice quotes its start.
-  const quoted = (text: string) => clipped(text, MAX_QUOTED);
-  const asked = [...(request.query?.trim() ? [request.query.trim()] : []), ...(request.keywords ?? []).map((k) => k.trim()).filter(Boolean)].map(quoted);
+  const asked = [...(request.query?.trim() ? [request.query.trim()] : []), ...(request.keywords ?? []).map((k) => k.trim()).filter(Boolean)].map((text) => clipped(text, MAX_QUOTED));
   const tokenizer = corpus.tokenizer;
   const searchable = keywords.some((k) => tokenizer.text(k).length > 0) || (target !== '' && tokenizer.text(splitPath(target).stem).length > 0);
   if (!searchable) {

@@ -84,9 +84,15 @@ export function detached(key: string): string {
  * Strings in the order of their UTF-16 code units: the same on every machine, where `localeCompare` follows the
  * locale the process starts in (Lithuanian sorts `y` before `j`), so an index would depend on where it was made.
  */
-/** A request's text as an answer quotes it back: its first `max` characters, then an ellipsis. */
+/**
+ * `text` as an answer shows it within `max` characters: whole when it fits, else cut with one ellipsis (never
+ * after half of a character written as two code units, an emoji, nor after an ellipsis the text had).
+ */
 export function clipped(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end).replace(/(?:\.\.\.|…)$/, '').trimEnd()}…`;
 }
 
 export function compareCodeUnits(a: string, b: string): number {

@@ -120,11 +120,14 @@ describe('coderag search with a damaged search file', () => {
     expect(at).toBeGreaterThan(0);
     bytes[at] = 'x'.charCodeAt(0);
     writeFileSync(pack, bytes);
+    // A file the loader warns about on each load: the search loads twice, and says it once.
+    writeFileSync(path.join(out, 'corrupt_index.json'), '{ not json');
     const result = await runCli(['search', '--indexes', out, '--query', 'lru cache eviction', '--json'], { cwd });
     expect(result.code).toBe(0);
     const warning = 'the search file of polyglot_index.json did not match the index and was removed; rebuilt from the index';
     expect(result.stderr).toContain(`warning: ${warning}`);
     expect(result.stderr.match(/did not match/g)).toHaveLength(1);
+    expect(result.stderr.match(/warning: skipped corrupt_index\.json/g)).toHaveLength(1);
     const answer = JSON.parse(result.stdout);
     expect(answer.warnings).toContain(warning);
     expect(answer.references.map((r: { file_path: string }) => r.file_path)).toContain('src/cache/lruCache.ts');
