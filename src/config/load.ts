@@ -57,8 +57,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const file = resolveConfigFile(options.configPath, cwd);
   const fileLayer = file ? await readConfigFile(file) : {};
   const overrides = options.overrides ?? {};
-  const merged = deepMerge(deepMerge(fileLayer, envLayer(env)), overrides);
-  return { config: validateConfig(merged, file ?? 'configuration', envSources(env, overrides)), file };
+  const fromEnv = envLayer(env);
+  const merged = deepMerge(deepMerge(fileLayer, fromEnv.layer), overrides);
+  // A key a flag overrode did not come from the environment.
+  const from = new Map([...fromEnv.sources].filter(([keyPath]) => !hasKeyPath(overrides, keyPath)));
+  return { config: validateConfig(merged, file ?? 'configuration', from), file };
 }
 
 /** `from` names where a key's value came from when not the file (`performance.max_concurrent_files` -> `CODERAG_MAX_CONCURRENCY=abc`). */
@@ -68,17 +71,6 @@ export function validateConfig(input: unknown, source = 'configuration', from: R
   throw new ConfigError(`${source}: ${formatIssues(result.error.issues, from)}`, {
     hint: `see ${SHIPPED_CONFIG} for every key, its type and its default`,
   });
-}
-
-/** The keys the environment set (and no flag overrode), each with the variable that set it. */
-function envSources(env: NodeJS.ProcessEnv, overrides: Layer): Map<string, string> {
-  const from = new Map<string, string>();
-  for (const [name, { path: [section, key] }] of Object.entries(ENV_KEYS)) {
-    const raw = env[name];
-    const overridden = isPlainObject(overrides[section]) && key in overrides[section];
-    if (raw !== undefined && raw !== '' && !overridden) from.set(`${section}.${key}`, `${name}=${raw}`);
-  }
-  return from;
 }
 
 function resolveConfigFile(configPath: string | undefined, cwd: string): string | null {
@@ -112,15 +104,24 @@ async function readConfigFile(file: string): Promise<Layer> {
   return parsed as Layer;
 }
 
-function envLayer(env: NodeJS.ProcessEnv): Layer {
+/** The keys the environment sets, and for each (`section.key`) the variable that set it (`NAME=value`). */
+function envLayer(env: NodeJS.ProcessEnv): { layer: Layer; sources: Map<string, string> } {
   const layer: Layer = {};
+  const sources = new Map<string, string>();
   for (const [name, { path: [section, key], parse }] of Object.entries(ENV_KEYS)) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     const sectionLayer = (layer[section] ??= {}) as Layer;
     sectionLayer[key] = parse(raw);
+    sources.set(`${section}.${key}`, `${name}=${raw}`);
   }
-  return layer;
+  return { layer, sources };
+}
+
+function hasKeyPath(layer: Layer, keyPath: string): boolean {
+  const [section = '', key = ''] = keyPath.split('.');
+  const inner = layer[section];
+  return isPlainObject(inner) && key in inner;
 }
 
 function formatIssues(issues: z.core.$ZodIssue[], from: ReadonlyMap<string, string>): string {

@@ -52,6 +52,12 @@ describe('loading configuration', () => {
     );
   });
 
+  it('does not blame the environment for a value a flag set over it', async () => {
+    const error = await loadConfig({ cwd: makeTempDir(), env: { CODERAG_MAX_CONCURRENCY: '7' }, overrides: { performance: { max_concurrent_files: -1 } } }).catch((e: Error) => e);
+    expect((error as Error).message).toMatch(/performance\.max_concurrent_files: /);
+    expect((error as Error).message).not.toContain('CODERAG_MAX_CONCURRENCY');
+  });
+
   it('says when the file is not YAML, without a colon that leads nowhere', async () => {
     const error = await loadConfig({ configPath: configFile('llm: [unclosed\n'), env: {} }).catch((e: Error) => e);
     expect((error as Error).message).toMatch(/not valid YAML: .*line \d+, column \d+$/);
