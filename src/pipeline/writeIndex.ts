@@ -135,6 +135,8 @@ export interface ReuseStats {
   byHash: number;
   /** Files read to compute their hash (step 3). */
   hashed: number;
+  /** Paths the previous index held that the walk no longer lists: deleted, moved away or now excluded. */
+  removed: number;
 }
 
 /** What a run did besides its index: the files it reused, read and parsed. */

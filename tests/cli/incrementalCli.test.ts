@@ -1,4 +1,4 @@
-import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -20,6 +20,19 @@ describe('coderag index run again into the same folder', () => {
     expect(full.code).toBe(0);
     expect(full.stderr).not.toContain('entries reused');
     expect(full.stderr).toContain('poly: 26 files indexed');
+  }, 60_000);
+
+  it('says how many files left the index since the last run: deleted and moved away', async () => {
+    const repo = path.join(makeTempDir(), 'poly');
+    copyFixture(repo);
+    const out = makeTempDir();
+    expect((await runCli(['index', repo, '--out', out])).code).toBe(0);
+    rmSync(path.join(repo, 'src/ring_buffer.c'));
+    renameSync(path.join(repo, 'src/matrix.cpp'), path.join(repo, 'src/grid.cpp'));
+
+    const again = await runCli(['index', repo, '--out', out]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/poly: 25 files indexed, 0 skipped, [\d.]+s; 25 reused \(24 by mtime and size, 0 by git blob, 1 by content hash\), 0 extracted, 2 removed\n/);
   }, 60_000);
 
   it('writes nothing when nothing changed, and says so; an edit rewrites the index and its pack', async () => {

@@ -121,7 +121,7 @@ export const RACY_MS = 2000;
 const STABLE_SKIPS: ReadonlySet<string> = new Set<SkipReason>(['too_large', 'binary', 'not_utf8', 'generated', 'secret_file', 'empty']);
 
 export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
-  const stats: ReuseStats = { byMtime: 0, byBlob: 0, byHash: 0, hashed: 0 };
+  const stats: ReuseStats = { byMtime: 0, byBlob: 0, byHash: 0, hashed: 0, removed: 0 };
   // Asked of git at once when it will be needed, while the previous run's state is read.
   let blobsAsked: Promise<Map<string, string>> | null = null;
   const gitBlobs = () => (blobsAsked ??= input.source === 'git' ? cleanBlobs(input.root, input.git) : Promise.resolve(new Map<string, string>()));
@@ -129,9 +129,11 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
   if (!previous) return { reused: [], toExtract: [...input.files], blobs: await gitBlobs(), stats, previous: null };
   try {
     const { reused, toExtract, blobs } = await takeEntries(input, previous, stats, gitBlobs);
+    const walked = new Set(input.repoFiles);
+    for (const path of previous.records.keys()) if (!walked.has(path)) stats.removed++;
     input.emit({
       type: 'info',
-      message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash); ${toExtract.length} to extract`,
+      message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash); ${toExtract.length} to extract${stats.removed ? `, ${stats.removed} removed` : ''}`,
     });
     return { reused, toExtract, blobs, stats, previous };
   } catch (error) {
