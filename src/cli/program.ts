@@ -140,7 +140,7 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
     .command('outline')
     .description('The symbols of one indexed file, with their kinds, lines, nesting and docs.')
     .argument('<repo>', 'repository name (as `coderag overview` lists it) or index name')
-    .argument('<path>', 'file path relative to the repository root, e.g. src/cache.ts')
+    .argument('<path>', 'file path relative to the repository root, e.g. src/cache.ts, or an absolute path inside it')
     .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
     .option('--json', 'print the outline as JSON', false)

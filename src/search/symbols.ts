@@ -35,23 +35,31 @@ export interface FileOutline {
   symbols: OutlineSymbol[];
 }
 
+function longest<T extends { file_path: string }>(files: readonly T[]): T | undefined {
+  return files.reduce<T | undefined>((best, f) => (best && best.file_path.length >= f.file_path.length ? best : f), undefined);
+}
+
 /**
  * The outline of one indexed file, symbols in line order. `repo` is a repository name or an index's key;
- * `filePath` is repository-relative (a leading `./` or backslashes are fine, and a path suffix that names one
- * file is enough). Throws a CodeRagError naming what is indexed when the repository or file is not.
+ * `filePath` is repository-relative (a leading `./` or backslashes are fine, a path suffix that names one file
+ * is enough, and so is an absolute path that ends with the file's). Throws a CodeRagError naming what is indexed when the repository or file is not.
  */
 export function fileOutline(indexes: readonly LoadedIndex[], repo: string, filePath: string): FileOutline {
   const loaded = findIndex(indexes, repo);
   const wanted = cleanPath(filePath);
   const files = loaded.index.file_summaries;
-  let file = files.find((f) => f.file_path === wanted);
+  // An absolute path ends with the repository-relative one: the longest such wins.
+  const absolute = /^(?:[A-Za-z]:)?[\\/]/.test(filePath.trim());
+  let file = files.find((f) => f.file_path === wanted) ?? (absolute ? longest(files.filter((f) => wanted.endsWith(`/${f.file_path}`))) : undefined);
   if (!file) {
     const bySuffix = wanted ? files.filter((f) => f.file_path.endsWith(`/${wanted}`)) : [];
     if (bySuffix.length === 1) file = bySuffix[0];
     else {
+      const inFolder = wanted ? files.filter((f) => f.file_path.startsWith(`${wanted}/`)) : [];
       const base = wanted.slice(wanted.lastIndexOf('/') + 1);
-      const near = (bySuffix.length ? bySuffix : files.filter((f) => base && f.file_path.endsWith(base))).slice(0, 5).map((f) => f.file_path);
-      throw new CodeRagError(`no file ${filePath || '(empty path)'} in ${loaded.index.repo_name}${bySuffix.length > 1 ? ` (the path ends ${bySuffix.length} files)` : ''}`, {
+      const near = (bySuffix.length ? bySuffix : inFolder.length ? inFolder : files.filter((f) => base && f.file_path.endsWith(base))).slice(0, 5).map((f) => f.file_path);
+      const why = bySuffix.length > 1 ? ` (the path ends ${bySuffix.length} files)` : inFolder.length ? ` (a folder of ${inFolder.length} indexed files; outline takes one file)` : '';
+      throw new CodeRagError(`no file ${filePath || '(empty path)'} in ${loaded.index.repo_name}${why}`, {
         hint: near.length ? `did you mean ${near.join(', ')}?` : 'paths are relative to the repository root, e.g. src/cache.ts',
       });
     }
@@ -200,7 +208,7 @@ function findIndex(indexes: readonly LoadedIndex[], repo: string): LoadedIndex {
 }
 
 function cleanPath(filePath: string): string {
-  return filePath.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+  return filePath.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '').replace(/\/+$/, '');
 }
 
 /** Source first, then everything else, tests and docs last. */

@@ -50,6 +50,8 @@ describe('a file\'s outline', () => {
     ['Windows separators', 'cachelib', 'src\\cache\\lruCache.ts'],
     ['a path suffix that names one file', 'cachelib', 'cache/lruCache.ts'],
     ['the repository name in another case', 'CacheLib', 'src/cache/lruCache.ts'],
+    ['an absolute path into the work tree', 'cachelib', '/home/dev/cachelib/src/cache/lruCache.ts'],
+    ['an absolute Windows path', 'cachelib', 'C:\\dev\\cachelib\\src\\cache\\lruCache.ts'],
   ])('finds the file from %s', (_, repo, filePath) => {
     expect(fileOutline([STORE, CACHE], repo, filePath).file_path).toBe('src/cache/lruCache.ts');
   });
@@ -60,6 +62,14 @@ describe('a file\'s outline', () => {
 
   it('suggests files with the same name when the path is not indexed', () => {
     expect(() => fileOutline([CACHE], 'cachelib', 'lib/lruCache.ts')).toThrow(expect.objectContaining({ message: 'no file lib/lruCache.ts in cachelib', hint: 'did you mean src/cache/lruCache.ts?' }));
+    // A relative path is never cut down to a shorter indexed one: other/src/forget.ts is not src/forget.ts.
+    expect(() => fileOutline([CACHE], 'cachelib', 'other/src/forget.ts')).toThrow(expect.objectContaining({ message: 'no file other/src/forget.ts in cachelib' }));
+  });
+
+  it('says a folder is one and names some of its files', () => {
+    expect(() => fileOutline([CACHE], 'cachelib', 'src/')).toThrow(
+      expect.objectContaining({ message: 'no file src/ in cachelib (a folder of 2 indexed files; outline takes one file)', hint: 'did you mean src/cache/lruCache.ts, src/forget.ts?' }),
+    );
   });
 });
 
