@@ -178,7 +178,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         '(ast_path) and doc comments, read from the index: what to read before opening the file, and which lines.',
       inputSchema: {
         repo: z.string().trim().min(1).describe('Repository name (as get_indexes_overview lists it) or index name'),
-        path: z.string().trim().min(1).describe('File path relative to the repository root, e.g. src/cache/lruCache.ts'),
+        path: z.string().trim().min(1).describe('File path relative to the repository root, e.g. src/cache/lruCache.ts, or an absolute path inside it'),
         indexes_path: indexesPath,
       },
       outputSchema: fileOutlineOutput,
