@@ -64,10 +64,15 @@ export function writeFailures(failures: readonly RunFailure[]): void {
   if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failed files (status "failed" in the index, with reasons)\n`);
 }
 
-/** Every failed file of the indexes written, with its reason. */
-export function runFailures(written: ReadonlyArray<{ index: Pick<WrittenIndex, 'repo_name' | 'failed_files'> }>): RunFailure[] {
-  return written.flatMap(({ index }) => failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })));
+/** Every failed file of the indexes written, with its reason, and every folder whose files could not be listed. */
+export function runFailures(written: ReadonlyArray<{ index: Pick<WrittenIndex, 'repo_name' | 'failed_files' | 'analysis_metadata'> }>): RunFailure[] {
+  return written.flatMap(({ index }) => [
+    ...(index.analysis_metadata.unreadable_folders ?? []).map((folder) => ({ repo: index.repo_name, path: folder, reason: UNREADABLE_FOLDER })),
+    ...failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })),
+  ]);
 }
+
+const UNREADABLE_FOLDER = 'unreadable folder (permission denied), its files are not indexed';
 
 /** Files whose profile could not be made as asked: a model answer that never came, or a file that could not be read. */
 export function failedFiles(index: Pick<WrittenIndex, 'failed_files'>): FailedFile[] {
@@ -76,8 +81,8 @@ export function failedFiles(index: Pick<WrittenIndex, 'failed_files'>): FailedFi
 
 /**
  * A repository's closing line: its files by status, the run's duration, and, for a run that reused a previous
- * index, how many entries it took by each identity and whether the index was left as it stood, and CodeRAG's own output
- * it left out of the walk.
+ * index, how many entries it took by each identity and whether the index was left as it stood, CodeRAG's own output
+ * it left out of the walk, and the folders it could not list.
  */
 export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: ReuseFigures, unchanged?: boolean): string {
   const meta = index.analysis_metadata;
@@ -91,7 +96,9 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: Re
   const excludedPart = excludedTotal ? `, ${excludedTotal} excluded by .coderagignore (${excluded.map(([rule, n]) => `${rule} ${n}`).join(', ')})` : '';
   const own = meta.own_output_excluded ?? [];
   const ownPart = own.length ? `, left out CodeRAG's own output: ${own.join(', ')}` : '';
-  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
+  const unreadable = meta.unreadable_folders ?? [];
+  const unreadablePart = unreadable.length ? `, ${unreadable.length} unreadable folder${unreadable.length === 1 ? '' : 's'} not indexed` : '';
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}${unreadablePart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
   const perFileTokens = answerTokensPerFile(meta);

@@ -147,6 +147,8 @@ export interface AnalysisMetadata {
   excluded_by_rule?: Record<string, number>;
   /** CodeRAG's own output the walk left out (its indexes, caches, search packs), repo-relative, folders ending in `/`. */
   own_output_excluded?: string[];
+  /** Folders the walk could not list (permission denied), repo-relative, ending in `/`: their files are missing. */
+  unreadable_folders?: string[];
   /** Set on a partial index (`coderag index --shard i/n`); `coderag merge` combines a complete set. */
   shard?: ShardInfo;
   /** Model runs: files whose profile a model answer gave in this run (not from the cache). */

@@ -56,6 +56,8 @@ export interface BuildIndexInput {
   excludedByRule?: Record<string, number>;
   /** CodeRAG's own files and folders the walk left out (walk.ts). */
   ownOutput?: readonly string[];
+  /** Folders the walk could not list (walk.ts). */
+  unreadableFolders?: readonly string[];
   shard?: ShardInfo;
   startedAt: number;
   finishedAt: number;
@@ -134,6 +136,7 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
     excluded_by_rule: input.excludedByRule ?? {},
   };
   if (input.ownOutput?.length) metadata.own_output_excluded = [...input.ownOutput];
+  if (input.unreadableFolders?.length) metadata.unreadable_folders = [...input.unreadableFolders];
   if (input.shard) metadata.shard = input.shard;
   if (run.provider !== 'static') {
     metadata.llm_answered_files = run.answeredFiles ?? 0;

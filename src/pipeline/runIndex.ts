@@ -51,7 +51,7 @@ import { profileFiles, skippedSummary } from './profile.js';
 import { writeIndexPack } from './packUpdate.js';
 import { writeSearchPacks, type PackWay } from './searchPacks.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
-import { runGit, walkRepository, type GitRunner, type WalkResult } from './walk.js';
+import { runGit, walkRepository, type GitRunner, type WalkOptions, type WalkResult } from './walk.js';
 import { indexPathFor, jsonStyle, prepareOutputDir, writeRunReports, type ReuseFigures, type WrittenRepo } from './writeIndex.js';
 import { UsageError } from '../shared/errors.js';
 import { readTrailingMetadata } from '../search/freshness.js';
@@ -78,6 +78,8 @@ export interface IndexRepositoryOptions {
   /** The limiter of the reuse stage's reads, shared across the repositories of one run. */
   hashLimit?: LimitFunction;
   readFile?: ReadFile;
+  /** How a folder outside git is listed (walk.ts); Node's file system by default. */
+  walkFs?: WalkOptions['fs'];
   git?: GitRunner;
   now?: () => number;
   /** Model profiles; without a session every profile is static. */
@@ -253,9 +255,6 @@ interface Walked extends WalkResult {
   repoFilesDigest: string;
 }
 
-/** Unreadable folders named in a warning, at most. */
-const MAX_NAMED_FOLDERS = 5;
-
 async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
   const { file_analysis } = run.config;
   const walked = await walkRepository(
@@ -265,13 +264,10 @@ async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
       skipDirectories: file_analysis.skip_directories,
       respectGitignore: file_analysis.respect_gitignore,
       ownOutput: [run.options.outDir ?? run.config.paths.output_dir, run.config.paths.cache_dir],
+      ...(run.options.walkFs ? { fs: run.options.walkFs } : {}),
     },
     run.git,
   );
-  if (walked.unreadable.length) {
-    const listed = walked.unreadable.slice(0, MAX_NAMED_FOLDERS).join(', ') + (walked.unreadable.length > MAX_NAMED_FOLDERS ? ', …' : '');
-    run.emit({ type: 'warning', message: `${run.repoName}: ${walked.unreadable.length} folder(s) could not be read (permission denied), so their files are not indexed: ${listed}` });
-  }
   // A shard profiles its own files but resolves imports against the whole repository's.
   const shard = run.options.shard ?? null;
   const own = shard ? walked.files.filter((f) => inShard(f.path, shard)) : walked.files;
@@ -349,6 +345,7 @@ function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | 
     gitDirty: walked.gitDirty,
     excludedByRule: walked.excludedByRule,
     ownOutput: walked.ownOutput,
+    unreadableFolders: walked.unreadable,
     ...(walked.shard ? { shard: shardInfo(walked.shard, walkedPaths, profileSettings(run.config, facts)) } : {}),
     startedAt: run.started,
     run: facts,

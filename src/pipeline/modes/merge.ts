@@ -111,6 +111,7 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config): Merg
     gitDirty: metas.some((m) => m.git_dirty === true) ? true : (meta.git_dirty ?? null),
     excludedByRule: meta.excluded_by_rule ?? {},
     ownOutput: [...new Set(metas.flatMap((m) => m.own_output_excluded ?? []))].sort(),
+    unreadableFolders: [...new Set(metas.flatMap((m) => m.unreadable_folders ?? []))].sort(),
     startedAt: Number.isFinite(startedAt) ? startedAt : Date.now(),
     finishedAt: Number.isFinite(finishedAt) ? finishedAt : Date.now(),
     run: {
