@@ -27,7 +27,14 @@
  *    whatever its length: a bundle's length is the build's, a compiled module's the compiler's.
  * 5. Target mode (--target): the target's name tokens join the request, a file whose name shares tokens with
  *    the target gains targetName * overlap, files in the target's language are multiplied by sameLanguage,
- *    and files the index relates to the target gain relationship * confidence * type weight.
+ *    files the index relates to the target gain relationship * confidence * type weight, and a target that is
+ *    a test (docs, an example...) asks for its role, so the tests beside it are not pushed down.
+ * 6. Files named for the request: a file whose name holds every term of the request's words (task words aside; in
+ *    target mode the keywords', not the target's) gains nameMatch * (those terms' idf) * (their count / its name's tokens), so `-k cache` finds
+ *    `cache.ts` and `profileCache.ts` before the largest file that merely uses a cache (one word saturates in every
+ *    heavy user of it, and the size prior decides among them), and "profile cache" finds `profileCache.ts`. A name
+ *    holding only some of the terms gains nothing here: in the commit set a message's words name neighbours of
+ *    the files it changed far more often than the files themselves, and a lift for partial names cost R@1 there.
  *
  * How the weights were chosen: coordinate ascent on MRR (bench/eval/tune.ts) over bench/eval's two sets (480 commits of
  * 12 repositories in 6 languages, and 69 repositories looked up by their own description), on the tuning half of
@@ -64,6 +71,8 @@ export interface Bm25fParams {
   targetName: number;
   sameLanguage: number;
   relationship: number;
+  /** The lift of a file named for the request (step 6). */
+  nameMatch: number;
 }
 
 /** Tuned on bench/eval's even half (bench/eval/tune.ts); roles, nonCode and the target-mode weights by judgement. */
@@ -83,6 +92,7 @@ export const DEFAULT_PARAMS: Bm25fParams = {
   targetName: 2,
   sameLanguage: 1.2,
   relationship: 3,
+  nameMatch: 2,
 }
 
 /**
@@ -120,6 +130,10 @@ export interface RankInput {
   termWeights?: ReadonlyMap<string, number>;
   /** The tokens that may ask for a role (tests, docs...), when not all the terms: a task's title. */
   roleTerms?: readonly string[];
+  /** The target's own role: a test (docs, example...) about to be written asks for its kind, a source file nothing. */
+  targetRole?: FileRole;
+  /** The request's own terms, whose every one a file's name must hold to be lifted (step 6); none for task texts. */
+  nameTerms?: readonly string[];
 }
 
 /**
@@ -171,6 +185,8 @@ export function askedRoles(terms: readonly string[]): Set<FileRole> {
 export function rankBm25f(segments: readonly Segment[], input: RankInput, params: Bm25fParams = DEFAULT_PARAMS, limit = Infinity, watched?: Map<number, number>): Ranked[] {
   const stats = corpusStats(segments, input.terms, input.termWeights);
   const asked = askedRoles([...(input.roleTerms ?? input.terms), ...input.targetName]);
+  if (input.targetRole && input.targetRole !== 'source') asked.add(input.targetRole);
+  const own = input.nameTerms?.length ? ownTerms(stats, input.nameTerms) : [];
   const best = new Best(limit, (doc) => {
     const segment = holderOf(segments, doc, (s) => s.base);
     return segment.index.paths.at(doc - segment.base);
@@ -181,6 +197,7 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
     const score = textScores(index, stats, params);
     addLift(index, score, params);
     if (input.targetName.length) addTargetName(index, input.targetName, params.targetName, score);
+    if (own.length && params.nameMatch > 0) addNameMatch(index, own, params.nameMatch, score);
     if (input.related) {
       for (const [doc, weight] of input.related) {
         const d = doc - base;
@@ -472,6 +489,39 @@ function structuralPriors(index: FieldIndex, parts: readonly SegmentPart[], cent
     return (1 + (centrality * Math.log1p(importers)) / logMaxImporters) * (1 + size * sizeShare);
   };
 }
+
+/** `terms` but task words, with their idf; none when one of them is in no file at all. */
+function ownTerms(stats: CorpusStats, terms: readonly string[]): Array<{ term: string; idf: number }> {
+  const wanted = new Set(terms);
+  const own = stats.terms.filter((t) => wanted.has(t.term) && !t.task);
+  return own.every((t) => t.idf > 0) ? own.map(({ term, idf }) => ({ term, idf })) : [];
+}
+
+/** Adds weight * (the terms' idf) * (their count / the name's tokens) to files whose name holds every one of `terms`. */
+function addNameMatch(index: FieldIndex, terms: ReadonlyArray<{ term: string; idf: number }>, weight: number, score: Scores): void {
+  const named = new Map<number, { idf: number; count: number }>();
+  const fieldMask = (1 << FIELD_BITS) - 1;
+  for (const { term, idf } of terms) {
+    const id = index.termId(term);
+    if (id < 0) continue;
+    const postings = index.postingsOf(id);
+    for (let i = 0; i + 1 < postings.length; i += 2) {
+      if (((postings[i + 1] as number) & fieldMask) !== NAME_FIELD) continue;
+      const d = postings[i] as number;
+      const seen = named.get(d);
+      if (seen) {
+        seen.idf += idf;
+        seen.count++;
+      } else named.set(d, { idf, count: 1 });
+    }
+  }
+  for (const [d, { idf, count }] of named) {
+    if (count < terms.length) continue;
+    if (d >= 0 && d < index.size) score.add(d, (weight * idf * count) / Math.max(count, index.lengths[NAME_FIELD * index.size + d] as number));
+  }
+}
+
+const NAME_FIELD = FIELDS.indexOf('name');
 
 /** Adds weight * (shared name tokens / the longer name's tokens) for files named like the target. */
 function addTargetName(index: FieldIndex, targetName: readonly string[], weight: number, score: Scores): void {

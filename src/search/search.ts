@@ -7,6 +7,7 @@
  * (deepcodeScore.ts, DeepCode's formula with two defects fixed).
  */
 import { detectLanguage } from '../extract/languages.js';
+import { detectRole } from '../extract/role.js';
 import type { CodeSymbol } from '../index/types.js';
 import { clipped, compareCodeUnits, SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
@@ -166,6 +167,8 @@ export function bm25fInput(corpus: SearchCorpus, target: string, keywords: reado
     terms: [...new Set([...terms, ...targetName])],
     targetName,
     targetLanguage: language && language.name !== 'Text' ? language.name : '',
+    ...(target ? { targetRole: detectRole(target) } : {}),
+    nameTerms: [...new Set(terms)],
     ...(related.size ? { related } : {}),
   };
 }
@@ -213,7 +216,7 @@ function keywordFiles(corpus: SearchCorpus, request: SearchRequest, target: stri
 function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText): RankedFiles {
   const params = request.taskParams ?? TASK_PARAMS;
   // The same text as plain keywords, for the ranking fused in (only worked out when it is).
-  const plain = params.fusion.plain > 0 ? bm25fInput(corpus, '', keywordsOf({ query: task.text }), []) : undefined;
+  const plain = params.fusion.plain > 0 ? { ...bm25fInput(corpus, '', keywordsOf({ query: task.text }), []), nameTerms: [] } : undefined;
   const { ranked, input, taskScores, sources } = rankTask(corpus, task, rankLimit(request), params, plain);
   return { task: true, ranked, input, anchors: task.anchors, ...(taskScores ? { taskScores } : {}), ...(sources ? { sources } : {}), params };
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CodeSymbol, FileRelationship, FileSummary } from '../../src/index/types.js';
-import { askedRoles, rankBm25f } from '../../src/search/bm25f.js';
+import { askedRoles, DEFAULT_PARAMS, rankBm25f } from '../../src/search/bm25f.js';
 import { testedStems } from '../../src/search/profileTokens.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { DEFAULT_SCORER, SCORERS, type SearchRequest } from '../../src/search/types.js';
@@ -138,6 +138,30 @@ describe('the bm25f ranker', () => {
     expect(ranking(corpus, { query: 'fix' })).toEqual(['src/fixer.ts']);
   });
 
+  describe('a file named for the request', () => {
+    const user = (name: string) => symbol(name, 'function', `reads the ${name.toLowerCase()} cache and its cache keys`);
+    const corpus = corpusOf([
+      file('bench/llm.ts', { lines_of_code: 900, symbols: ['warmCache', 'coldCache', 'cacheStats', 'clearCache'].map(user), vocabulary: 'cache:45 profile:20 run:30' }),
+      file('src/pipeline/llmProfile.ts', { lines_of_code: 400, symbols: [symbol('profileFiles'), symbol('cachedProfile')], vocabulary: 'profile:30 cache:12' }),
+      file('src/cache/profileCache.ts', { lines_of_code: 90, symbols: [symbol('ProfileCache', 'class')], vocabulary: 'cache:6 entry:4' }),
+      file('src/cache/lruCache.ts', { lines_of_code: 60, symbols: [symbol('LruCache', 'class')], vocabulary: 'cache:3 evict:2' }),
+    ]);
+
+    it('comes before the largest file that uses the request\'s word most', () => {
+      expect(ranking(corpus, { keywords: ['cache'] }).slice(0, 2).sort()).toEqual(['src/cache/lruCache.ts', 'src/cache/profileCache.ts']);
+      expect(ranking(corpus, { query: 'profile cache' })[0]).toBe('src/cache/profileCache.ts');
+      // Without the lift, one word saturates in every file that uses it, and the size prior decides.
+      expect(ranking(corpus, { keywords: ['cache'], params: { ...DEFAULT_PARAMS, nameMatch: 0 } })[0]).toBe('bench/llm.ts');
+    });
+
+    it('must hold every word of it: a name holding some of them gains nothing', () => {
+      const noLift = { ...DEFAULT_PARAMS, nameMatch: 0 };
+      for (const request of [{ query: 'warm cache profile stats' }, { keywords: ['cache', 'evict', 'entry'] }, { target: 'src/cache.ts', keywords: ['cache', 'entry'] }]) {
+        expect(ranking(corpus, request)).toEqual(ranking(corpus, { ...request, params: noLift }));
+      }
+    });
+  });
+
   it('returns nothing for words no profile holds', () => {
     expect(ranking(corpusOf([file('src/a.ts', { symbols: [symbol('alpha')] })]), { query: 'zebra' })).toEqual([]);
   });
@@ -176,6 +200,15 @@ describe('target mode', () => {
     expect(names.slice(0, 2)).toEqual(['src/cache/lruCache.ts', 'lib/lru_cache.py']);
     expect(names).not.toContain('src/log.ts');
     expect(ranking(corpus, { target: 'src/ttlCache.ts', keywords: ['ttl'] })[0]).toBe('lib/ttl.py');
+  });
+
+  it('keeps the tests beside a test target, which a source target ranks below the code', () => {
+    const corpus = corpusOf([
+      file('src/ranking.ts', { symbols: [symbol('rankScore')], vocabulary: 'rank:4 score:2' }),
+      file('tests/scores.test.ts', { role: 'test', symbols: [symbol('rankScore')], vocabulary: 'rank:6 score:3' }),
+    ]);
+    expect(ranking(corpus, { target: 'tests/lookup.test.ts', keywords: ['rank', 'score'] })[0]).toBe('tests/scores.test.ts');
+    expect(ranking(corpus, { target: 'src/lookup.ts', keywords: ['rank', 'score'] })[0]).toBe('src/ranking.ts');
   });
 
   it('returns the target\'s relationships and lifts the related files', () => {
