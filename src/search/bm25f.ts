@@ -35,6 +35,9 @@
  *    heavy user of it, and the size prior decides among them), and "profile cache" finds `profileCache.ts`. A name
  *    holding only some of the terms gains nothing here: in the commit set a message's words name neighbours of
  *    the files it changed far more often than the files themselves, and a lift for partial names cost R@1 there.
+ *    A request that is one name (`echo`, `Request class`, `get_current_context`) lifts the files that define it
+ *    alike, by its definition token's idf, before the larger files that only call it. Neither lift reaches a test,
+ *    doc or example the request does not ask for, nor a prose file: a test named `cache` is still a test.
  *
  * How the weights were chosen: coordinate ascent on MRR (bench/eval/tune.ts) over bench/eval's two sets (480 commits of
  * 12 repositories in 6 languages, and 69 repositories looked up by their own description), on the tuning half of
@@ -134,6 +137,8 @@ export interface RankInput {
   targetRole?: FileRole;
   /** The request's own terms, whose every one a file's name must hold to be lifted (step 6); none for task texts. */
   nameTerms?: readonly string[];
+  /** When the request is one name: the symbols-field token of its definition (`definedToken`), lifted (step 6). */
+  defines?: string;
 }
 
 /**
@@ -187,6 +192,7 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
   const asked = askedRoles([...(input.roleTerms ?? input.terms), ...input.targetName]);
   if (input.targetRole && input.targetRole !== 'source') asked.add(input.targetRole);
   const own = input.nameTerms?.length ? ownTerms(stats, input.nameTerms) : [];
+  const definition = input.defines ? corpusStats(segments, [input.defines]).terms.find((t) => t.idf > 0) : undefined;
   const best = new Best(limit, (doc) => {
     const segment = holderOf(segments, doc, (s) => s.base);
     return segment.index.paths.at(doc - segment.base);
@@ -197,7 +203,11 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
     const score = textScores(index, stats, params);
     addLift(index, score, params);
     if (input.targetName.length) addTargetName(index, input.targetName, params.targetName, score);
-    if (own.length && params.nameMatch > 0) addNameMatch(index, own, params.nameMatch, score);
+    if (params.nameMatch > 0 && (own.length || definition)) {
+      const liftable = liftableDocs(index, asked, params);
+      if (own.length) addNameMatch(index, own, params.nameMatch, score, liftable);
+      if (definition) addDefinitionMatch(index, definition, params.nameMatch, score, liftable);
+    }
     if (input.related) {
       for (const [doc, weight] of input.related) {
         const d = doc - base;
@@ -497,8 +507,26 @@ function ownTerms(stats: CorpusStats, terms: readonly string[]): Array<{ term: s
   return own.every((t) => t.idf > 0) ? own.map(({ term, idf }) => ({ term, idf })) : [];
 }
 
+/** Code files of roles the request does not push down: the ones a name or definition lift may reach. */
+function liftableDocs(index: FieldIndex, asked: ReadonlySet<FileRole>, params: Bm25fParams): (d: number) => boolean {
+  const byRole = ROLES.map((role) => asked.has(role) || (params.roles[role] ?? 1) >= 1);
+  return (d) => index.isCode[d] === 1 && (byRole[index.roles[d] as number] ?? true);
+}
+
+/** Adds weight * idf to the files whose symbols field holds the request's definition token. */
+function addDefinitionMatch(index: FieldIndex, { term, idf }: { term: string; idf: number }, weight: number, score: Scores, liftable: (d: number) => boolean): void {
+  const id = index.termId(term);
+  if (id < 0) return;
+  const postings = index.postingsOf(id);
+  const fieldMask = (1 << FIELD_BITS) - 1;
+  for (let i = 0; i + 1 < postings.length; i += 2) {
+    const d = postings[i] as number;
+    if (((postings[i + 1] as number) & fieldMask) === SYMBOLS_FIELD && d >= 0 && d < index.size && liftable(d)) score.add(d, weight * idf);
+  }
+}
+
 /** Adds weight * (the terms' idf) * (their count / the name's tokens) to files whose name holds every one of `terms`. */
-function addNameMatch(index: FieldIndex, terms: ReadonlyArray<{ term: string; idf: number }>, weight: number, score: Scores): void {
+function addNameMatch(index: FieldIndex, terms: ReadonlyArray<{ term: string; idf: number }>, weight: number, score: Scores, liftable: (d: number) => boolean): void {
   const named = new Map<number, { idf: number; count: number }>();
   const fieldMask = (1 << FIELD_BITS) - 1;
   for (const { term, idf } of terms) {
@@ -516,12 +544,13 @@ function addNameMatch(index: FieldIndex, terms: ReadonlyArray<{ term: string; id
     }
   }
   for (const [d, { idf, count }] of named) {
-    if (count < terms.length) continue;
+    if (count < terms.length || !liftable(d)) continue;
     if (d >= 0 && d < index.size) score.add(d, (weight * idf * count) / Math.max(count, index.lengths[NAME_FIELD * index.size + d] as number));
   }
 }
 
 const NAME_FIELD = FIELDS.indexOf('name');
+const SYMBOLS_FIELD = FIELDS.indexOf('symbols');
 
 /** Adds weight * (shared name tokens / the longer name's tokens) for files named like the target. */
 function addTargetName(index: FieldIndex, targetName: readonly string[], weight: number, score: Scores): void {

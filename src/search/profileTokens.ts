@@ -98,6 +98,18 @@ export function definitionToken(name: string): string {
   return `${DEFINITION_PREFIX}${name.toLowerCase()}`;
 }
 
+/**
+ * The symbols-field token only a definition of `name` gives its file: `=echo` for a one-word name, the joined
+ * stem for a longer one (`getcurrentcontext`, which `get_current_context_impl` does not give). Null when the name
+ * gives none.
+ */
+export function definedToken(name: string): string | null {
+  const parts = splitIdentifier(name);
+  if (parts.length === 1) return definitionToken(name);
+  const whole = parts.join('');
+  return parts.length > 1 && whole.length > 3 && !/^\d+$/.test(whole) ? searchStem(whole) : null;
+}
+
 export function isDefinitionToken(token: string): boolean {
   return token.startsWith(DEFINITION_PREFIX);
 }

@@ -14,7 +14,7 @@ import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } f
 import { SearchCorpus } from './corpus.js';
 import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
 import type { IndexedDoc } from './fieldIndex.js';
-import { splitPath } from './profileTokens.js';
+import { definedToken, splitPath } from './profileTokens.js';
 import { findRelationships } from './relationships.js';
 import { lengthFactor, rankSymbols, symbolQuery, symbolScores, TASK_LENGTH_POWER, type SymbolQuery } from './symbolRank.js';
 import { parseTaskText, type TaskText } from './taskQuery.js';
@@ -150,10 +150,16 @@ function deepcodeReferences(corpus: SearchCorpus, request: SearchRequest, target
 /** DeepCode's relationship types and weights (relationships.relationship_types' defaults). */
 const RELATIONSHIP_WEIGHTS: Readonly<Record<string, number>> = { direct_match: 1.0, partial_match: 0.8, reference: 0.6, utility: 0.4 };
 
-/** What BM25F is asked: the keywords' tokens and the target's name, language and relationships. */
+/**
+ * What BM25F is asked: the keywords' tokens and the target's name, language and relationships. A request that is
+ * one name, alone or with the kind of thing it is (`Request class`), asks for that name's definition, and the kind
+ * word is dropped from its terms.
+ */
 export function bm25fInput(corpus: SearchCorpus, target: string, keywords: readonly string[], relationships: readonly MatchedRelationship[]): RankInput {
   const tokenizer = corpus.tokenizer;
-  const terms = keywords.flatMap((k) => tokenizer.text(k));
+  const name = namedSymbol(keywords);
+  const terms = (name ? [name] : keywords).flatMap((k) => tokenizer.text(k));
+  const defines = name ? definedToken(name) : null;
   const targetName = target ? [...new Set(tokenizer.text(splitPath(target).stem))] : [];
   const related = new Map<number, number>();
   for (const rel of relationships) {
@@ -169,8 +175,18 @@ export function bm25fInput(corpus: SearchCorpus, target: string, keywords: reado
     targetLanguage: language && language.name !== 'Text' ? language.name : '',
     ...(target ? { targetRole: detectRole(target) } : {}),
     nameTerms: [...new Set(terms)],
+    ...(defines ? { defines } : {}),
     ...(related.size ? { related } : {}),
   };
+}
+
+/** Words that say what kind of thing a name is, in a request that names one (`Request class`, `def echo`). */
+const KIND_WORDS = new Set(['class', 'function', 'func', 'fn', 'def', 'method', 'interface', 'struct', 'trait', 'enum', 'type']);
+
+/** The one identifier a request is made of, kind words aside, or null. */
+function namedSymbol(keywords: readonly string[]): string | null {
+  const words = keywords.flatMap((k) => k.split(/\s+/)).filter((w) => w && !KIND_WORDS.has(w.toLowerCase()));
+  return words.length === 1 && /^[A-Za-z_$][\w$]*$/.test(words[0] as string) ? (words[0] as string) : null;
 }
 
 /** Ranked files, what they were ranked for, and how their symbols are to be scored. */

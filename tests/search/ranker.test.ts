@@ -154,11 +154,42 @@ describe('the bm25f ranker', () => {
       expect(ranking(corpus, { keywords: ['cache'], params: { ...DEFAULT_PARAMS, nameMatch: 0 } })[0]).toBe('bench/llm.ts');
     });
 
+    it('is never a test, a doc or an example the request does not ask for', () => {
+      const withTest = corpusOf([
+        file('source/core/options.ts', { lines_of_code: 900, symbols: [symbol('cacheOptions'), symbol('cacheableRequest')], vocabulary: 'cache:40' }),
+        file('test/cache.ts', { role: 'test', lines_of_code: 700, symbols: [symbol('cacheTest')], vocabulary: 'cache:60' }),
+        file('source/core/index.ts', { lines_of_code: 1200, symbols: [symbol('request')], vocabulary: 'request:60' }),
+        file('source/core/errors.ts', { lines_of_code: 200, symbols: [symbol('HTTPError', 'class')], vocabulary: 'error:30' }),
+      ]);
+      expect(ranking(withTest, { keywords: ['cache'] })[0]).toBe('source/core/options.ts');
+      expect(ranking(withTest, { keywords: ['cache', 'test'] })[0]).toBe('test/cache.ts');
+    });
+
     it('must hold every word of it: a name holding some of them gains nothing', () => {
       const noLift = { ...DEFAULT_PARAMS, nameMatch: 0 };
       for (const request of [{ query: 'warm cache profile stats' }, { keywords: ['cache', 'evict', 'entry'] }, { target: 'src/cache.ts', keywords: ['cache', 'entry'] }]) {
         expect(ranking(corpus, request)).toEqual(ranking(corpus, { ...request, params: noLift }));
       }
+    });
+  });
+
+  describe('a request that is one name', () => {
+    const corpus = corpusOf([
+      file('src/core.py', { language: 'Python', lines_of_code: 2900, symbols: [symbol('Context', 'class'), symbol('invoke')], vocabulary: 'echo:30 get_current_context:12 context:80' }),
+      file('src/globals.py', { language: 'Python', lines_of_code: 45, symbols: [symbol('get_current_context'), symbol('push_context')], vocabulary: 'context:9' }),
+      file('src/utils.py', { language: 'Python', lines_of_code: 600, symbols: [symbol('echo'), symbol('open_file')], vocabulary: 'echo:8' }),
+      file('src/termui.py', { language: 'Python', lines_of_code: 800, symbols: [symbol('echo_via_pager'), symbol('secho'), symbol('_echo')], vocabulary: 'echo:25' }),
+      file('src/errors.py', { language: 'Python', lines_of_code: 300, symbols: ['ContextError', 'UsageError', 'BadParameter'].map((n) => symbol(n, 'class')), vocabulary: 'class:9 context:6' }),
+    ]);
+
+    it('finds the file that defines it before larger files that call it or define longer names', () => {
+      expect(ranking(corpus, { keywords: ['echo'] })[0]).toBe('src/utils.py');
+      expect(ranking(corpus, { query: 'get_current_context' })[0]).toBe('src/globals.py');
+    });
+
+    it('reads a kind word beside the name as a hint, not a word to match', () => {
+      expect(ranking(corpus, { query: 'Context class' })[0]).toBe('src/core.py');
+      expect(search(corpus, { query: 'def echo' }).references[0]?.file_path).toBe('src/utils.py');
     });
   });
 
