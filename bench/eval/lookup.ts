@@ -10,15 +10,13 @@
  * its disk cache included). Prints R@1, R@3 and MRR@10 per set (`blind`, written without running any search;
  * `hand`, tried against CodeRAG while looking for its misses) and ranker, and with --misses each miss.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SearchRequest } from '../../src/search/types.js';
 import { bm25Ranker, keywordRanker, keywordTerms } from './baselines.js';
-import { materialise } from './checkout.js';
-import { createCodeRagRanker } from './coderagRanker.js';
+import { materialise, treeDirFor } from './checkout.js';
 import { REPOS } from './mine.js';
 import { mirrorFinder } from './mirrors.js';
-import { listCandidates } from './run.js';
 import type { RankQuery, Ranker } from './types.js';
 
 export interface LookupCase {
@@ -51,22 +49,34 @@ export function parseLookupCases(text: string): LookupCase[] {
     });
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const misses = args.includes('--misses');
-  const rankersFlag = args.indexOf('--rankers') >= 0 ? args[args.indexOf('--rankers') + 1] : undefined;
-  const want = (name: string): boolean => !rankersFlag || rankersFlag.split(',').includes(name);
-  const rankers: Ranker[] = [...(want('keyword') ? [keywordRanker] : []), ...(want('bm25') ? [bm25Ranker] : [])];
-  if (want('coderag')) rankers.push(createCodeRagRanker());
-  const cases = parseLookupCases(readFileSync(join(import.meta.dirname, 'lookup-cases.tsv'), 'utf8'));
-  const findMirror = mirrorFinder(undefined);
-  const stats = new Map<string, { n: number; r1: number; r3: number; rr: number; missed: string[] }>();
+/** One set x ranker's figures over the look-ups, and its misses (`repo, request, @rank or what came first`). */
+export interface LookupRow {
+  set: string;
+  ranker: string;
+  cases: number;
+  r1: number;
+  r3: number;
+  mrr: number;
+  misses: string[];
+}
+
+/**
+ * Every ranker over every look-up of `cases`, tree by tree, each ranker given `candidates(treeDir)` (run.ts's
+ * listCandidates); `findMirror` is needed only for trees not cached.
+ */
+export async function runLookups(
+  cases: readonly LookupCase[],
+  rankers: readonly Ranker[],
+  findMirror: (hint: string) => string | undefined,
+  candidates: (treeDir: string) => string[],
+): Promise<LookupRow[]> {
+  const rows = new Map<string, LookupRow>();
   for (const tree of [...new Set(cases.map((c) => `${c.repo}@${c.sha}`))]) {
     const [repo, sha] = tree.split('@') as [string, string];
     const hint = REPOS.find((r) => r.repo === repo)?.hint;
     if (!hint) throw new Error(`lookup-cases.tsv: ${repo} is not a repository of the commit set`);
-    const dir = materialise(repo, sha, findMirror(hint));
-    const files = listCandidates(dir, false);
+    const dir = materialise(repo, sha, existsSync(treeDirFor(repo, sha)) ? undefined : findMirror(hint));
+    const files = candidates(dir);
     for (const ranker of rankers) {
       const prepared = await ranker.prepare(dir, files);
       for (const c of cases.filter((x) => x.repo === repo && x.sha === sha)) {
@@ -74,22 +84,45 @@ async function main(): Promise<void> {
         const ranked = await ranker.rank(prepared, q, 10);
         const rank = ranked.findIndex((path) => c.answer.test(path)) + 1;
         const key = `${c.set}\t${ranker.name}`;
-        const s = stats.get(key) ?? { n: 0, r1: 0, r3: 0, rr: 0, missed: [] };
-        s.n++;
-        if (rank === 1) s.r1++;
-        if (rank >= 1 && rank <= 3) s.r3++;
-        if (rank >= 1) s.rr += 1 / rank;
-        if (rank !== 1) s.missed.push(`${repo}\t${c.text}\t${rank ? `@${rank}` : `${c.answer.source} <- ${ranked.slice(0, 3).join(' | ') || '(nothing)'}`}`);
-        stats.set(key, s);
+        const row = rows.get(key) ?? { set: c.set, ranker: ranker.name, cases: 0, r1: 0, r3: 0, mrr: 0, misses: [] };
+        row.cases++;
+        if (rank === 1) row.r1++;
+        if (rank >= 1 && rank <= 3) row.r3++;
+        if (rank >= 1) row.mrr += 1 / rank;
+        if (rank !== 1) row.misses.push(`${repo}\t${c.text}\t${rank ? `@${rank}` : `${c.answer.source} <- ${ranked.slice(0, 3).join(' | ') || '(nothing)'}`}`);
+        rows.set(key, row);
       }
     }
   }
-  console.log('set     ranker    cases    R@1    R@3  MRR@10');
-  for (const [key, s] of [...stats].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const [set, ranker] = key.split('\t') as [string, string];
-    console.log(`${set.padEnd(7)} ${ranker.padEnd(8)} ${String(s.n).padStart(5)}  ${(s.r1 / s.n).toFixed(3)}  ${(s.r3 / s.n).toFixed(3)}  ${(s.rr / s.n).toFixed(3)}`);
-    if (misses) for (const line of s.missed) console.log(`  ${line}`);
+  return [...rows.values()]
+    .map((r) => ({ ...r, r1: r.r1 / r.cases, r3: r.r3 / r.cases, mrr: r.mrr / r.cases }))
+    .sort((a, b) => (a.set < b.set ? -1 : a.set > b.set ? 1 : a.ranker < b.ranker ? -1 : 1));
+}
+
+/** The rows as a table, with each row's misses under it when asked. */
+export function lookupTable(rows: readonly LookupRow[], misses = false): string {
+  const lines = ['set     ranker    cases    R@1    R@3  MRR@10'];
+  for (const r of rows) {
+    lines.push(`${r.set.padEnd(7)} ${r.ranker.padEnd(8)} ${String(r.cases).padStart(5)}  ${r.r1.toFixed(3)}  ${r.r3.toFixed(3)}  ${r.mrr.toFixed(3)}`);
+    if (misses) lines.push(...r.misses.map((m) => `  ${m}`));
   }
+  return lines.join('\n');
+}
+
+/** The look-up set's cases, from lookup-cases.tsv beside this file. */
+export function lookupCases(): LookupCase[] {
+  return parseLookupCases(readFileSync(join(import.meta.dirname, 'lookup-cases.tsv'), 'utf8'));
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const rankersFlag = args.indexOf('--rankers') >= 0 ? args[args.indexOf('--rankers') + 1] : undefined;
+  const want = (name: string): boolean => !rankersFlag || rankersFlag.split(',').includes(name);
+  // Loaded here, not at the top: run.ts imports this module, and loads CodeRAG's ranker only when asked for.
+  const { listCandidates } = await import('./run.js');
+  const { createCodeRagRanker } = await import('./coderagRanker.js');
+  const rankers: Ranker[] = [...(want('keyword') ? [keywordRanker] : []), ...(want('bm25') ? [bm25Ranker] : []), ...(want('coderag') ? [createCodeRagRanker()] : [])];
+  console.log(lookupTable(await runLookups(lookupCases(), rankers, mirrorFinder(undefined), (dir) => listCandidates(dir, false)), args.includes('--misses')));
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

@@ -1,7 +1,7 @@
 /**
  * Retrieval evaluation on real data: the commit set, the description look-up set and the issue set.
  *
- *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits,describe,deps,issues,heldout-issues] [--repo NAME] [--limit N]
+ *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits,describe,deps,issues,heldout-issues,lookup] [--repo NAME] [--limit N]
  *                                       [--mode query|target] [--json out.json] [--rankers keyword,bm25,coderag]
  *                                       [--scorer NAME] [--k N] [--include-generated] [--cases FILE]
  *                                       [--describe-cases FILE] [--deps-list FILE] [--tune-on even|odd]
@@ -29,6 +29,8 @@
  * Held-out repositories' issues (`--set heldout-issues`, and `all` when the dataset is found): the SWE-bench Lite
  * instances of the held-out Python repositories (HELD_OUT_ISSUE_REPOS, issue 20's own measurement), the same way;
  * a report only, never tuned on.
+ * Look-up set (lookup.ts, in `all`): short requests (a word, a concept, a name) and the file that answers them,
+ * R@1 / R@3 / MRR@10 per set (`blind`, `hand`) and ranker.
  *
  * Modes
  *   query  (default) every case not marked target_only; q = { query: cleaned commit message, keywords: its words }.
@@ -61,6 +63,7 @@ import {
   runIssues,
   type IssueCaseResult,
 } from './issues.js';
+import { lookupCases, lookupTable, runLookups, type LookupRow } from './lookup.js';
 import type { EvalCase, RankQuery, Ranker } from './types.js';
 
 export type { EvalCase, RankQuery, Ranker } from './types.js';
@@ -68,8 +71,8 @@ export type { EvalCase, RankQuery, Ranker } from './types.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DESCRIBE_DIR = resolve(HERE, '..', '.work', 'describe');
 
-type SetName = 'commits' | 'describe' | 'deps' | 'issues' | 'heldout-issues';
-const SET_NAMES: readonly SetName[] = ['commits', 'describe', 'deps', 'issues', 'heldout-issues'];
+type SetName = 'commits' | 'describe' | 'deps' | 'issues' | 'heldout-issues' | 'lookup';
+const SET_NAMES: readonly SetName[] = ['commits', 'describe', 'deps', 'issues', 'heldout-issues', 'lookup'];
 const isIssueSet = (set: SetName): boolean => set === 'issues' || set === 'heldout-issues';
 
 interface Options {
@@ -124,7 +127,7 @@ function parseArgs(argv: string[]): Options {
       case '--set': {
         const v = val();
         if (v === 'all') {
-          o.sets = ['commits', 'describe'];
+          o.sets = ['commits', 'describe', 'lookup'];
           o.issuesIfFound = true;
           break;
         }
@@ -554,8 +557,15 @@ async function main(): Promise<void> {
     }
   }
   const issueNotices = new Map<SetName, string[]>();
+  let lookups: LookupRow[] | null = null;
   for (const set of sets) {
     const ts = performance.now();
+    if (set === 'lookup') {
+      lookups = await runLookups(lookupCases(), rankers, findMirror, (dir) => listCandidates(dir, o.includeGenerated));
+      console.log(`\nlookup: short requests and the file that answers them, ${((performance.now() - ts) / 1000).toFixed(1)}s; blind = written without running any search\n`);
+      console.log(lookupTable(lookups));
+      continue;
+    }
     let run: SetRun;
     if (isIssueSet(set)) {
       const heldOutRepos = set === 'heldout-issues';
@@ -627,6 +637,7 @@ async function main(): Promise<void> {
       generated_at: new Date().toISOString(),
       summary: rows,
       ...(runs.has('issues') ? { issues_summary: issueRows(rankers.map((r) => r.name), runs.get('issues')?.results as IssueCaseResult[]), issues_cap: o.issuesCap, issues_ml_cap: o.issuesMlCap } : {}),
+      ...(lookups ? { lookup_summary: lookups.map(({ misses: _, ...row }) => row) } : {}),
       ...(runs.has('heldout-issues') ? { heldout_issues_summary: issueRows(rankers.map((r) => r.name), runs.get('heldout-issues')?.results as IssueCaseResult[]) } : {}),
       timing_ms: { total: totalMs, checkout_and_listing: checkoutMs, ...Object.fromEntries(timing) },
       per_case: [...runs.values()].flatMap((r) => r.results),
