@@ -527,9 +527,9 @@ function addDefinitionMatch(index: FieldIndex, { term, idf }: { term: string; id
 
 /** Adds weight * (the terms' idf) * (their count / the name's tokens) to files whose name holds every one of `terms`. */
 function addNameMatch(index: FieldIndex, terms: ReadonlyArray<{ term: string; idf: number }>, weight: number, score: Scores, liftable: (d: number) => boolean): void {
-  const named = new Map<number, { idf: number; count: number }>();
+  const named = new Map<number, { idf: number; count: number; last: number }>();
   const fieldMask = (1 << FIELD_BITS) - 1;
-  for (const { term, idf } of terms) {
+  for (const [t, { term, idf }] of terms.entries()) {
     const id = index.termId(term);
     if (id < 0) continue;
     const postings = index.postingsOf(id);
@@ -537,15 +537,18 @@ function addNameMatch(index: FieldIndex, terms: ReadonlyArray<{ term: string; id
       if (((postings[i + 1] as number) & fieldMask) !== NAME_FIELD) continue;
       const d = postings[i] as number;
       const seen = named.get(d);
-      if (seen) {
+      // Once per term, even where a damaged pack lists a posting twice.
+      if (!seen) named.set(d, { idf, count: 1, last: t });
+      else if (seen.last !== t) {
         seen.idf += idf;
         seen.count++;
-      } else named.set(d, { idf, count: 1 });
+        seen.last = t;
+      }
     }
   }
   for (const [d, { idf, count }] of named) {
-    if (count < terms.length || !liftable(d)) continue;
-    if (d >= 0 && d < index.size) score.add(d, (weight * idf * count) / Math.max(count, index.lengths[NAME_FIELD * index.size + d] as number));
+    if (count < terms.length || !(d >= 0 && d < index.size) || !liftable(d)) continue;
+    score.add(d, (weight * idf * count) / Math.max(count, index.lengths[NAME_FIELD * index.size + d] as number));
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { detectLanguage } from '../extract/languages.js';
 import { detectRole } from '../extract/role.js';
-import type { CodeSymbol } from '../index/types.js';
+import type { CodeSymbol, FileRole } from '../index/types.js';
 import { clipped, compareCodeUnits, SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
@@ -59,13 +59,20 @@ export function queryWords(text: string): string[] {
   for (const [identifier] of text.matchAll(IDENTIFIER)) {
     const parts = words(identifier);
     if (!parts.some(isSearchWord)) continue;
-    const word = parts.length > 1 ? identifier : (parts[0] as string);
+    // One word keeps its case (`Context`: a class name), without the `_` or `$` around it.
+    const word = parts.length > 1 ? identifier : caseOf(identifier, parts[0] as string);
     if (!out.has(word.toLowerCase())) out.set(word.toLowerCase(), word);
   }
   return [...out.values()];
 }
 
 const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/** `part` (lower-cased) as `identifier` writes it. */
+function caseOf(identifier: string, part: string): string {
+  const at = identifier.toLowerCase().indexOf(part);
+  return at >= 0 ? identifier.slice(at, at + part.length) : part;
+}
 
 function isSearchWord(word: string): boolean {
   return word.length >= 2 && !SEARCH_STOPWORDS.has(word) && !/^\d+$/.test(word);
@@ -151,15 +158,17 @@ function deepcodeReferences(corpus: SearchCorpus, request: SearchRequest, target
 const RELATIONSHIP_WEIGHTS: Readonly<Record<string, number>> = { direct_match: 1.0, partial_match: 0.8, reference: 0.6, utility: 0.4 };
 
 /**
- * What BM25F is asked: the keywords' tokens and the target's name, language and relationships. A request that is
- * one name, alone or with the kind of thing it is (`Request class`), asks for that name's definition, and the kind
- * word is dropped from its terms.
+ * What BM25F is asked: the keywords' tokens and the target's name, language and relationships. A look-up (`lookups`,
+ * not a task text's plain ranking) also names the files it wants: every term in a file's name, or, when the request
+ * is one name (`echo`, or `Request class` with its kind word), that name's definition; the kind word is then not
+ * searched.
  */
-export function bm25fInput(corpus: SearchCorpus, target: string, keywords: readonly string[], relationships: readonly MatchedRelationship[]): RankInput {
+export function bm25fInput(corpus: SearchCorpus, target: string, keywords: readonly string[], relationships: readonly MatchedRelationship[], lookups = true): RankInput {
   const tokenizer = corpus.tokenizer;
-  const name = namedSymbol(keywords);
+  const name = lookups ? namedSymbol(keywords) : null;
   const terms = (name ? [name] : keywords).flatMap((k) => tokenizer.text(k));
-  const defines = name ? definedToken(name) : null;
+  // A name the tokenizer keeps nothing of (`x`, `do`) points at nothing.
+  const defines = name && terms.length ? definedToken(name) : null;
   const targetName = target ? [...new Set(tokenizer.text(splitPath(target).stem))] : [];
   const related = new Map<number, number>();
   for (const rel of relationships) {
@@ -173,20 +182,32 @@ export function bm25fInput(corpus: SearchCorpus, target: string, keywords: reado
     terms: [...new Set([...terms, ...targetName])],
     targetName,
     targetLanguage: language && language.name !== 'Text' ? language.name : '',
-    ...(target ? { targetRole: detectRole(target) } : {}),
-    nameTerms: [...new Set(terms)],
+    ...(target ? { targetRole: targetRole(target) } : {}),
+    ...(lookups ? { nameTerms: [...new Set(terms)] } : {}),
     ...(defines ? { defines } : {}),
     ...(related.size ? { related } : {}),
   };
 }
 
-/** Words that say what kind of thing a name is, in a request that names one (`Request class`, `def echo`). */
+/** Words that say what kind of thing a name is, in a request that names one (`Request class`, `get_user function`). */
 const KIND_WORDS = new Set(['class', 'function', 'func', 'fn', 'def', 'method', 'interface', 'struct', 'trait', 'enum', 'type']);
 
-/** The one identifier a request is made of, kind words aside, or null. */
+/**
+ * The one identifier a request is made of, or null: a word alone (`echo`), or beside kind words when it is written
+ * as code (`Request class`, `parse_args function`), so that "type inference" or "method resolution" stay concepts.
+ */
 function namedSymbol(keywords: readonly string[]): string | null {
-  const words = keywords.flatMap((k) => k.split(/\s+/)).filter((w) => w && !KIND_WORDS.has(w.toLowerCase()));
-  return words.length === 1 && /^[A-Za-z_$][\w$]*$/.test(words[0] as string) ? (words[0] as string) : null;
+  const words = keywords.flatMap((k) => k.split(/\s+/)).filter(Boolean);
+  const names = words.filter((w) => !KIND_WORDS.has(w.toLowerCase()));
+  const name = names.length === 1 ? (names[0] as string) : '';
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return null;
+  return words.length === 1 || /[A-Z_$\d]/.test(name) ? name : null;
+}
+
+/** The role of the file about to be written; an absolute path's folders above the repository say nothing. */
+function targetRole(target: string): FileRole {
+  const posix = target.replace(/\\/g, '/');
+  return /^(?:[A-Za-z]:)?\//.test(posix) ? 'source' : detectRole(posix.replace(/^(\.\/)+/, ''));
 }
 
 /** Ranked files, what they were ranked for, and how their symbols are to be scored. */
@@ -232,7 +253,7 @@ function keywordFiles(corpus: SearchCorpus, request: SearchRequest, target: stri
 function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText): RankedFiles {
   const params = request.taskParams ?? TASK_PARAMS;
   // The same text as plain keywords, for the ranking fused in (only worked out when it is).
-  const plain = params.fusion.plain > 0 ? { ...bm25fInput(corpus, '', keywordsOf({ query: task.text }), []), nameTerms: [] } : undefined;
+  const plain = params.fusion.plain > 0 ? bm25fInput(corpus, '', keywordsOf({ query: task.text }), [], false) : undefined;
   const { ranked, input, taskScores, sources } = rankTask(corpus, task, rankLimit(request), params, plain);
   return { task: true, ranked, input, anchors: task.anchors, ...(taskScores ? { taskScores } : {}), ...(sources ? { sources } : {}), params };
 }

@@ -163,6 +163,9 @@ describe('the bm25f ranker', () => {
       ]);
       expect(ranking(withTest, { keywords: ['cache'] })[0]).toBe('source/core/options.ts');
       expect(ranking(withTest, { keywords: ['cache', 'test'] })[0]).toBe('test/cache.ts');
+      // Nor a prose file, whatever role it was given.
+      const withNotes = corpusOf([...withTest.indexes[0]!.index.file_summaries, file('source/cache.md', { language: 'Markdown', file_type: 'Markdown', role: 'source', vocabulary: 'cache:60' })]);
+      expect(ranking(withNotes, { keywords: ['cache'] })[0]).toBe('source/core/options.ts');
     });
 
     it('must hold every word of it: a name holding some of them gains nothing', () => {
@@ -187,9 +190,18 @@ describe('the bm25f ranker', () => {
       expect(ranking(corpus, { query: 'get_current_context' })[0]).toBe('src/globals.py');
     });
 
-    it('reads a kind word beside the name as a hint, not a word to match', () => {
+    it('reads a kind word beside a name written as code as a hint, not a word to match', () => {
       expect(ranking(corpus, { query: 'Context class' })[0]).toBe('src/core.py');
-      expect(search(corpus, { query: 'def echo' }).references[0]?.file_path).toBe('src/utils.py');
+      expect(ranking(corpus, { query: 'get_current_context function' })[0]).toBe('src/globals.py');
+      // Two plain words are a concept: "class context" keeps both words and lifts no definition of `context`.
+      const noLift = { ...DEFAULT_PARAMS, nameMatch: 0 };
+      expect(ranking(corpus, { query: 'class context' })).toEqual(ranking(corpus, { query: 'class context', params: noLift }));
+    });
+
+    it('points nowhere when the tokenizer keeps nothing of the name', () => {
+      const withX = corpusOf([file('src/vec.ts', { symbols: [symbol('x'), symbol('do')] })]);
+      expect(ranking(withX, { keywords: ['x'] })).toEqual([]);
+      expect(ranking(withX, { keywords: ['do'] })).toEqual([]);
     });
   });
 
@@ -239,7 +251,10 @@ describe('target mode', () => {
       file('tests/scores.test.ts', { role: 'test', symbols: [symbol('rankScore')], vocabulary: 'rank:6 score:3' }),
     ]);
     expect(ranking(corpus, { target: 'tests/lookup.test.ts', keywords: ['rank', 'score'] })[0]).toBe('tests/scores.test.ts');
+    expect(ranking(corpus, { target: 'tests\\lookup.test.ts', keywords: ['rank', 'score'] })[0]).toBe('tests/scores.test.ts');
     expect(ranking(corpus, { target: 'src/lookup.ts', keywords: ['rank', 'score'] })[0]).toBe('src/ranking.ts');
+    // An absolute path's folders above the repository (`/srv/test/…`) do not make it a test.
+    expect(ranking(corpus, { target: '/srv/test/app/src/lookup.ts', keywords: ['rank', 'score'] })[0]).toBe('src/ranking.ts');
   });
 
   it('returns the target\'s relationships and lifts the related files', () => {
