@@ -136,7 +136,9 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   }
   const gitCommit = listed && asked ? await asked.head : null;
   const gitDirty = gitCommit && asked ? await asked.dirty : null;
-  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule, ownOutput: [...leftOut].sort(), unreadable: [...unreadable].sort() };
+  // Nor is one .coderagignore excludes, or CodeRAG's own output.
+  const missed = [...unreadable].filter((folder) => folder === './' || (excludingRule(folder, ownRules) === null && ownOutput(folder.slice(0, -1)) === null));
+  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule, ownOutput: [...leftOut].sort(), unreadable: missed.sort() };
 }
 
 /** A search pack folder (search/pack.ts PACK_DIR): it sits beside the indexes it serves. */
@@ -292,6 +294,8 @@ async function listWithGlob(root: string, options: WalkOptions, unreadable: Set<
   const candidates = all.filter((p) => !p.endsWith('/'));
   if (!options.respectGitignore) return candidates;
   const rules = await loadIgnoreRules(root, candidates);
+  // A folder the .gitignore leaves out (a database volume owned by another user) is missed on purpose.
+  for (const folder of unreadable) if (folder !== './' && isIgnored(folder, rules)) unreadable.delete(folder);
   return candidates.filter((file) => !isIgnored(file, rules));
 }
 

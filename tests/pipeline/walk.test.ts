@@ -204,13 +204,19 @@ describe('outside any git repository', () => {
 });
 
 describe('a folder that may not be listed', () => {
+  // Running as root, a chmod would not stop the listing: the file system answers as it would for a user.
+  const denying = ((dir: string, settings: object, done: (error: NodeJS.ErrnoException | null, entries?: unknown) => void) => {
+    if (['locked', 'pgdata', 'volume'].includes(path.basename(dir))) done(Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' }));
+    else fs.readdir(dir, settings as { withFileTypes: true }, done);
+  }) as unknown as typeof fs.readdir;
+
+  it('is not named when .gitignore or .coderagignore leaves it out anyway', async () => {
+    const plain = repoWith({ 'a.ts': 'x', '.gitignore': 'pgdata/\n', '.coderagignore': 'volume\n', 'pgdata/base.ts': 'x', 'volume/v.ts': 'x', 'locked/c.ts': 'x' });
+    expect((await walkRepository(plain.root, { ...options, fs: { readdir: denying } })).unreadable).toEqual(['locked/']);
+  });
+
   it('is named in the walk, its files left out, beside the folders that could be read', async () => {
     const plain = repoWith({ 'a.ts': 'x', 'locked/secret.ts': 'x', 'open/b.ts': 'x' });
-    // Running as root, a chmod would not stop the listing: the file system answers as it would for a user.
-    const denying = ((dir: string, settings: object, done: (error: NodeJS.ErrnoException | null, entries?: unknown) => void) => {
-      if (path.basename(dir) === 'locked') done(Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' }));
-      else fs.readdir(dir, settings as { withFileTypes: true }, done);
-    }) as unknown as typeof fs.readdir;
     const result = await walkRepository(plain.root, { ...options, fs: { readdir: denying } });
     expect(result.files.map((f) => f.path)).toEqual(['a.ts', 'open/b.ts']);
     expect(result.unreadable).toEqual(['locked/']);
