@@ -35,22 +35,28 @@ export interface FileOutline {
   symbols: OutlineSymbol[];
 }
 
-function longest<T extends { file_path: string }>(files: readonly T[]): T | undefined {
-  return files.reduce<T | undefined>((best, f) => (best && best.file_path.length >= f.file_path.length ? best : f), undefined);
+/** `filePath` relative to the repository: as given, or an absolute path with the indexed folder's path taken off. */
+function relativePath(filePath: string, repoPath: string, repoName: string): string {
+  const wanted = cleanPath(filePath);
+  if (!/^(?:[A-Za-z]:)?[\\/]/.test(filePath.trim())) return wanted;
+  const root = cleanPath(repoPath);
+  if (root && wanted.startsWith(`${root}/`)) return wanted.slice(root.length + 1);
+  throw new CodeRagError(`no file ${filePath} in ${repoName}: it is outside the folder the repository was indexed in${repoPath ? ` (${repoPath})` : ''}`, {
+    hint: 'give the path relative to the repository root, e.g. src/cache.ts',
+  });
 }
 
 /**
  * The outline of one indexed file, symbols in line order. `repo` is a repository name or an index's key;
- * `filePath` is repository-relative (a leading `./` or backslashes are fine, a path suffix that names one file
- * is enough, and so is an absolute path that ends with the file's). Throws a CodeRagError naming what is indexed when the repository or file is not.
+ * `filePath` is repository-relative (a leading `./` or backslashes are fine, and a path suffix that names one file
+ * is enough) or absolute within the folder the repository was indexed in. Throws a CodeRagError naming what is
+ * indexed when the repository or file is not.
  */
 export function fileOutline(indexes: readonly LoadedIndex[], repo: string, filePath: string): FileOutline {
   const loaded = findIndex(indexes, repo);
-  const wanted = cleanPath(filePath);
+  const wanted = relativePath(filePath, loaded.index.analysis_metadata?.repo_path ?? '', loaded.index.repo_name);
   const files = loaded.index.file_summaries;
-  // An absolute path ends with the repository-relative one: the longest such wins.
-  const absolute = /^(?:[A-Za-z]:)?[\\/]/.test(filePath.trim());
-  let file = files.find((f) => f.file_path === wanted) ?? (absolute ? longest(files.filter((f) => wanted.endsWith(`/${f.file_path}`))) : undefined);
+  let file = files.find((f) => f.file_path === wanted);
   if (!file) {
     const bySuffix = wanted ? files.filter((f) => f.file_path.endsWith(`/${wanted}`)) : [];
     if (bySuffix.length === 1) file = bySuffix[0];

@@ -7,9 +7,10 @@ import { fileOutline, findSymbol } from '../../src/search/symbols.js';
 
 const sym = (kind: string, name: string, ast_path: string, start_line: number, end_line: number, doc?: string) => ({ kind, name, ast_path, start_line, end_line, ...(doc ? { doc } : {}) });
 
-function loaded(repo: string, files: { path: string; role?: string; symbols: ReturnType<typeof sym>[] }[]): LoadedIndex {
+function loaded(repo: string, files: { path: string; role?: string; symbols: ReturnType<typeof sym>[] }[], repoPath = `/home/dev/${repo}`): LoadedIndex {
   const index = {
     repo_name: repo,
+    analysis_metadata: { repo_path: repoPath },
     total_files: files.length,
     file_summaries: files.map((f) => ({ file_path: f.path, file_type: 'TypeScript source', main_functions: [], key_concepts: [], dependencies: [], summary: `About ${f.path}.`, lines_of_code: 50, last_modified: '', language: 'TypeScript', role: f.role ?? 'source', status: 'ok', symbols: f.symbols, local_imports: [] })),
     relationships: [],
@@ -50,8 +51,7 @@ describe('a file\'s outline', () => {
     ['Windows separators', 'cachelib', 'src\\cache\\lruCache.ts'],
     ['a path suffix that names one file', 'cachelib', 'cache/lruCache.ts'],
     ['the repository name in another case', 'CacheLib', 'src/cache/lruCache.ts'],
-    ['an absolute path into the work tree', 'cachelib', '/home/dev/cachelib/src/cache/lruCache.ts'],
-    ['an absolute Windows path', 'cachelib', 'C:\\dev\\cachelib\\src\\cache\\lruCache.ts'],
+    ['an absolute path into the folder it was indexed in', 'cachelib', '/home/dev/cachelib/src/cache/lruCache.ts'],
   ])('finds the file from %s', (_, repo, filePath) => {
     expect(fileOutline([STORE, CACHE], repo, filePath).file_path).toBe('src/cache/lruCache.ts');
   });
@@ -64,6 +64,14 @@ describe('a file\'s outline', () => {
     expect(() => fileOutline([CACHE], 'cachelib', 'lib/lruCache.ts')).toThrow(expect.objectContaining({ message: 'no file lib/lruCache.ts in cachelib', hint: 'did you mean src/cache/lruCache.ts?' }));
     // A relative path is never cut down to a shorter indexed one: other/src/forget.ts is not src/forget.ts.
     expect(() => fileOutline([CACHE], 'cachelib', 'other/src/forget.ts')).toThrow(expect.objectContaining({ message: 'no file other/src/forget.ts in cachelib' }));
+  });
+
+  it('takes an absolute Windows path, and refuses one outside the indexed folder instead of guessing', () => {
+    const onWindows = loaded('cachelib', [{ path: 'src/cache/lruCache.ts', symbols: [] }, { path: 'index.ts', symbols: [] }], 'C:\\dev\\cachelib');
+    expect(fileOutline([onWindows], 'cachelib', 'C:\\dev\\cachelib\\src\\cache\\lruCache.ts').file_path).toBe('src/cache/lruCache.ts');
+    expect(() => fileOutline([CACHE], 'cachelib', '/elsewhere/other/src/forget.ts')).toThrow(
+      expect.objectContaining({ message: 'no file /elsewhere/other/src/forget.ts in cachelib: it is outside the folder the repository was indexed in (/home/dev/cachelib)' }),
+    );
   });
 
   it('says a folder is one and names some of its files', () => {
