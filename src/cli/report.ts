@@ -61,7 +61,7 @@ export interface RunFailure {
 /** The failed files on stderr, one line each (the first 20), as `index` and `merge` name them. */
 export function writeFailures(failures: readonly RunFailure[]): void {
   for (const f of failures.slice(0, MAX_FAILURES_LISTED)) process.stderr.write(`warning: ${f.repo}: ${f.path} failed: ${f.reason}\n`);
-  if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failed files (status "failed" in the index, with reasons)\n`);
+  if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failures (files with status "failed" in the index, with reasons; folders in unreadable_folders)\n`);
 }
 
 /** Every failed file of the indexes written, with its reason, and every folder whose files could not be listed. */
