@@ -6,8 +6,8 @@
  *   CODERAG_EVAL_MIRRORS=/work/.mirror node --import tsx bench/eval/lookup.ts [--rankers coderag,bm25,keyword] [--misses]
  *
  * Each tree is extracted from its mirror (checkout.ts; a cached tree needs none); every ranker sees run.ts's
- * candidates (listCandidates) and ranks the first 10; CodeRAG indexes the tree without history (coderagRanker.ts,
- * its disk cache included). Prints R@1, R@3 and MRR@10 per set (`blind`, written without running any search;
+ * candidates (listCandidates) and ranks the first 10; CodeRAG indexes the tree with its history up to its commit, as
+ * run.ts does for a commit case (coderagRanker.ts, its disk cache included). Prints R@1, R@3 and MRR@10 per set (`blind`, written without running any search;
  * `hand`, tried against CodeRAG while looking for its misses) and ranker, and with --misses each miss.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import type { SearchRequest } from '../../src/search/types.js';
 import { bm25Ranker, keywordRanker, keywordTerms } from './baselines.js';
 import { materialise, treeDirFor } from './checkout.js';
 import { REPOS } from './mine.js';
-import { mirrorFinder } from './mirrors.js';
+import { mirrorFinder, treeHistory } from './mirrors.js';
 import type { RankQuery, Ranker } from './types.js';
 
 export interface LookupCase {
@@ -77,8 +77,10 @@ export async function runLookups(
     if (!hint) throw new Error(`lookup-cases.tsv: ${repo} is not a repository of the commit set`);
     const dir = materialise(repo, sha, existsSync(treeDirFor(repo, sha)) ? undefined : findMirror(hint));
     const files = candidates(dir);
+    // As run.ts gives a commit case's tree: its history up to its commit, when the mirror is there.
+    const history = treeHistory(findMirror, hint, sha, () => {});
     for (const ranker of rankers) {
-      const prepared = await ranker.prepare(dir, files);
+      const prepared = await ranker.prepare(dir, files, undefined, history);
       for (const c of cases.filter((x) => x.repo === repo && x.sha === sha)) {
         const q: RankQuery = c.request.target ? { query: '', target: c.request.target, keywords: c.request.keywords ?? [] } : { query: c.text, keywords: keywordTerms(c.text) };
         const ranked = await ranker.rank(prepared, q, 10);
