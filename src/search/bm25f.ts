@@ -30,14 +30,16 @@
  *    files the index relates to the target gain relationship * confidence * type weight, and a target that is
  *    a test (docs, an example...) asks for its role, so the tests beside it are not pushed down.
  * 6. Files named for the request: a file whose name holds every term of the request's words (task words aside; in
- *    target mode the keywords', not the target's) gains nameMatch * (those terms' idf) * (their count / its name's tokens), so `-k cache` finds
- *    `cache.ts` and `profileCache.ts` before the largest file that merely uses a cache (one word saturates in every
- *    heavy user of it, and the size prior decides among them), and "profile cache" finds `profileCache.ts`. A name
- *    holding only some of the terms gains nothing here: in the commit set a message's words name neighbours of
- *    the files it changed far more often than the files themselves, and a lift for partial names cost R@1 there.
- *    A request that is one name (`echo`, `Request class`, `get_current_context`) lifts the files that define it
- *    alike, by its definition token's idf, before the larger files that only call it. Neither lift reaches a test,
- *    doc or example the request does not ask for, nor a prose file: a test named `cache` is still a test.
+ *    target mode the keywords', not the target's) gains nameMatch * (those terms' idf) * (their count / its name's
+ *    tokens), so `-k cache` finds `cache.ts` and `profileCache.ts` before the largest file that merely uses a cache
+ *    (one word saturates in every heavy user of it, and the size prior decides among them), and "profile cache"
+ *    finds `profileCache.ts`. A name holding only some of the terms gains nothing here: in the commit set a
+ *    message's words name neighbours of the files it changed far more often than the files themselves, and a lift
+ *    for partial names cost R@1 there. A request that is one name (`echo`, `get_current_context`, or `Request
+ *    class`: a kind word beside a name written as code) lifts the files that define it alike, by its definition
+ *    token's idf, before the larger files that only call it. Neither lift reaches a test, doc or example the
+ *    request does not ask for, nor a prose file: a test named `cache` is still a test. bench/eval/lookup.ts
+ *    measures look-ups, which the commit and description sets cannot.
  *
  * How the weights were chosen: coordinate ascent on MRR (bench/eval/tune.ts) over bench/eval's two sets (480 commits of
  * 12 repositories in 6 languages, and 69 repositories looked up by their own description), on the tuning half of
