@@ -194,20 +194,26 @@ const KIND_WORDS = new Set(['class', 'function', 'func', 'fn', 'def', 'method', 
 
 /**
  * The one identifier a request is made of, or null: a word alone (`echo`), or beside kind words when it is written
- * as code (`Request class`, `parse_args function`), so that "type inference" or "method resolution" stay concepts.
+ * as code (`parse_args function`, `isHidden method`, or capitalised beside a lower-case kind word: `Request class`),
+ * so that "type inference" and Title Case concepts ("Method Resolution") stay two words.
  */
 function namedSymbol(keywords: readonly string[]): string | null {
   const words = keywords.flatMap((k) => k.split(/\s+/)).filter(Boolean);
+  const kinds = words.filter((w) => KIND_WORDS.has(w.toLowerCase()));
   const names = words.filter((w) => !KIND_WORDS.has(w.toLowerCase()));
   const name = names.length === 1 ? (names[0] as string) : '';
   if (!/^[A-Za-z_$][\w$]*$/.test(name)) return null;
-  return words.length === 1 || /[A-Z_$\d]/.test(name) ? name : null;
+  if (kinds.length === 0 || /^.+[A-Z]|[_$\d]/.test(name)) return name;
+  return /^[A-Z]/.test(name) && kinds.every((k) => k === k.toLowerCase()) ? name : null;
 }
 
-/** The role of the file about to be written; an absolute path's folders above the repository say nothing. */
+/**
+ * The role of the file about to be written. An absolute path's folders above the repository say nothing
+ * (`/srv/test/app/…`), so only its file name is read (`…/lookup.test.ts` is still a test).
+ */
 function targetRole(target: string): FileRole {
   const posix = target.replace(/\\/g, '/');
-  return /^(?:[A-Za-z]:)?\//.test(posix) ? 'source' : detectRole(posix.replace(/^(\.\/)+/, ''));
+  return detectRole(/^(?:[A-Za-z]:)?\//.test(posix) ? posix.slice(posix.lastIndexOf('/') + 1) : posix.replace(/^(\.\/)+/, ''));
 }
 
 /** Ranked files, what they were ranked for, and how their symbols are to be scored. */

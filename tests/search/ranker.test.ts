@@ -193,9 +193,11 @@ describe('the bm25f ranker', () => {
     it('reads a kind word beside a name written as code as a hint, not a word to match', () => {
       expect(ranking(corpus, { query: 'Context class' })[0]).toBe('src/core.py');
       expect(ranking(corpus, { query: 'get_current_context function' })[0]).toBe('src/globals.py');
-      // Two plain words are a concept: "class context" keeps both words and lifts no definition of `context`.
+      // Two plain words are a concept, in lower or Title Case: both words are searched and no definition is lifted.
       const noLift = { ...DEFAULT_PARAMS, nameMatch: 0 };
-      expect(ranking(corpus, { query: 'class context' })).toEqual(ranking(corpus, { query: 'class context', params: noLift }));
+      for (const concept of ['class context', 'Class Context', 'Type Echo']) {
+        expect(ranking(corpus, { query: concept })).toEqual(ranking(corpus, { query: concept, params: noLift }));
+      }
     });
 
     it('points nowhere when the tokenizer keeps nothing of the name', () => {
@@ -253,8 +255,9 @@ describe('target mode', () => {
     expect(ranking(corpus, { target: 'tests/lookup.test.ts', keywords: ['rank', 'score'] })[0]).toBe('tests/scores.test.ts');
     expect(ranking(corpus, { target: 'tests\\lookup.test.ts', keywords: ['rank', 'score'] })[0]).toBe('tests/scores.test.ts');
     expect(ranking(corpus, { target: 'src/lookup.ts', keywords: ['rank', 'score'] })[0]).toBe('src/ranking.ts');
-    // An absolute path's folders above the repository (`/srv/test/…`) do not make it a test.
+    // An absolute path's folders above the repository (`/srv/test/…`) do not make it a test; its file name does.
     expect(ranking(corpus, { target: '/srv/test/app/src/lookup.ts', keywords: ['rank', 'score'] })[0]).toBe('src/ranking.ts');
+    expect(ranking(corpus, { target: 'C:\\proj\\src\\lookup.test.ts', keywords: ['rank', 'score'] })[0]).toBe('tests/scores.test.ts');
   });
 
   it('returns the target\'s relationships and lifts the related files', () => {
