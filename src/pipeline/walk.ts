@@ -137,7 +137,7 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   const gitCommit = listed && asked ? await asked.head : null;
   const gitDirty = gitCommit && asked ? await asked.dirty : null;
   // Nor is one .coderagignore excludes, or CodeRAG's own output.
-  const missed = [...unreadable].filter((folder) => folder === './' || (excludingRule(folder, ownRules) === null && ownOutput(folder.slice(0, -1)) === null));
+  const missed = [...unreadable].filter((folder) => folder === './' || (excludingRule(folder, ownRules) === null && ownOutput(folder) === null));
   return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule, ownOutput: [...leftOut].sort(), unreadable: missed.sort() };
 }
 

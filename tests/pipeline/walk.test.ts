@@ -206,12 +206,12 @@ describe('outside any git repository', () => {
 describe('a folder that may not be listed', () => {
   // Running as root, a chmod would not stop the listing: the file system answers as it would for a user.
   const denying = ((dir: string, settings: object, done: (error: NodeJS.ErrnoException | null, entries?: unknown) => void) => {
-    if (['locked', 'pgdata', 'volume'].includes(path.basename(dir))) done(Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' }));
+    if (['locked', 'pgdata', 'volume', '.coderag-search'].includes(path.basename(dir))) done(Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' }));
     else fs.readdir(dir, settings as { withFileTypes: true }, done);
   }) as unknown as typeof fs.readdir;
 
-  it('is not named when .gitignore or .coderagignore leaves it out anyway', async () => {
-    const plain = repoWith({ 'a.ts': 'x', '.gitignore': 'pgdata/\n', '.coderagignore': 'volume\n', 'pgdata/base.ts': 'x', 'volume/v.ts': 'x', 'locked/c.ts': 'x' });
+  it('is not named when .gitignore, .coderagignore or CodeRAG\'s own output leaves it out anyway', async () => {
+    const plain = repoWith({ 'a.ts': 'x', '.gitignore': 'pgdata/\n', '.coderagignore': 'volume\n', 'pgdata/base.ts': 'x', 'volume/v.ts': 'x', 'locked/c.ts': 'x', 'idx/.coderag-search/a.pack': 'x' });
     expect((await walkRepository(plain.root, { ...options, fs: { readdir: denying } })).unreadable).toEqual(['locked/']);
   });
 
