@@ -3,6 +3,8 @@
  * (every symbol with its kind, lines, nesting and doc) and where a name is defined across all indexes. Both
  * read only the index; nothing here opens the repository.
  */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import type { CodeSymbol, SymbolKind } from '../index/types.js';
 import { CodeRagError, UsageError } from '../shared/errors.js';
 import { clipped } from '../shared/text.js';
@@ -35,15 +37,36 @@ export interface FileOutline {
   symbols: OutlineSymbol[];
 }
 
-/** `filePath` relative to the repository: as given, or an absolute path with the indexed folder's path taken off. */
-function relativePath(filePath: string, repoPath: string, repoName: string): string {
-  const wanted = cleanPath(filePath);
-  if (!/^(?:[A-Za-z]:)?[\\/]/.test(filePath.trim())) return wanted;
-  const root = cleanPath(repoPath);
-  if (root && wanted.startsWith(`${root}/`)) return wanted.slice(root.length + 1);
-  throw new CodeRagError(`no file ${filePath} in ${repoName}: it is outside the folder the repository was indexed in${repoPath ? ` (${repoPath})` : ''}`, {
+/**
+ * `filePath` relative to the repository: as given, or an absolute path with the indexed folder's path taken off,
+ * compared as written (normalised, a drive letter in either case) and then with symbolic links resolved.
+ */
+function relativePath(filePath: string, repoPath: unknown, repoName: string): string {
+  if (!/^(?:[A-Za-z]:)?[\\/]/.test(filePath.trim())) return cleanPath(filePath);
+  const root = typeof repoPath === 'string' ? repoPath : '';
+  for (const [given, base] of [[filePath.trim(), root], [realOrSame(filePath.trim()), realOrSame(root)]] as const) {
+    const wanted = absoluteKey(given);
+    const prefix = absoluteKey(base);
+    if (prefix && wanted.toLowerCase().startsWith(`${prefix.toLowerCase()}/`) && wanted.slice(0, prefix.length).replace(/^[a-z]:/i, '') === prefix.replace(/^[a-z]:/i, '')) {
+      return wanted.slice(prefix.length + 1);
+    }
+  }
+  throw new CodeRagError(`no file ${filePath} in ${repoName}: it is outside the folder the repository was indexed in${root ? ` (${root})` : ''}`, {
     hint: 'give the path relative to the repository root, e.g. src/cache.ts',
   });
+}
+
+/** An absolute path as forward slashes, `.` and `..` resolved, no trailing slash. */
+function absoluteKey(p: string): string {
+  return p ? path.posix.normalize(p.replace(/\\/g, '/')).replace(/\/+$/, '') : '';
+}
+
+function realOrSame(p: string): string {
+  try {
+    return p ? realpathSync(p) : p;
+  } catch {
+    return p;
+  }
 }
 
 /**

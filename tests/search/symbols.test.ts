@@ -1,9 +1,12 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CodeSymbol, RepoIndex } from '../../src/index/types.js';
 import type { LoadedIndex } from '../../src/search/types.js';
 import { Tokenizer } from '../../src/search/profileTokens.js';
 import { matchingSymbols } from '../../src/search/search.js';
 import { fileOutline, findSymbol } from '../../src/search/symbols.js';
+import { makeTempDir } from '../support/tempRepo.js';
 
 const sym = (kind: string, name: string, ast_path: string, start_line: number, end_line: number, doc?: string) => ({ kind, name, ast_path, start_line, end_line, ...(doc ? { doc } : {}) });
 
@@ -52,6 +55,7 @@ describe('a file\'s outline', () => {
     ['a path suffix that names one file', 'cachelib', 'cache/lruCache.ts'],
     ['the repository name in another case', 'CacheLib', 'src/cache/lruCache.ts'],
     ['an absolute path into the folder it was indexed in', 'cachelib', '/home/dev/cachelib/src/cache/lruCache.ts'],
+    ['an absolute path spelt with . and //', 'cachelib', '/home/dev/./cachelib//src/cache/lruCache.ts'],
   ])('finds the file from %s', (_, repo, filePath) => {
     expect(fileOutline([STORE, CACHE], repo, filePath).file_path).toBe('src/cache/lruCache.ts');
   });
@@ -69,9 +73,23 @@ describe('a file\'s outline', () => {
   it('takes an absolute Windows path, and refuses one outside the indexed folder instead of guessing', () => {
     const onWindows = loaded('cachelib', [{ path: 'src/cache/lruCache.ts', symbols: [] }, { path: 'index.ts', symbols: [] }], 'C:\\dev\\cachelib');
     expect(fileOutline([onWindows], 'cachelib', 'C:\\dev\\cachelib\\src\\cache\\lruCache.ts').file_path).toBe('src/cache/lruCache.ts');
+    // Editors send the drive letter in lower case.
+    expect(fileOutline([onWindows], 'cachelib', 'c:\\dev\\cachelib\\index.ts').file_path).toBe('index.ts');
     expect(() => fileOutline([CACHE], 'cachelib', '/elsewhere/other/src/forget.ts')).toThrow(
       expect.objectContaining({ message: 'no file /elsewhere/other/src/forget.ts in cachelib: it is outside the folder the repository was indexed in (/home/dev/cachelib)' }),
     );
+  });
+
+  it('takes an absolute path through a symbolic link to the indexed folder, and the reverse', () => {
+    const real = makeTempDir();
+    mkdirSync(path.join(real, 'src/cache'), { recursive: true });
+    writeFileSync(path.join(real, 'src/cache/lruCache.ts'), '');
+    const link = path.join(makeTempDir(), 'link');
+    symlinkSync(real, link);
+    const viaLink = loaded('cachelib', [{ path: 'src/cache/lruCache.ts', symbols: [] }], link);
+    expect(fileOutline([viaLink], 'cachelib', path.join(real, 'src/cache/lruCache.ts')).file_path).toBe('src/cache/lruCache.ts');
+    const viaReal = loaded('cachelib', [{ path: 'src/cache/lruCache.ts', symbols: [] }], real);
+    expect(fileOutline([viaReal], 'cachelib', path.join(link, 'src/cache/lruCache.ts')).file_path).toBe('src/cache/lruCache.ts');
   });
 
   it('says a folder is one and names some of its files', () => {
