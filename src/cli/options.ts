@@ -43,7 +43,7 @@ export interface OptionSpec {
 export const SEARCH_OPTIONS: readonly OptionSpec[] = [
   { flags: '-t, --target <file>', description: 'the file you are about to write, e.g. src/cache.ts', default: '' },
   { flags: '-k, --keywords <list>', description: 'comma-separated keywords, e.g. ttl,eviction', default: '' },
-  { flags: '--query <text>', description: 'free text: a few words, or a whole issue report or task (paths, stack frames, names in backticks and options in it are looked up as anchors)' },
+  { flags: '--query <text>', description: 'free text: a word or a name (the files named for it or defining it come first), a few words, or a whole issue report or task (paths, stack frames, names in backticks and options in it are looked up as anchors)' },
   { flags: '--query-file <file>', description: 'read the query from a file, or from standard input with -' },
   { flags: '-i, --indexes <dir>', description: 'folder of RepoIndex files (default: paths.output_dir, "indexes")' },
   { flags: '-n, --max-results <n>', description: 'how many references to return', parse: positiveInt, default: 10 },

@@ -151,7 +151,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     {
       title: 'Search code',
       description:
-        'Free-text search over the indexed files, e.g. "token bucket rate limiter", or a whole issue report or task with its ' +
+        'Free-text search over the indexed files: a word or a name (`cache`, `LruCache`, `Request class`: the files named for ' +
+        'it or defining it come first), a description, e.g. "token bucket rate limiter", or a whole issue report or task with its ' +
         'traceback and code (file paths, names in backticks, options and stack frames are looked up as anchors): ranked files with ' +
         'repository, path, score, summary, main functions and the matching symbols with their lines. granularity "symbol" also ' +
         'ranks the functions and methods most likely to need a change.',
