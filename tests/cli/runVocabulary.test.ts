@@ -3,9 +3,7 @@
  * `file_done` event, on stderr, in the closing line and in the NDJSON summary, and the summary's `status`
  * matches the exit code (never `success` beside exit code 3). The events' fields are snake_case.
  */
-import fs from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createProgress } from '../../src/cli/progress.js';
@@ -15,6 +13,7 @@ import { defaultConfig } from '../../src/config/schema.js';
 import type { IndexEvent } from '../../src/pipeline/events.js';
 import { runIndex } from '../../src/pipeline/runIndex.js';
 import { parseShard } from '../../src/pipeline/shard.js';
+import { readdirDenying } from '../support/deniedFs.js';
 import { makeTempDir, makeTempRepo } from '../support/tempRepo.js';
 
 /** Reads every file but `locked.ts`, which answers as a file without read permission does. */
@@ -42,6 +41,14 @@ async function runWithLockedFile(onEvent: (event: IndexEvent) => void) {
 
 afterEach(() => vi.restoreAllMocks());
 
+/** What the process writes on stderr and stdout from here on, kept instead of printed. */
+function capturedOutput(): { stderr: string; stdout: string } {
+  const output = { stderr: '', stdout: '' };
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((output.stderr += String(chunk)), true));
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((output.stdout += String(chunk)), true));
+  return output;
+}
+
 describe('a file that cannot be read', () => {
   it('is failed in the index, its event, the NDJSON summary (files_failed, exit code 3), all alike', async () => {
     const { stream, text } = sinkStream();
@@ -62,38 +69,26 @@ describe('a file that cannot be read', () => {
   it('is failed on stderr and in the closing line too', async () => {
     const progress = createProgress({ stream: sinkStream().stream, quiet: false, format: 'plain' });
     const result = await runWithLockedFile(progress.sink);
-    let stderr = '';
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-    let stdout = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+    const output = capturedOutput();
     expect(reportRun(result, progress, { quiet: false, json: true }, Date.now())).toBe(3);
-    expect(stderr).toContain('warning: repo: src/locked.ts failed: unreadable');
-    expect(stderr).toMatch(/repo: 1 file indexed, 0 skipped, 1 failed \(unreadable 1\)/);
-    expect(stderr).not.toMatch(/skipped \(unreadable/);
-    expect(JSON.parse(stdout)).toMatchObject({ status: 'files_failed', exit_code: 3 });
+    expect(output.stderr).toContain('warning: repo: src/locked.ts failed: unreadable');
+    expect(output.stderr).toMatch(/repo: 1 file indexed, 0 skipped, 1 failed \(unreadable 1\)/);
+    expect(output.stderr).not.toMatch(/skipped \(unreadable/);
+    expect(JSON.parse(output.stdout)).toMatchObject({ status: 'files_failed', exit_code: 3 });
     expect(closingLine(result.written[0]!.index)).toContain('1 failed (unreadable 1)');
   });
 });
 
 describe('a folder that cannot be listed', () => {
-  /** Lists every folder but `locked`, which answers as a folder without read permission does (root ignores chmod). */
-  const denyLockedFolder = ((dir: string, settings: object, done: (error: NodeJS.ErrnoException | null, entries?: unknown) => void) => {
-    if (path.basename(dir) === 'locked') done(Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' }));
-    else fs.readdir(dir, settings as { withFileTypes: true }, done);
-  }) as unknown as typeof fs.readdir;
-
   it('fails the run as a failed file does: named on stderr and in the closing line, exit code 3, kept in the index', async () => {
     const repo = makeTempRepo({ 'src/open.ts': 'export const open = 1;\n', 'locked/hidden.ts': 'export const hidden = 1;\n' }, { name: 'repo' });
     const progress = createProgress({ stream: sinkStream().stream, quiet: false, format: 'plain' });
-    const result = await runIndex([repo.root], { config: defaultConfig(), outDir: makeTempDir(), walkFs: { readdir: denyLockedFolder }, onEvent: progress.sink });
-    let stderr = '';
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-    let stdout = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+    const result = await runIndex([repo.root], { config: defaultConfig(), outDir: makeTempDir(), walkFs: { readdir: readdirDenying(['locked']) }, onEvent: progress.sink });
+    const output = capturedOutput();
     expect(reportRun(result, progress, { quiet: false, json: true }, Date.now())).toBe(3);
-    expect(stderr).toContain('warning: repo: locked/ failed: unreadable folder (permission denied), its files are not indexed');
-    expect(stderr).toMatch(/repo: 1 file indexed, 0 skipped, 1 unreadable folder not indexed, /);
-    expect(JSON.parse(stdout)).toMatchObject({ status: 'files_failed', exit_code: 3, failed_files: [{ repo: 'repo', path: 'locked/' }] });
+    expect(output.stderr).toContain('warning: repo: locked/ failed: unreadable folder (permission denied), its files are not indexed');
+    expect(output.stderr).toMatch(/repo: 1 file indexed, 0 skipped, 1 unreadable folder not indexed, /);
+    expect(JSON.parse(output.stdout)).toMatchObject({ status: 'files_failed', exit_code: 3, failed_files: [{ repo: 'repo', path: 'locked/' }] });
     const index = JSON.parse(await readFile(result.written[0]!.outputPath, 'utf8')) as { analysis_metadata: { unreadable_folders?: string[] } };
     expect(index.analysis_metadata.unreadable_folders).toEqual(['locked/']);
   });
@@ -104,14 +99,11 @@ describe('coderag merge of shards with a failed file', () => {
     const repo = lockedRepo();
     const shards = makeTempDir();
     for (const shard of ['1/2', '2/2']) await runIndex([repo.root], { config: defaultConfig(), outDir: shards, readFile: denyLocked, shard: parseShard(shard) });
-    let stderr = '';
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-    let stdout = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+    const output = capturedOutput();
     expect(await mergeCommand([shards], { out: makeTempDir(), json: true, quiet: false })).toBe(3);
-    expect(stderr).toContain('warning: repo: src/locked.ts failed: unreadable');
-    expect(stderr).toMatch(/merged repo: 1 file indexed, 0 skipped, 1 failed \(unreadable 1\)/);
-    expect(JSON.parse(stdout)).toMatchObject({ status: 'files_failed', exit_code: 3, failed_files: [{ repo: 'repo', path: 'src/locked.ts', reason: 'unreadable' }] });
+    expect(output.stderr).toContain('warning: repo: src/locked.ts failed: unreadable');
+    expect(output.stderr).toMatch(/merged repo: 1 file indexed, 0 skipped, 1 failed \(unreadable 1\)/);
+    expect(JSON.parse(output.stdout)).toMatchObject({ status: 'files_failed', exit_code: 3, failed_files: [{ repo: 'repo', path: 'src/locked.ts', reason: 'unreadable' }] });
   });
 });
 

@@ -1,8 +1,9 @@
-import fs, { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mayBeInGitRepository, runGit, walkRepository, type WalkOptions } from '../../src/pipeline/walk.js';
 import { defaultConfig } from '../../src/config/schema.js';
+import { readdirDenying } from '../support/deniedFs.js';
 import { makeTempDir, makeTempRepo, type TempRepo } from '../support/tempRepo.js';
 
 const defaults = defaultConfig().file_analysis;
@@ -204,11 +205,7 @@ describe('outside any git repository', () => {
 });
 
 describe('a folder that may not be listed', () => {
-  // Running as root, a chmod would not stop the listing: the file system answers as it would for a user.
-  const denying = ((dir: string, settings: object, done: (error: NodeJS.ErrnoException | null, entries?: unknown) => void) => {
-    if (['locked', 'pgdata', 'volume', '.coderag-search'].includes(path.basename(dir))) done(Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' }));
-    else fs.readdir(dir, settings as { withFileTypes: true }, done);
-  }) as unknown as typeof fs.readdir;
+  const denying = readdirDenying(['locked', 'pgdata', 'volume', '.coderag-search']);
 
   it('is not named when .gitignore, .coderagignore or CodeRAG\'s own output leaves it out anyway', async () => {
     const plain = repoWith({ 'a.ts': 'x', '.gitignore': 'pgdata/\n', '.coderagignore': 'volume\n', 'pgdata/base.ts': 'x', 'volume/v.ts': 'x', 'locked/c.ts': 'x', 'idx/.coderag-search/a.pack': 'x' });
