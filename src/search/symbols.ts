@@ -44,16 +44,22 @@ export interface FileOutline {
 function relativePath(filePath: string, repoPath: unknown, repoName: string): string {
   if (!/^(?:[A-Za-z]:)?[\\/]/.test(filePath.trim())) return cleanPath(filePath);
   const root = typeof repoPath === 'string' ? repoPath : '';
-  for (const [given, base] of [[filePath.trim(), root], [realOrSame(filePath.trim()), realOrSame(root)]] as const) {
-    const wanted = absoluteKey(given);
-    const prefix = absoluteKey(base);
-    if (prefix && wanted.toLowerCase().startsWith(`${prefix.toLowerCase()}/`) && wanted.slice(0, prefix.length).replace(/^[a-z]:/i, '') === prefix.replace(/^[a-z]:/i, '')) {
-      return wanted.slice(prefix.length + 1);
-    }
-  }
+  // As written first; the file system is asked to resolve links only when that fails.
+  const relative = under(filePath.trim(), root) ?? under(realOrSame(filePath.trim()), realOrSame(root));
+  if (relative !== null) return relative;
   throw new CodeRagError(`no file ${filePath} in ${repoName}: it is outside the folder the repository was indexed in${root ? ` (${root})` : ''}`, {
     hint: 'give the path relative to the repository root, e.g. src/cache.ts',
   });
+}
+
+/** `given` relative to `base`, both normalised, a drive letter in either case; null when it is not under it. */
+function under(given: string, base: string): string | null {
+  const wanted = absoluteKey(given);
+  const prefix = absoluteKey(base);
+  const drive = /^[a-z]:/i;
+  if (!prefix || !wanted.startsWith('/', prefix.length) || wanted.slice(0, prefix.length).replace(drive, '') !== prefix.replace(drive, '')) return null;
+  if (wanted.slice(0, 2).toLowerCase() !== prefix.slice(0, 2).toLowerCase()) return null;
+  return wanted.slice(prefix.length + 1);
 }
 
 /** An absolute path as forward slashes, `.` and `..` resolved, no trailing slash. */
