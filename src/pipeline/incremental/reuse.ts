@@ -129,8 +129,11 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
   if (!previous) return { reused: [], toExtract: [...input.files], blobs: await gitBlobs(), stats, previous: null };
   try {
     const { reused, toExtract, blobs } = await takeEntries(input, previous, stats, gitBlobs);
-    const walked = new Set(input.repoFiles);
-    for (const path of previous.records.keys()) if (!walked.has(path)) stats.removed++;
+    // The same walked list as last time (its digest) removed nothing.
+    if (previous.walkedDigest !== input.repoFilesDigest) {
+      const walked = new Set(input.repoFiles);
+      for (const path of previous.records.keys()) if (!walked.has(path)) stats.removed++;
+    }
     input.emit({
       type: 'info',
       message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash); ${toExtract.length} to extract${stats.removed ? `, ${stats.removed} removed` : ''}`,
