@@ -130,6 +130,26 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   return facts;
 }
 
+/**
+ * A stored static profile as extracting its unchanged file again makes it when the repository's other files
+ * changed how its imports resolve: the resolution and a composed summary, which lists the dependencies, are
+ * new; everything else comes from the file's text alone. `exports` and `terms` are what its extraction
+ * recorded (its exported names, its candidate terms). Null for a config file, whose composed summary names
+ * keys read from its text. Its concepts are chosen again with the repository's.
+ */
+export function withImportsResolved(
+  profile: FileSummary,
+  resolved: { dependencies: string[]; local: string[] },
+  exports: string[],
+  terms: ReadonlyArray<readonly [string, number]>,
+): FileSummary | null {
+  if (CONFIG_LANGUAGES.has(profile.language)) return null;
+  const summary = isComposedSummary(profile)
+    ? composeSummary({ fileType: profile.file_type, symbols: profile.symbols, exports, dependencies: resolved.dependencies, terms: terms.slice(0, 5).map(([term]) => term), keys: [] })
+    : profile.summary;
+  return { ...profile, key_concepts: [], dependencies: resolved.dependencies, summary, local_imports: resolved.local };
+}
+
 export function countNonEmptyLines(content: string): number {
   let count = 0;
   for (const line of content.split('\n')) if (line.trim() !== '') count++;

@@ -80,6 +80,8 @@ export interface ProfiledFile {
   rawImports: RawImport[];
   /** The static profile's candidate concept terms, from the extraction thread; null for a file not extracted. */
   terms: Array<[string, number]> | null;
+  /** The names a statically profiled file exports; null for other files. */
+  exports: string[] | null;
   cached: boolean;
 }
 
@@ -97,10 +99,10 @@ export async function profileFile(
   onFatal: (error: ProviderError) => void,
 ): Promise<ProfiledFile | null> {
   const extracted = await extractors.run(file);
-  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], rawImports: [], terms: null, cached: false };
+  if (!extracted.ok) return { summary: skippedSummary(file, extracted.reason, extracted.detail), relationships: [], rawImports: [], terms: null, exports: null, cached: false };
   const { facts } = extracted;
   const summary = staticSummary(file, extracted.hash, facts);
-  const asStatic = (): ProfiledFile => ({ summary, relationships: [], rawImports: facts.raw_imports, terms: facts.terms, cached: false });
+  const asStatic = (): ProfiledFile => ({ summary, relationships: [], rawImports: facts.raw_imports, terms: facts.terms, exports: facts.exports, cached: false });
   if (!context || extracted.content === undefined) return asStatic();
   if (chosen && !chosen.has(file.path)) {
     summary.reason = 'not selected by the pre-filter';
@@ -127,7 +129,7 @@ export async function profileFile(
   }
   const applied = applyAnswer(summary, result.answer, context.targetFiles);
   context.stats.relationships_outside += applied.outside;
-  return { summary, relationships: applied.relationships, rawImports: facts.raw_imports, terms: null, cached: result.cached };
+  return { summary, relationships: applied.relationships, rawImports: facts.raw_imports, terms: null, exports: null, cached: result.cached };
 }
 
 /** What the extract-and-profile stage takes from the run. */
@@ -168,7 +170,7 @@ export async function profileFiles(files: readonly WalkedFile[], stage: ProfileS
       summary,
       relationships: done.relationships,
       terms: done.terms,
-      record: { file, blob: stage.blobs.get(file.path) ?? null, imports: done.rawImports },
+      record: { file, blob: stage.blobs.get(file.path) ?? null, imports: done.rawImports, exports: done.exports },
     });
     if (summary.status !== 'skipped' && detectLanguage(file.path).grammar) parsed++;
     emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached, ...(summary.reason ? { reason: summary.reason } : {}) });

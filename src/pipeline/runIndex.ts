@@ -24,7 +24,7 @@ import { preferFastStartup } from '../extract/parser.js';
 import type { WalkedFile } from '../extract/walkedFile.js';
 import type { RepoIndex } from '../index/types.js';
 import { emptyLlmStats, type LlmStats } from '../llm/ask.js';
-import { STATIC_RUN, type RunFacts } from './buildIndex.js';
+import { isoDate, STATIC_RUN, type RunFacts } from './buildIndex.js';
 import { ignoreEvents, type EventSink } from './events.js';
 import { preferCompactHeap } from './heap.js';
 import { answerContext } from './llmProfile.js';
@@ -326,8 +326,13 @@ async function addUnextracted(entries: EntrySink, outside: readonly WalkedFile[]
     run.emit({ type: 'file_done', repo: run.repoName, path: file.path, status: 'skipped', cached: false, reason: 'symlink_outside_repo' });
   }
   for (const entry of reused) {
-    await entries.addReused(entry);
-    run.emit({ type: 'file_done', repo: run.repoName, path: entry.file.path, status: entry.from.facts.status, cached: true });
+    const { file, reresolved } = entry;
+    if (reresolved) {
+      // Written again like a fresh entry: its imports resolve otherwise, the rest of its profile is as it was.
+      const summary = { ...reresolved.summary, last_modified: isoDate(file.mtimeMs), size_bytes: file.size };
+      await entries.addFresh({ summary, relationships: [], terms: reresolved.terms, record: { file, blob: entry.blob, imports: reresolved.imports, exports: reresolved.exports } });
+    } else await entries.addReused(entry);
+    run.emit({ type: 'file_done', repo: run.repoName, path: file.path, status: entry.from.facts.status, cached: true });
   }
 }
 

@@ -137,6 +137,8 @@ export interface ReuseStats {
   hashed: number;
   /** Paths the previous index held that the walk no longer lists: deleted, moved away or now excluded. */
   removed: number;
+  /** Entries taken with their local imports resolved again, neither read nor parsed (reuse.ts `reresolved`). */
+  reresolved: number;
 }
 
 /** What a run did besides its index: the files it reused, read and parsed. */

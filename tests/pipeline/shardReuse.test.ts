@@ -39,8 +39,8 @@ describe('an incremental shard run', () => {
     rmSync(path.join(repo, 'lib/tax.rb'));
     const again = await runIndex([repo], { config, outDir: out, extractors, shard: own });
     const full = await runIndex([repo], { config, outDir: makeTempDir(), extractors, shard: own, reuse: false });
-    // The shard's other files are taken from the previous index; billing.rb, whose import is gone, is extracted again.
-    expect(again.written[0]?.reuse).toMatchObject({ reused: 10, extracted: 1 });
+    // Every file is taken from the previous index; billing.rb, whose import is gone, with its imports resolved again.
+    expect(again.written[0]?.reuse).toMatchObject({ reused: 11, reresolved: 1, extracted: 0, parsed: 0 });
     const after = JSON.parse(readFileSync(again.written[0]?.outputPath as string, 'utf8'));
     expect(after.file_summaries.find((s: { file_path: string }) => s.file_path === 'lib/billing.rb').local_imports).not.toContain('lib/tax.rb');
     expect(comparable(again.written[0]?.outputPath as string)).toEqual(comparable(full.written[0]?.outputPath as string));

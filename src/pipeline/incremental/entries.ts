@@ -20,6 +20,8 @@ export interface FreshRecord {
   blob: string | null;
   /** The import specifiers as written, to resolve again when the repository's files change. */
   imports: RawImport[];
+  /** A static profile's exported names, to compose its summary again when its imports resolve otherwise; else null. */
+  exports: string[] | null;
 }
 
 export interface FreshEntry {

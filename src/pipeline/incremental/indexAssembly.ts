@@ -145,7 +145,7 @@ export class StreamedEntries implements EntrySink {
     const { text, holes } = entryJson(summary, this.style);
     const fragment = await this.fragment();
     const { start, end } = await fragment.append(text);
-    const detail = record ? await fragment.append(detailText({ imports: record.imports, terms: terms ? terms.flat() : null })) : null;
+    const detail = record ? await fragment.append(detailText({ imports: record.imports, terms: terms ? terms.flat() : null, exports: record.exports })) : null;
     const i = this.entries.add({
       // The walked file's path: one string for both.
       path: record?.file.path ?? summary.file_path,
@@ -179,7 +179,7 @@ export class StreamedEntries implements EntrySink {
       this.frequencies.add(terms);
       this.termsMoved = true;
       const imports = movedImports ?? (await previous.details.imports(from));
-      const appended = await (await this.fragment()).append(detailText({ imports, terms: terms.flat() }));
+      const appended = await (await this.fragment()).append(detailText({ imports, terms: terms.flat(), exports: await previous.details.exports(from) }));
       detail = [appended.start, appended.end];
     } else if (choosesOwn) {
       this.carried.add(from);

@@ -7,7 +7,10 @@
  *   3. its content hash matches a recorded one (the file is read, never parsed: renames and copies).
  * and the entry is still what a full run would write: it was shaped by the same extraction (and model
  * settings, for model profiles), its status does not depend on the moment (failures are retried), and its
- * imports resolve to the same files against today's file list. Anything else goes on to extraction.
+ * imports resolve to the same files against today's file list. A static entry whose imports now resolve
+ * otherwise (a file it imports came, moved or went) is taken with them resolved again and its composed summary,
+ * which lists them, composed again (`reresolved`): nothing else in it depends on the other files. Anything else
+ * goes on to extraction.
  *
  * Nothing is parsed but the previous run's records (previousIndex.ts): an entry taken is a byte range of the
  * previous index, copied into the new one when it is written.
@@ -18,9 +21,10 @@ import type { LimitFunction } from 'p-limit';
 import type { Config } from '../../config/schema.js';
 import { importStyleOf, resolutionMayChange, resolveImports, RepoFileSet, type RawImport, type ResolutionMemo } from '../../extract/imports.js';
 import { detectLanguage } from '../../extract/languages.js';
-import { candidateTermsOf } from '../../extract/staticProfile.js';
+import { termsFromFlat, type TermList } from '../../extract/conceptTerms.js';
+import { candidateTermsOf, withImportsResolved } from '../../extract/staticProfile.js';
 import { detectRole } from '../../extract/role.js';
-import { SCHEMA_VERSION, type SkipReason } from '../../index/types.js';
+import { SCHEMA_VERSION, type FileSummary, type SkipReason } from '../../index/types.js';
 import { contentHash } from '../../shared/hash.js';
 import { VERSION } from '../../shared/version.js';
 import { classifyFile, generatedReason, isSecretFileName, type ClassifyOptions, type ReadFile } from '../../extract/classify.js';
@@ -99,6 +103,12 @@ export interface ReusedEntry {
   blob: string | null;
   /** A moved entry's stored imports, read to check them here, so its new record need not read them again. */
   movedImports?: RawImport[];
+  /**
+   * Set for a static entry whose imports resolve otherwise than when it was written (a file it imports came,
+   * moved or went): its profile with them resolved again, which is what extracting the file would give
+   * (`withImportsResolved`), and what its new record keeps (imports as written, exports, candidate terms).
+   */
+  reresolved?: { summary: FileSummary; imports: RawImport[]; exports: string[]; terms: TermList };
 }
 
 export interface ReuseResult {
@@ -121,7 +131,7 @@ export const RACY_MS = 2000;
 const STABLE_SKIPS: ReadonlySet<string> = new Set<SkipReason>(['too_large', 'binary', 'not_utf8', 'generated', 'secret_file', 'empty']);
 
 export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
-  const stats: ReuseStats = { byMtime: 0, byBlob: 0, byHash: 0, hashed: 0, removed: 0 };
+  const stats: ReuseStats = { byMtime: 0, byBlob: 0, byHash: 0, hashed: 0, removed: 0, reresolved: 0 };
   // Asked of git at once when it will be needed, while the previous run's state is read.
   let blobsAsked: Promise<Map<string, string>> | null = null;
   const gitBlobs = () => (blobsAsked ??= input.source === 'git' ? cleanBlobs(input.root, input.git) : Promise.resolve(new Map<string, string>()));
@@ -136,7 +146,7 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
     }
     input.emit({
       type: 'info',
-      message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash); ${toExtract.length} to extract${stats.removed ? `, ${stats.removed} removed` : ''}`,
+      message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash${stats.reresolved ? `, ${stats.reresolved} with their imports resolved again` : ''}); ${toExtract.length} to extract${stats.removed ? `, ${stats.removed} removed` : ''}`,
     });
     return { reused, toExtract, blobs, stats, previous };
   } catch (error) {
@@ -181,11 +191,22 @@ async function takeEntries(
       const imports = await previous.details.imports(from);
       const style = importStyle(file.path);
       const unaffected = !moved && changedFolders !== null && !imports.some((raw) => resolutionMayChange(file.path, raw, style, changedFolders));
-      if (!unaffected && !sameImports(file.path, from, imports, currentFiles(), memo)) return null;
+      if (!unaffected) {
+        const resolved = resolveImports(file.path, imports, style, currentFiles(), memo);
+        if (importsDigest(resolved.dependencies, resolved.local) !== from.facts.imports) {
+          // A moved entry's path words are among its terms, and a model's answer may rest on its imports.
+          const reresolved = moved || from.facts.source !== 'static' ? null : await resolvedAgain(previous, from, resolved);
+          return reresolved ? { file, from, blob, reresolved: { ...reresolved, imports } } : null;
+        }
+      }
       // Only a moved entry's are kept: when the file set changed, every entry is checked, and memory stays flat.
       if (moved) return { file, from, blob, movedImports: imports };
     }
     return { file, from, blob };
+  };
+  const count = (entry: ReusedEntry): ReusedEntry => {
+    if (entry.reresolved) stats.reresolved++;
+    return entry;
   };
 
   const reused: ReusedEntry[] = [];
@@ -205,7 +226,7 @@ async function takeEntries(
     const entry = await take(file, record, record.blob);
     if (entry) {
       stats.byMtime++;
-      reused.push(entry);
+      reused.push(count(entry));
     } else toExtract.push(file);
   }
   // Git is asked only when some file's mtime moved, or some file is extracted again and needs its blob id.
@@ -220,7 +241,7 @@ async function takeEntries(
     const entry = sameBlob === undefined ? null : await take(file, sameBlob, blob ?? null);
     if (entry) {
       stats.byBlob++;
-      reused.push(entry);
+      reused.push(count(entry));
     } else if (blob !== undefined && sameBlob === undefined && blobsCoverRecords) toExtract.push(file);
     else toHash.push(file);
   }
@@ -243,7 +264,7 @@ async function takeEntries(
     const entry = await take(file, from, blobs.get(file.path) ?? null);
     if (entry) {
       stats.byHash++;
-      reused.push(entry);
+      reused.push(count(entry));
     } else toExtract.push(file);
   }
   return { reused, toExtract, blobs };
@@ -272,10 +293,23 @@ function stillValid(file: WalkedFile, from: StoredRecord, input: ReuseInput, mod
   );
 }
 
-/** Whether the file's imports, as written, still resolve to what its entry says against today's files. */
-function sameImports(filePath: string, from: StoredRecord, imports: RawImport[], files: RepoFileSet, memo: ResolutionMemo): boolean {
-  const resolved = resolveImports(filePath, imports, importStyle(filePath), files, memo);
-  return importsDigest(resolved.dependencies, resolved.local) === from.facts.imports;
+/** The stored entry of `from` with its imports resolved as `resolved`; null when its record lacks what that takes. */
+async function resolvedAgain(
+  previous: PreviousIndex,
+  from: StoredRecord,
+  resolved: { dependencies: string[]; local: string[] },
+): Promise<{ summary: FileSummary; exports: string[]; terms: TermList } | null> {
+  try {
+    const [exports, flat] = await Promise.all([previous.details.exports(from), previous.details.terms(from)]);
+    if (!exports || !flat) return null;
+    const stored = JSON.parse((await previous.entries.read(from.place.start, from.place.end)).toString('utf8')) as FileSummary;
+    const terms = termsFromFlat(flat);
+    const summary = withImportsResolved(stored, resolved, exports, terms);
+    return summary ? { summary, exports, terms } : null;
+  } catch {
+    // A record or entry that does not read back: the file is extracted again.
+    return null;
+  }
 }
 
 function importStyle(filePath: string) {

@@ -27,7 +27,9 @@ import type { HistoryState } from '../history.js';
 import { AtomicWriter } from '../../shared/atomicFile.js';
 
 export const STATE_FORMAT = 'coderag-reuse-state';
-export const STATE_VERSION = 3;
+export const STATE_VERSION = 4;
+/** States this version still reads: version 3's details lack the exports (its entries are then extracted again when their imports resolve otherwise). */
+const READABLE_VERSIONS: ReadonlySet<number> = new Set([3, STATE_VERSION]);
 
 /** What shapes an entry: a change retires the entries it shaped. */
 export interface EntryShape {
@@ -80,6 +82,8 @@ export interface RecordDetail {
   imports: RawImport[];
   /** A static entry's candidate concept terms, flat (term, weight, term, weight, …); null for other entries. */
   terms: Array<string | number> | null;
+  /** The names a static entry's file exports (what its composed summary says of them); null for other entries. */
+  exports: string[] | null;
 }
 
 /** A record as loaded: where its detail is in the state file. */
@@ -167,7 +171,7 @@ export async function saveReuseState(
 }
 
 export function detailText(detail: RecordDetail): string {
-  return `${JSON.stringify(detail.imports)}\t${JSON.stringify(detail.terms)}`;
+  return `${JSON.stringify(detail.imports)}\t${JSON.stringify(detail.terms)}\t${JSON.stringify(detail.exports)}`;
 }
 
 export type LoadedState =
@@ -193,6 +197,10 @@ export class StateDetails {
 
   async terms(record: StoredRecord): Promise<RecordDetail['terms']> {
     return parseDetail(await this.bytes(record), 'terms').terms;
+  }
+
+  async exports(record: StoredRecord): Promise<RecordDetail['exports']> {
+    return parseDetail(await this.bytes(record), 'exports').exports;
   }
 
   close(): Promise<void> {
@@ -222,7 +230,7 @@ export async function loadReuseState(indexFile: string, check: (header: StateHea
       if (frequencies) throw new Error('a line after the document frequencies');
       if (!header) {
         header = JSON.parse(line.toString('utf8')) as StateHeader;
-        if (header.format !== STATE_FORMAT || header.version !== STATE_VERSION) return await refuse(handle, 'its reuse state has another format');
+        if (header.format !== STATE_FORMAT || !READABLE_VERSIONS.has(header.version)) return await refuse(handle, 'its reuse state has another format');
         const problem = await check(header);
         if (problem) return await refuse(handle, problem);
         continue;
@@ -255,12 +263,19 @@ export async function loadReuseState(indexFile: string, check: (header: StateHea
   return { ok: true, header, records, details: new StateDetails(new RangeReader(handle)), frequencies };
 }
 
-/** A detail's imports and terms, parsing only the part asked for (the other is left empty). */
-export function parseDetail(bytes: Buffer, part: 'imports' | 'terms' = 'terms'): RecordDetail {
+/**
+ * A detail's imports, terms and exports, parsing only the part asked for (the others are left empty). A detail
+ * written by state version 3 has no exports: they read as null.
+ */
+export function parseDetail(bytes: Buffer, part: 'imports' | 'terms' | 'exports' = 'terms'): RecordDetail {
   const tab = bytes.indexOf(9);
   if (tab < 0) throw new Error('a record detail has no terms');
-  if (part === 'imports') return { imports: JSON.parse(bytes.toString('utf8', 0, tab)) as RawImport[], terms: null };
-  return { imports: [], terms: JSON.parse(bytes.toString('utf8', tab + 1)) as RecordDetail['terms'] };
+  const second = bytes.indexOf(9, tab + 1);
+  const termsEnd = second < 0 ? bytes.length : second;
+  const empty: RecordDetail = { imports: [], terms: null, exports: null };
+  if (part === 'imports') return { ...empty, imports: JSON.parse(bytes.toString('utf8', 0, tab)) as RawImport[] };
+  if (part === 'terms') return { ...empty, terms: JSON.parse(bytes.toString('utf8', tab + 1, termsEnd)) as RecordDetail['terms'] };
+  return { ...empty, exports: second < 0 ? null : (JSON.parse(bytes.toString('utf8', second + 1)) as RecordDetail['exports']) };
 }
 
 async function refuse(handle: Awaited<ReturnType<typeof open>>, problem: string): Promise<{ ok: false; problem: string }> {

@@ -95,6 +95,7 @@ async function writeWithState(input: BuildIndexInput, owners: ReadonlyMap<string
           file: { path: summary.file_path, absolute: path.join(input.repoPath, summary.file_path), size: record.size, mtimeMs: record.mtimeMs },
           blob: record.blob,
           imports: await shard.details.imports(record),
+          exports: await shard.details.exports(record),
         },
       });
     }

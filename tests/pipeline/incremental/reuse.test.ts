@@ -81,7 +81,7 @@ describe('reusing the previous index', () => {
     expect(run.index.file_summaries.find((s) => s.file_path === 'lib/tax.rb')?.main_functions).toEqual(['sales_tax']);
   });
 
-  it('drops deleted files from the index, and re-resolves the imports of files that pointed at them', async () => {
+  it('drops deleted files from the index, and re-resolves the imports of files that pointed at them without reading them', async () => {
     const repo = plainFixture();
     const out = makeTempDir();
     const cold = await runner.index(repo, out);
@@ -90,9 +90,47 @@ describe('reusing the previous index', () => {
     rmSync(path.join(repo, 'src/cache/clock.ts'));
 
     const run = await runner.index(repo, out);
+    expect(run.reuse).toMatchObject({ reused: FILES - 1, reresolved: 1, extracted: 0, parsed: 0 });
+    expect(run.reads).toEqual([]);
     expect(run.index.file_summaries.map((s) => s.file_path)).not.toContain('src/cache/clock.ts');
     expect(run.index.total_files).toBe(FILES - 1);
     expect(run.index.file_summaries.find((s) => s.file_path === importer?.file_path)?.local_imports).not.toContain('src/cache/clock.ts');
+    expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
+  });
+
+  it('composes again the summary of a file whose import went, from what its record keeps', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    const cold = await runner.index(repo, out);
+    const server = cold.index.file_summaries.find((s) => s.file_path === 'lib/server.mjs');
+    expect(server).toMatchObject({ summary_source: 'composed', summary: 'Defines and exports class Server and function startServer; uses http and lib/router.js.' });
+    rmSync(path.join(repo, 'lib/router.js'));
+
+    const run = await runner.index(repo, out);
+    expect(run.reuse).toMatchObject({ reresolved: 1, extracted: 0, parsed: 0 });
+    expect(run.index.file_summaries.find((s) => s.file_path === 'lib/server.mjs')).toMatchObject({
+      summary: 'Defines and exports class Server and function startServer; uses http.',
+      dependencies: ['http'],
+      local_imports: [],
+    });
+    expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
+  });
+
+  it('still reuses a state of the version before exports were kept, extracting an entry whose imports moved', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    const cold = await runner.index(repo, out);
+    // The state as version 3 wrote it: each record's detail without its exports.
+    const state = stateFileFor(cold.outputPath);
+    const lines = readFileSync(state, 'utf8').split('\n');
+    const header = JSON.parse(lines[0] as string) as { version: number };
+    expect(header.version).toBe(4);
+    const older = lines.slice(1).map((line) => (line.split('\t').length === 4 ? line.slice(0, line.lastIndexOf('\t')) : line));
+    writeFileSync(state, [JSON.stringify({ ...header, version: 3 }), ...older].join('\n'));
+    rmSync(path.join(repo, 'lib/router.js'));
+
+    const run = await runner.index(repo, out);
+    expect(run.reuse).toMatchObject({ reused: FILES - 2, reresolved: 0, extracted: 1 });
     expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
   });
 
@@ -105,9 +143,9 @@ describe('reusing the previous index', () => {
     copyFileSync(path.join(repo, 'lib/billing.rb'), path.join(repo, 'extra/billing.rb'));
 
     const run = await runner.index(repo, out);
-    // tax.rb is found under its new name; billing.rb required it, so billing.rb and its copy (whose
-    // require_relative now finds nothing) are extracted again.
-    expect(run.reuse).toMatchObject({ hashed: 2, byHash: 1, extracted: 2 });
+    // tax.rb is found under its new name; billing.rb required it, so its imports are resolved again without
+    // parsing it; its copy, whose require_relative now finds nothing, is a moved entry and extracted again.
+    expect(run.reuse).toMatchObject({ hashed: 2, byHash: 1, reresolved: 1, extracted: 1, parsed: 1 });
     expect(run.index.file_summaries.find((s) => s.file_path === 'lib/billing.rb')?.local_imports).toEqual([]);
     expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
   });
