@@ -117,8 +117,8 @@ function answerTokensPerFile(meta: RepoIndex['analysis_metadata']): number | nul
 function reusePart(reuse: ReuseFigures | undefined, unchanged: boolean | undefined): string {
   if (!reuse || (reuse.reused === 0 && reuse.removed === 0)) return '';
   const removed = reuse.removed ? `, ${reuse.removed} removed` : '';
-  const reresolved = reuse.reresolved ? `, ${reuse.reresolved} with their imports resolved again` : '';
-  const taken = `; ${reuse.reused} reused (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash${reresolved}), ${reuse.extracted} extracted${removed}`;
+  const reresolved = reuse.reresolved ? `, ${reuse.reresolved} of them with their imports resolved again` : '';
+  const taken = `; ${reuse.reused} reused (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash)${reresolved}, ${reuse.extracted} extracted${removed}`;
   return unchanged ? `${taken}; index unchanged, not written` : taken;
 }
 

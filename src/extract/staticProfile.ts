@@ -134,16 +134,16 @@ export async function extractStaticFacts(filePath: string, content: string, cont
  * A stored static profile as extracting its unchanged file again makes it when the repository's other files
  * changed how its imports resolve: the resolution and a composed summary, which lists the dependencies, are
  * new; everything else comes from the file's text alone. `exports` and `terms` are what its extraction
- * recorded (its exported names, its candidate terms). Null for a config file, whose composed summary names
- * keys read from its text. Its concepts are chosen again with the repository's.
+ * recorded (its exported names, its candidate terms). A config file, whose composed summary names keys read
+ * from its text, has no imports to resolve and never comes here. Its concepts are chosen again with the
+ * repository's.
  */
 export function withImportsResolved(
   profile: FileSummary,
   resolved: { dependencies: string[]; local: string[] },
   exports: string[],
   terms: ReadonlyArray<readonly [string, number]>,
-): FileSummary | null {
-  if (CONFIG_LANGUAGES.has(profile.language)) return null;
+): FileSummary {
   const summary = isComposedSummary(profile)
     ? composeSummary({ fileType: profile.file_type, symbols: profile.symbols, exports, dependencies: resolved.dependencies, terms: terms.slice(0, 5).map(([term]) => term), keys: [] })
     : profile.summary;

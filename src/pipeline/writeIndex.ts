@@ -137,7 +137,7 @@ export interface ReuseStats {
   hashed: number;
   /** Paths the previous index held that the walk no longer lists: deleted, moved away or now excluded. */
   removed: number;
-  /** Entries taken with their local imports resolved again, neither read nor parsed (reuse.ts `reresolved`). */
+  /** Of the entries taken, those whose imports were resolved again (reuse.ts `reresolved`): their files are not parsed. */
   reresolved: number;
 }
 

@@ -4,6 +4,7 @@
  * the file does not have, relationships to paths outside the target structure, and an entry that stays
  * unusable. No file is lost to any of them. Nothing here mocks an SDK.
  */
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
@@ -13,7 +14,7 @@ import { AnthropicProvider } from '../../src/llm/anthropic.js';
 import { OpenAiProvider } from '../../src/llm/openai.js';
 import type { LlmProvider } from '../../src/llm/provider.js';
 import { createLlmSession } from '../../src/pipeline/llmSession.js';
-import { indexRepository } from '../../src/pipeline/runIndex.js';
+import { indexRepository, runIndex } from '../../src/pipeline/runIndex.js';
 import { rewriteEntries, startFakeLlmServer, symbolName, type AnswerEntry, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
@@ -120,5 +121,26 @@ describe('an entry that stays unusable', () => {
     expect(index.analysis_metadata.files_by_status.failed).toBe(0);
     expect(index.analysis_metadata.llm_unusable_files).toBe(1);
     for (const file of index.file_summaries.filter((f) => f.file_path !== broken)) expect(file.profile_source).toBe('llm');
+  });
+
+  it('is not kept, reason and all, by a later run without a model, even when its imports resolve again', async () => {
+    const broken = 'lib/billing.rb';
+    rewriteEntries(server, (entry, path) => {
+      if (path === broken) delete entry.summary;
+    });
+    const repo = path.join(makeTempDir(), 'poly');
+    cpSync(fixture, repo, { recursive: true });
+    const out = makeTempDir();
+    const cfg = config({ llm: { max_retries: 0 } });
+    await runIndex([repo], { config: cfg, outDir: out, llm: createLlmSession({ provider: openai(), config: cfg, targetStructure: TARGET }) });
+    // billing.rb requires tax.rb: without it, billing.rb's imports resolve otherwise.
+    rmSync(path.join(repo, 'lib/tax.rb'));
+
+    const plain = config();
+    const again = await runIndex([repo], { config: plain, outDir: out });
+    const full = await runIndex([repo], { config: plain, outDir: makeTempDir(), reuse: false });
+    const billing = (written: typeof again) => (JSON.parse(readFileSync(written.written[0]?.outputPath as string, 'utf8')) as RepoIndex).file_summaries.find((f) => f.file_path === broken);
+    expect(billing(full)?.reason).toBeUndefined();
+    expect(billing(again)).toEqual(billing(full));
   });
 });

@@ -2,7 +2,8 @@
  * A run's entries on their way to the index file, held by reference rather than as objects:
  *   - an entry made in this run is serialised as it finishes and appended to a fragment file beside the
  *     index (`.<index>.<pid>.<random>.fragment`), with its reuse-state detail;
- *   - an entry taken from the previous index stays a byte range of that file.
+ *   - an entry taken from the previous index stays a byte range of that file (one whose imports are resolved
+ *     again is made anew, as in the first case).
  * In memory stay a few facts per entry (path, status, file type, where its bytes are) and, compactly, the
  * candidate concept terms the repository-wide choice of concepts needs. `write` then chooses the concepts,
  * copies every entry's bytes into the new index in path order with the values that changed spliced in

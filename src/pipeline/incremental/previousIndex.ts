@@ -20,7 +20,7 @@ import { loadReuseState, type EntryShape, type RepoIdentity, type StateDetails, 
 export interface PreviousIndex {
   file: string;
   records: Map<string, StoredRecord>;
-  /** Reads records' details (imports as written, candidate terms) from the state file. */
+  /** Reads records' details (imports as written, candidate terms, exported names) from the state file. */
   details: StateDetails;
   /** Reads entries' bytes from the index file. */
   entries: RangeReader;

@@ -13,7 +13,8 @@
  * goes on to extraction.
  *
  * Nothing is parsed but the previous run's records (previousIndex.ts): an entry taken is a byte range of the
- * previous index, copied into the new one when it is written.
+ * previous index, copied into the new one when it is written; a re-resolved one is read from it and written
+ * again.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -146,7 +147,7 @@ export async function reuseStage(input: ReuseInput): Promise<ReuseResult> {
     }
     input.emit({
       type: 'info',
-      message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash${stats.reresolved ? `, ${stats.reresolved} with their imports resolved again` : ''}); ${toExtract.length} to extract${stats.removed ? `, ${stats.removed} removed` : ''}`,
+      message: `${input.repoName}: ${reused.length} of ${input.files.length} entries reused (${stats.byMtime} by mtime and size, ${stats.byBlob} by git blob, ${stats.byHash} by content hash)${stats.reresolved ? `, ${stats.reresolved} of them with their imports resolved again` : ''}; ${toExtract.length} to extract${stats.removed ? `, ${stats.removed} removed` : ''}`,
     });
     return { reused, toExtract, blobs, stats, previous };
   } catch (error) {
@@ -275,7 +276,9 @@ function stillValid(file: WalkedFile, from: StoredRecord, input: ReuseInput, mod
   const { status, reason, source } = from.facts;
   if (status === 'failed') return false;
   if (status === 'skipped') return from.path === file.path && reason !== null && STABLE_SKIPS.has(reason);
-  if (reason?.startsWith('parse_error')) return false;
+  // A static profile kept because a model's answer was unusable or a budget stopped the run is what a model run
+  // made of the file: this run asks again, or writes the plain static profile.
+  if (reason?.startsWith('parse_error') || reason?.startsWith('llm_unusable') || reason?.startsWith('budget_stop')) return false;
   const kind: ProfileKind = source === 'llm' ? 'llm' : reason === 'not selected by the pre-filter' ? 'unselected' : 'static';
   if (kind !== input.wanted(file.path)) return false;
   if (kind === 'llm' && !modelShapeMatches) return false;
@@ -304,8 +307,7 @@ async function resolvedAgain(
     if (!exports || !flat) return null;
     const stored = JSON.parse((await previous.entries.read(from.place.start, from.place.end)).toString('utf8')) as FileSummary;
     const terms = termsFromFlat(flat);
-    const summary = withImportsResolved(stored, resolved, exports, terms);
-    return summary ? { summary, exports, terms } : null;
+    return { summary: withImportsResolved(stored, resolved, exports, terms), exports, terms };
   } catch {
     // A record or entry that does not read back: the file is extracted again.
     return null;

@@ -4,7 +4,8 @@
  * takes every unchanged entry instead of indexing the repository again.
  *
  * Each shard left its own reuse state beside its partial index (`.<shard file>.state`): the records of its
- * files (mtime, size, git blob id, imports as written, candidate terms). The merged state is theirs, combined.
+ * files (mtime, size, git blob id, imports as written, candidate terms, exported names). The merged state is
+ * theirs, combined.
  * A shard whose state is missing (an artifact upload that skipped hidden files) or describes another file gives
  * its files no record, and the next run extracts those again; shards whose states disagree on what shaped
  * their entries give the merged index no state at all. Either way the index itself is the same.
