@@ -304,7 +304,8 @@ async function resolvedAgain(
 ): Promise<{ summary: FileSummary; exports: string[]; terms: TermList } | null> {
   try {
     const [exports, flat] = await Promise.all([previous.details.exports(from), previous.details.terms(from)]);
-    if (!exports || !flat) return null;
+    // A version-3 record has no exports; a damaged one may hold anything.
+    if (!Array.isArray(exports) || !exports.every((name) => typeof name === 'string') || !Array.isArray(flat)) return null;
     const stored = JSON.parse((await previous.entries.read(from.place.start, from.place.end)).toString('utf8')) as FileSummary;
     const terms = termsFromFlat(flat);
     return { summary: withImportsResolved(stored, resolved, exports, terms), exports, terms };
