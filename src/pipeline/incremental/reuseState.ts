@@ -28,7 +28,10 @@ import { AtomicWriter } from '../../shared/atomicFile.js';
 
 export const STATE_FORMAT = 'coderag-reuse-state';
 export const STATE_VERSION = 4;
-/** States this version still reads: version 3's details lack the exports (its entries are then extracted again when their imports resolve otherwise). */
+/**
+ * States this version still reads. Version 3's details lack the exports: its entries are extracted again when
+ * their imports resolve otherwise.
+ */
 const READABLE_VERSIONS: ReadonlySet<number> = new Set([3, STATE_VERSION]);
 
 /** What shapes an entry: a change retires the entries it shaped. */
