@@ -517,34 +517,20 @@ function liftableDocs(index: FieldIndex, asked: ReadonlySet<FileRole>, params: B
 
 /** Adds weight * idf to the files whose symbols field holds the request's definition token. */
 function addDefinitionMatch(index: FieldIndex, { term, idf }: { term: string; idf: number }, weight: number, score: Scores, liftable: (d: number) => boolean): void {
-  const id = index.termId(term);
-  if (id < 0) return;
-  const postings = index.postingsOf(id);
-  const fieldMask = (1 << FIELD_BITS) - 1;
-  for (let i = 0; i + 1 < postings.length; i += 2) {
-    const d = postings[i] as number;
-    if (((postings[i + 1] as number) & fieldMask) === SYMBOLS_FIELD && d >= 0 && d < index.size && liftable(d)) score.add(d, weight * idf);
-  }
+  for (const d of index.docsWith(term, SYMBOLS_FIELD)) if (d >= 0 && d < index.size && liftable(d)) score.add(d, weight * idf);
 }
 
 /** Adds weight * (the terms' idf) * (their count / the name's tokens) to files whose name holds every one of `terms`. */
 function addNameMatch(index: FieldIndex, terms: ReadonlyArray<{ term: string; idf: number }>, weight: number, score: Scores, liftable: (d: number) => boolean): void {
-  const named = new Map<number, { idf: number; count: number; last: number }>();
-  const fieldMask = (1 << FIELD_BITS) - 1;
-  for (const [t, { term, idf }] of terms.entries()) {
-    const id = index.termId(term);
-    if (id < 0) continue;
-    const postings = index.postingsOf(id);
-    for (let i = 0; i + 1 < postings.length; i += 2) {
-      if (((postings[i + 1] as number) & fieldMask) !== NAME_FIELD) continue;
-      const d = postings[i] as number;
+  const named = new Map<number, { idf: number; count: number }>();
+  for (const { term, idf } of terms) {
+    // Once per term, even where a damaged pack lists a posting twice.
+    for (const d of new Set(index.docsWith(term, NAME_FIELD))) {
       const seen = named.get(d);
-      // Once per term, even where a damaged pack lists a posting twice.
-      if (!seen) named.set(d, { idf, count: 1, last: t });
-      else if (seen.last !== t) {
+      if (!seen) named.set(d, { idf, count: 1 });
+      else {
         seen.idf += idf;
         seen.count++;
-        seen.last = t;
       }
     }
   }
@@ -561,17 +547,7 @@ const SYMBOLS_FIELD = FIELDS.indexOf('symbols');
 function addTargetName(index: FieldIndex, targetName: readonly string[], weight: number, score: Scores): void {
   const wanted = new Set(targetName);
   const shared = new Map<number, number>();
-  const fieldMask = (1 << FIELD_BITS) - 1;
-  for (const term of wanted) {
-    const id = index.termId(term);
-    if (id < 0) continue;
-    const postings = index.postingsOf(id);
-    for (let i = 0; i + 1 < postings.length; i += 2) {
-      if (((postings[i + 1] as number) & fieldMask) !== 0) continue;
-      const d = postings[i] as number;
-      shared.set(d, (shared.get(d) ?? 0) + 1);
-    }
-  }
+  for (const term of wanted) for (const d of index.docsWith(term, NAME_FIELD)) shared.set(d, (shared.get(d) ?? 0) + 1);
   for (const [d, count] of shared) {
     const nameLength = index.lengths[d] as number;
     if (d >= 0 && d < index.size) score.add(d, (weight * count) / Math.max(wanted.size, nameLength, 1));

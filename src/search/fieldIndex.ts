@@ -151,6 +151,19 @@ export class FieldIndex implements FieldIndexData {
     return this.postings.read(from, to);
   }
 
+  /** The documents holding `term` in field `field`, by document. */
+  docsWith(term: string, field: number): number[] {
+    const id = this.termId(term);
+    if (id < 0) return [];
+    const postings = this.postingsOf(id);
+    const fieldMask = (1 << FIELD_BITS) - 1;
+    const out: number[] = [];
+    for (let i = 0; i + 1 < postings.length; i += 2) {
+      if (((postings[i + 1] as number) & fieldMask) === field) out.push(postings[i] as number);
+    }
+    return out;
+  }
+
   /** Whether document `d` holds the term in any field: a binary search of the term's postings. */
   holds(term: string, d: number): boolean {
     const id = this.termId(term);

@@ -106,8 +106,9 @@ export function definitionToken(name: string): string {
 export function definedToken(name: string): string | null {
   const parts = splitIdentifier(name);
   if (parts.length === 1) return definitionToken(name);
+  // The joined token Tokenizer.identifier gives a name of several words.
   const whole = parts.join('');
-  return parts.length > 1 && whole.length > 3 && !/^\d+$/.test(whole) ? searchStem(whole) : null;
+  return whole.length > 3 && !isDigits(whole) ? searchStem(whole) : null;
 }
 
 export function isDefinitionToken(token: string): boolean {

@@ -16,7 +16,7 @@
  */
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import type { SearchCorpus } from './corpus.js';
-import { FIELD_BITS, FIELDS, type FieldIndex } from './fieldIndex.js';
+import { FIELDS, type FieldIndex } from './fieldIndex.js';
 import { lineTerms, rerankByPassages, type LineTerms } from './passages.js';
 import { definitionToken, type Tokenizer } from './profileTokens.js';
 import { compareCodeUnits, splitIdentifier } from '../shared/text.js';
@@ -341,26 +341,13 @@ function definersOf(corpus: SearchCorpus, name: string, qualifiers: readonly str
   const qualifierKey = qualifier && splitIdentifier(qualifier).length === 1 ? definitionToken(qualifier) : qualifierTokens[qualifierTokens.length - 1];
   const out: Array<{ doc: number; qualified: boolean }> = [];
   for (const { index, base } of corpus.segments) {
-    const candidates = docsWith(index, key, SYMBOLS_FIELD);
+    const candidates = index.docsWith(key, SYMBOLS_FIELD);
     if (candidates.length > MAX_DEFINERS) return [];
-    const underQualifier = qualifierKey ? new Set(docsWith(index, qualifierKey, SYMBOLS_FIELD)) : null;
+    const underQualifier = qualifierKey ? new Set(index.docsWith(qualifierKey, SYMBOLS_FIELD)) : null;
     for (const d of candidates) {
       const qualified = !underQualifier || underQualifier.has(d) || index.paths.at(d).toLowerCase().includes((qualifier as string).toLowerCase());
       out.push({ doc: base + d, qualified });
     }
-  }
-  return out;
-}
-
-/** A segment's documents holding `term` in one field. */
-function docsWith(index: FieldIndex, term: string, field: number): number[] {
-  const id = index.termId(term);
-  if (id < 0) return [];
-  const postings = index.postingsOf(id);
-  const fieldMask = (1 << FIELD_BITS) - 1;
-  const out: number[] = [];
-  for (let i = 0; i + 1 < postings.length; i += 2) {
-    if (((postings[i + 1] as number) & fieldMask) === field) out.push(postings[i] as number);
   }
   return out;
 }
