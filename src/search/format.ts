@@ -94,7 +94,6 @@ function listed(values: readonly string[], n: number): string {
   return values.length ? values.slice(0, n).join(', ') : '-';
 }
 
-
 /** What a task text was read as: its anchors, by kind, and whether it was cut. */
 function taskLines(task: NonNullable<SearchResponse['task']>): string[] {
   const out: string[] = [];

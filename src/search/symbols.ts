@@ -56,15 +56,12 @@ function relativePath(filePath: string, repoPath: unknown, repoName: string): st
 function under(given: string, base: string): string | null {
   const wanted = absoluteKey(given);
   const prefix = absoluteKey(base);
-  const drive = /^[a-z]:/i;
-  if (!prefix || !wanted.startsWith('/', prefix.length) || wanted.slice(0, prefix.length).replace(drive, '') !== prefix.replace(drive, '')) return null;
-  if (wanted.slice(0, 2).toLowerCase() !== prefix.slice(0, 2).toLowerCase()) return null;
-  return wanted.slice(prefix.length + 1);
+  return prefix && wanted.startsWith(`${prefix}/`) ? wanted.slice(prefix.length + 1) : null;
 }
 
-/** An absolute path as forward slashes, `.` and `..` resolved, no trailing slash. */
+/** An absolute path as forward slashes, `.` and `..` resolved, no trailing slash, its drive letter lower-case. */
 function absoluteKey(p: string): string {
-  return p ? path.posix.normalize(p.replace(/\\/g, '/')).replace(/\/+$/, '') : '';
+  return p ? path.posix.normalize(p.replace(/\\/g, '/')).replace(/\/+$/, '').replace(/^[A-Z]:/, (drive) => drive.toLowerCase()) : '';
 }
 
 function realOrSame(p: string): string {

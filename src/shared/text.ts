@@ -81,10 +81,6 @@ export function detached(key: string): string {
 }
 
 /**
- * Strings in the order of their UTF-16 code units: the same on every machine, where `localeCompare` follows the
- * locale the process starts in (Lithuanian sorts `y` before `j`), so an index would depend on where it was made.
- */
-/**
  * `text` as an answer shows it within `max` characters: whole when it fits, else cut with one ellipsis (never
  * after half of a character written as two code units, an emoji, nor after an ellipsis the text had).
  */
@@ -95,6 +91,10 @@ export function clipped(text: string, max: number): string {
   return `${text.slice(0, end).replace(/(?:\.\.\.|…)$/, '').trimEnd()}…`;
 }
 
+/**
+ * Strings in the order of their UTF-16 code units: the same on every machine, where `localeCompare` follows the
+ * locale the process starts in (Lithuanian sorts `y` before `j`), so an index would depend on where it was made.
+ */
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
