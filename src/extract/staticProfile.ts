@@ -96,7 +96,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   const termsWith = (summary: string): Array<[string, number]> =>
     candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary, summary_source: summarySource, profile_source: 'static', file_type }, context.words, entries);
   let composedTerms: Array<[string, number]> | null = null;
-  const strongestTerms = (): string[] => (composedTerms ??= termsWith('')).slice(0, 5).map(([term]) => term);
+  const strongestTerms = (): string[] => strongest(composedTerms ??= termsWith(''));
   const facts: StaticFacts = {
     language: info.name,
     grammar: info.grammar,
@@ -145,9 +145,14 @@ export function withImportsResolved(
   terms: ReadonlyArray<readonly [string, number]>,
 ): FileSummary {
   const summary = isComposedSummary(profile)
-    ? composeSummary({ fileType: profile.file_type, symbols: profile.symbols, exports, dependencies: resolved.dependencies, terms: terms.slice(0, 5).map(([term]) => term), keys: [] })
+    ? composeSummary({ fileType: profile.file_type, symbols: profile.symbols, exports, dependencies: resolved.dependencies, terms: strongest(terms), keys: [] })
     : profile.summary;
   return { ...profile, key_concepts: [], dependencies: resolved.dependencies, summary, local_imports: resolved.local };
+}
+
+/** The terms a composed summary names when a file defines nothing: its strongest candidate terms. */
+function strongest(terms: ReadonlyArray<readonly [string, number]>): string[] {
+  return terms.slice(0, 5).map(([term]) => term);
 }
 
 export function countNonEmptyLines(content: string): number {

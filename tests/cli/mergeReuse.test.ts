@@ -3,7 +3,7 @@
  * reuse state beside it, combined from the shards' own, so the next `coderag index` into that folder (or a
  * fresh clone indexing into a copy of it, as a CI artifact seeds a local run) takes every unchanged entry.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoIndex } from '../../src/index/types.js';
@@ -59,6 +59,18 @@ describe('an index written by coderag merge, indexed again', () => {
     const local = await runCli(['index', clone, '--out', copy]);
     expect(local.code, local.stderr).toBe(0);
     expect(local.stderr).toContain('poly: 26 of 26 entries reused (0 by mtime and size, 26 by git blob, 0 by content hash)');
+  }, 60_000);
+
+  it('keeps what the next run needs to resolve imports again without parsing, when a file they point at goes', async () => {
+    const clone = path.join(makeTempDir(), 'poly');
+    repo.git('clone', '-q', repo.root, clone);
+    const copy = makeTempDir();
+    cpSync(merged, copy, { recursive: true });
+    // lib/server.mjs imports it, and its summary, composed, names it.
+    rmSync(path.join(clone, 'lib/router.js'));
+    const local = await runCli(['index', clone, '--out', copy]);
+    expect(local.code, local.stderr).toBe(0);
+    expect(local.stderr).toMatch(/poly: 25 files indexed, .*; 25 reused \(.*\), 1 of them with their imports resolved again, 0 extracted, 1 removed/);
   }, 60_000);
 
   it('is merged all the same when the shards come without their states, and says the next run indexes again', async () => {

@@ -167,7 +167,7 @@ export class StreamedEntries implements EntrySink {
     }
   }
 
-  async addReused({ file, from, blob, movedImports }: ReusedEntry): Promise<void> {
+  async addReused({ file, from, blob }: ReusedEntry): Promise<void> {
     const previous = this.previous;
     if (!previous) throw new Error('reused entries need the previous index (takeFrom)');
     if (from.facts.source === 'llm') this.relationships.push(...((await previous.relationships()).get(from.path) ?? []));
@@ -179,8 +179,9 @@ export class StreamedEntries implements EntrySink {
       const terms = candidateTermsOf({ ...stored, file_path: file.path }, this.words);
       this.frequencies.add(terms);
       this.termsMoved = true;
-      const imports = movedImports ?? (await previous.details.imports(from));
-      const appended = await (await this.fragment()).append(detailText({ imports, terms: terms.flat(), exports: await previous.details.exports(from) }));
+      // Its imports as written and its exports stay; its terms are those of its new path.
+      const recorded = await previous.details.detail(from);
+      const appended = await (await this.fragment()).append(detailText({ ...recorded, terms: terms.flat() }));
       detail = [appended.start, appended.end];
     } else if (choosesOwn) {
       this.carried.add(from);

@@ -102,8 +102,6 @@ export interface ReusedEntry {
   from: StoredRecord;
   /** The file's blob id today, when known; an entry taken by mtime keeps the one it had. */
   blob: string | null;
-  /** A moved entry's stored imports, read to check them here, so its new record need not read them again. */
-  movedImports?: RawImport[];
   /**
    * Set for a static entry whose imports resolve otherwise than when it was written (a file it imports came,
    * moved or went): its profile with them resolved again, which is what extracting the file would give
@@ -197,17 +195,13 @@ async function takeEntries(
         if (importsDigest(resolved.dependencies, resolved.local) !== from.facts.imports) {
           // A moved entry's path words are among its terms, and a model's answer may rest on its imports.
           const reresolved = moved || from.facts.source !== 'static' ? null : await resolvedAgain(previous, from, resolved);
-          return reresolved ? { file, from, blob, reresolved: { ...reresolved, imports } } : null;
+          if (!reresolved) return null;
+          stats.reresolved++;
+          return { file, from, blob, reresolved: { ...reresolved, imports } };
         }
       }
-      // Only a moved entry's are kept: when the file set changed, every entry is checked, and memory stays flat.
-      if (moved) return { file, from, blob, movedImports: imports };
     }
     return { file, from, blob };
-  };
-  const count = (entry: ReusedEntry): ReusedEntry => {
-    if (entry.reresolved) stats.reresolved++;
-    return entry;
   };
 
   const reused: ReusedEntry[] = [];
@@ -227,7 +221,7 @@ async function takeEntries(
     const entry = await take(file, record, record.blob);
     if (entry) {
       stats.byMtime++;
-      reused.push(count(entry));
+      reused.push(entry);
     } else toExtract.push(file);
   }
   // Git is asked only when some file's mtime moved, or some file is extracted again and needs its blob id.
@@ -242,7 +236,7 @@ async function takeEntries(
     const entry = sameBlob === undefined ? null : await take(file, sameBlob, blob ?? null);
     if (entry) {
       stats.byBlob++;
-      reused.push(count(entry));
+      reused.push(entry);
     } else if (blob !== undefined && sameBlob === undefined && blobsCoverRecords) toExtract.push(file);
     else toHash.push(file);
   }
@@ -265,7 +259,7 @@ async function takeEntries(
     const entry = await take(file, from, blobs.get(file.path) ?? null);
     if (entry) {
       stats.byHash++;
-      reused.push(count(entry));
+      reused.push(entry);
     } else toExtract.push(file);
   }
   return { reused, toExtract, blobs };
@@ -303,7 +297,7 @@ async function resolvedAgain(
   resolved: { dependencies: string[]; local: string[] },
 ): Promise<{ summary: FileSummary; exports: string[]; terms: TermList } | null> {
   try {
-    const [exports, flat] = await Promise.all([previous.details.exports(from), previous.details.terms(from)]);
+    const { exports, terms: flat } = await previous.details.detail(from);
     // A version-3 record has no exports; a damaged one may hold anything.
     if (!Array.isArray(exports) || !exports.every((name) => typeof name === 'string') || !Array.isArray(flat)) return null;
     const stored = JSON.parse((await previous.entries.read(from.place.start, from.place.end)).toString('utf8')) as FileSummary;

@@ -202,8 +202,10 @@ export class StateDetails {
     return parseDetail(await this.bytes(record), 'terms').terms;
   }
 
-  async exports(record: StoredRecord): Promise<RecordDetail['exports']> {
-    return parseDetail(await this.bytes(record), 'exports').exports;
+  /** A record's whole detail, read once. */
+  async detail(record: StoredRecord): Promise<RecordDetail> {
+    const bytes = await this.bytes(record);
+    return { imports: parseDetail(bytes, 'imports').imports, terms: parseDetail(bytes, 'terms').terms, exports: parseDetail(bytes, 'exports').exports };
   }
 
   close(): Promise<void> {

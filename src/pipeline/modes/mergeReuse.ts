@@ -87,7 +87,7 @@ async function writeWithState(input: BuildIndexInput, owners: ReadonlyMap<string
         await entries.addFresh({ summary, relationships: own, record: null });
         continue;
       }
-      const terms = await shard.details.terms(record);
+      const { terms, imports, exports } = await shard.details.detail(record);
       await entries.addFresh({
         summary,
         relationships: own,
@@ -95,8 +95,8 @@ async function writeWithState(input: BuildIndexInput, owners: ReadonlyMap<string
         record: {
           file: { path: summary.file_path, absolute: path.join(input.repoPath, summary.file_path), size: record.size, mtimeMs: record.mtimeMs },
           blob: record.blob,
-          imports: await shard.details.imports(record),
-          exports: await shard.details.exports(record),
+          imports,
+          exports,
         },
       });
     }

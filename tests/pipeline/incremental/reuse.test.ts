@@ -116,6 +116,21 @@ describe('reusing the previous index', () => {
     expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
   });
 
+  it('keeps a renamed file\'s record whole, so its imports can be resolved again later without a parse', async () => {
+    const repo = plainFixture();
+    const out = makeTempDir();
+    await runner.index(repo, out);
+    // router.js requires compose.cjs; under its new name its entry is taken by content hash.
+    renameSync(path.join(repo, 'lib/router.js'), path.join(repo, 'lib/routes.js'));
+    expect((await runner.index(repo, out)).reuse).toMatchObject({ byHash: 1 });
+    rmSync(path.join(repo, 'lib/compose.cjs'));
+
+    const run = await runner.index(repo, out);
+    expect(run.reuse).toMatchObject({ reresolved: 1, extracted: 0, parsed: 0 });
+    expect(run.index.file_summaries.find((s) => s.file_path === 'lib/routes.js')?.local_imports).toEqual([]);
+    expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
+  });
+
   it('still reuses a state of the version before exports were kept, extracting an entry whose imports moved', async () => {
     const repo = plainFixture();
     const out = makeTempDir();
