@@ -19,6 +19,7 @@ import { detectRole, describeFileType } from './role.js';
 import { firstProseComment, isCodeAt, moduleDoc } from './comments.js';
 import { composeSummary, mainFunctions, shorten } from './summary.js';
 import { extractOutline } from './symbols.js';
+import { symbolTerms } from './symbolTerms.js';
 import { inlineTestModules, withoutRanges, type TextRange } from './testModules.js';
 
 export interface StaticFacts {
@@ -84,6 +85,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
     doc = textDoc(filePath, content);
   }
   rawImports ??= findImports(content, style);
+  symbols = withTerms(symbols, symbolTerms(content, symbols));
   const imports = resolveImports(filePath, rawImports, style, context.repoFiles);
   const file_type = describeFileType(info.name, role);
   const main_functions = mainFunctions(symbols, exports);
@@ -282,4 +284,9 @@ export function finalizeConcepts(termLists: Array<Array<[string, number]>>): str
   const frequencies = new DocumentFrequencies();
   for (const terms of termLists) frequencies.add(terms);
   return termLists.map((terms) => frequencies.concepts(terms));
+}
+
+/** The symbols, each with its own words where it has any. */
+function withTerms(symbols: CodeSymbol[], terms: readonly string[]): CodeSymbol[] {
+  return symbols.map((symbol, i) => (terms[i] ? { ...symbol, terms: terms[i] } : symbol));
 }

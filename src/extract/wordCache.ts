@@ -66,8 +66,8 @@ class Generations<V> {
   }
 }
 
-const isIdentifierStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36;
-const isIdentifierPart = (c: number): boolean => isIdentifierStart(c) || (c >= 48 && c <= 57);
+export const isIdentifierStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36;
+export const isIdentifierPart = (c: number): boolean => isIdentifierStart(c) || (c >= 48 && c <= 57);
 
 /** How often each identifier-like run (`[A-Za-z_$][A-Za-z0-9_$]*`) occurs in `text`. */
 export function countIdentifiers(text: string): Map<string, number> {

@@ -112,7 +112,8 @@ function isWellFormedSymbol(value: unknown): boolean {
     typeof s.ast_path === 'string' &&
     Number.isFinite(s.start_line) &&
     Number.isFinite(s.end_line) &&
-    (s.doc === undefined || typeof s.doc === 'string')
+    (s.doc === undefined || typeof s.doc === 'string') &&
+    (s.terms === undefined || typeof s.terms === 'string')
   );
 }
 
@@ -130,6 +131,7 @@ function symbolOf(value: unknown): CodeSymbol[] {
     end_line: finiteNumber(s.end_line, start),
   };
   if (typeof s.doc === 'string') symbol.doc = s.doc;
+  if (typeof s.terms === 'string') symbol.terms = s.terms;
   return [symbol];
 }
 

@@ -46,6 +46,11 @@ export interface CodeSymbol {
   doc?: string;
   /** A model's one-line description of the element (model profiles only). */
   description?: string;
+  /**
+   * The words of the element's own lines (its body less the definitions nested in it: identifiers, string and
+   * comment words), in the vocabulary format, most frequent first, bounded (src/extract/symbolTerms.ts).
+   */
+  terms?: string;
 }
 
 export interface FileSummary {
