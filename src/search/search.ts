@@ -8,16 +8,17 @@
  */
 import { detectLanguage } from '../extract/languages.js';
 import { detectRole } from '../extract/role.js';
-import type { CodeSymbol, FileRole } from '../index/types.js';
+import type { CodeSymbol, FileRole, FileSummary } from '../index/types.js';
 import { clipped, compareCodeUnits, SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
 import { deepcodeScore, isRelevant, nameTokens } from './deepcodeScore.js';
 import type { IndexedDoc } from './fieldIndex.js';
 import { definedToken, splitPath } from './profileTokens.js';
+import { inflectionBases } from './inflections.js';
 import { findRelationships } from './relationships.js';
-import { lengthFactor, rankSymbols, symbolQuery, symbolScores, TASK_LENGTH_POWER, type SymbolQuery } from './symbolRank.js';
-import { parseTaskText, type TaskText } from './taskQuery.js';
+import { describe, lengthFactor, rankSymbols, symbolQuery, symbolScores, TASK_LENGTH_POWER, type SymbolQuery } from './symbolRank.js';
+import { parseTaskText, quotedMessages, type TaskText } from './taskQuery.js';
 import { rankTask, TASK_PARAMS, type TaskParams } from './taskRank.js';
 import { symbolBodyScores, type LineTerms } from './passages.js';
 import {
@@ -93,10 +94,10 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
   if (scorer === 'deepcode') references = deepcodeReferences(corpus, request, target, keywords);
   else {
     const files = task?.isTask ? taskFiles(corpus, request, task) : keywordFiles(corpus, request, target, keywords, relationships);
-    // Worked out once: a task's references and the symbol answers score symbols alike.
-    const symbolQ = files.task || request.granularity === 'symbol' ? symbolQueryOf(corpus, files) : null;
-    references = bm25fReferences(corpus, request, keywords, files, files.task ? symbolQ : null);
-    if (request.granularity === 'symbol' && symbolQ) symbols = rankSymbols(corpus, symbolFiles(files), symbolQ, request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
+    // Worked out once: the references' symbols and the symbol answers are scored alike.
+    const symbolQ = symbolQueryOf(corpus, files, task?.text ?? request.query ?? '');
+    references = bm25fReferences(corpus, request, keywords, files, symbolQ);
+    if (request.granularity === 'symbol') symbols = rankSymbols(corpus, symbolFiles(files), symbolQ, request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
     if (files.task && corpus.readsSources) passagesRead = files.sources?.size ?? 0;
   }
   const notice = references.length || relationships.length ? undefined : emptyAnswerNotice(corpus, request, target, keywords);
@@ -166,7 +167,8 @@ const RELATIONSHIP_WEIGHTS: Readonly<Record<string, number>> = { direct_match: 1
 export function bm25fInput(corpus: SearchCorpus, target: string, keywords: readonly string[], relationships: readonly MatchedRelationship[], lookups = true): RankInput {
   const tokenizer = corpus.tokenizer;
   const name = lookups ? namedSymbol(keywords) : null;
-  const terms = (name ? [name] : keywords).flatMap((k) => tokenizer.text(k));
+  const asked = (name ? [name] : keywords).flatMap((k) => tokenizer.text(k));
+  const terms = [...asked, ...inflectionBases(asked, corpus.segments).keys()];
   // A name the tokenizer keeps nothing of (`x`, `do`) points at nothing.
   const defines = name && terms.length ? definedToken(name) : null;
   const targetName = target ? [...new Set(tokenizer.text(splitPath(target).stem))] : [];
@@ -183,7 +185,7 @@ export function bm25fInput(corpus: SearchCorpus, target: string, keywords: reado
     targetName,
     targetLanguage: language && language.name !== 'Text' ? language.name : '',
     ...(target ? { targetRole: targetRole(target) } : {}),
-    ...(lookups ? { nameTerms: [...new Set(terms)] } : {}),
+    ...(lookups ? { nameTerms: [...new Set(asked)] } : {}),
     ...(defines ? { defines } : {}),
     ...(related.size ? { related } : {}),
   };
@@ -264,14 +266,12 @@ function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText)
   return { task: true, ranked, input, anchors: task.anchors, ...(taskScores ? { taskScores } : {}), ...(sources ? { sources } : {}), params };
 }
 
-/**
- * How the ranked files' symbols are scored: each term's idf times its weight in the request, and the anchors.
- * Worked out only when symbols are ranked (a task's references, `granularity: symbol`), not for every search.
- */
-function symbolQueryOf(corpus: SearchCorpus, { input, anchors, task, sources, params }: RankedFiles): SymbolQuery {
+/** How the ranked files' symbols are scored: each term's idf times its weight in the request, the anchors, and the messages `text` quotes. */
+function symbolQueryOf(corpus: SearchCorpus, { input, anchors, task, sources, params }: RankedFiles, text: string): SymbolQuery {
   const termWeight = new Map<string, number>();
   for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) termWeight.set(term, idf * weight);
-  const query = symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0);
+  const messages = quotedMessages(text).map((message) => [...new Set(corpus.tokenizer.text(message))]);
+  const query = symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0, messages);
   if (!sources || !params || params.passages.symbols <= 0) return query;
   // The texts hold the positions of the terms the corpus has (idf > 0), which are the terms weighing anything here.
   const scores = (doc: number, symbols: readonly CodeSymbol[]): number[] | undefined => {
@@ -289,21 +289,19 @@ function normalised(ranked: readonly Ranked[]): Ranked[] {
 
 /**
  * BM25F references. Scores are relative to the best file of the answer (the first has 1), since BM25F's
- * raw scores depend on the corpus and the query's length. Each lists its symbols that match the request, best
- * first for a task text (scored by `query`), in file order otherwise (`query` null: matched by name).
+ * raw scores depend on the corpus and the query's length. Each lists its symbols that match the request by name,
+ * doc or body, best first (scored by `query`).
  */
-function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords: string[], files: RankedFiles, query: SymbolQuery | null): Reference[] {
+function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords: string[], files: RankedFiles, query: SymbolQuery): Reference[] {
   const maxResults = request.maxResults ?? DEFAULT_MAX_RESULTS;
   const tokenizer = corpus.tokenizer;
-  const wanted = new Set(files.input.terms);
-  const tokensOf = { name: (name: string) => tokenizer.text(name), doc: (doc: string) => tokenizer.text(doc) };
   // A task's keywords are every word of its text: each is tokenised once, not once per reference.
   const keywordTokens = keywords.map((k) => ({ k, needed: tokenizer.text(k) })).filter(({ needed }) => needed.length > 0);
   const out: Reference[] = [];
   for (const { doc: d, score } of normalised(files.ranked)) {
     if (out.length >= maxResults) break;
     const doc = corpus.doc(d);
-    const symbols = query ? bestSymbols(doc.file.symbols, query, corpus, request.type) : matchingSymbols(doc.file.symbols, wanted, request.type, tokensOf);
+    const symbols = bestSymbols(doc.file, query, corpus, request.type);
     if (request.type && request.type !== 'file' && symbols.length === 0) continue;
     const holds = corpus.holderOf(d);
     const matched = keywordTokens.filter(({ needed }) => needed.every(holds)).map(({ k }) => k);
@@ -313,19 +311,16 @@ function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords:
 }
 
 /** A task's matching symbols in a file: those its words or anchors reach, best first. */
-function bestSymbols(symbols: readonly CodeSymbol[], query: SymbolQuery, corpus: SearchCorpus, type?: ElementType): MatchedSymbol[] {
+function bestSymbols(file: FileSummary, query: SymbolQuery, corpus: SearchCorpus, type?: ElementType): MatchedSymbol[] {
   const kind = symbolKind(type);
-  const kept = kind ? symbols.filter((s) => s.kind === kind) : symbols;
-  const scores = symbolScores(kept, query, corpus.tokenizer);
+  const kept = kind ? file.symbols.filter((s) => s.kind === kind) : file.symbols;
+  const scores = symbolScores(kept, query, corpus.tokenizer, file.file_path);
   return kept
     .map((symbol, i) => ({ symbol, score: (scores[i] as number) * lengthFactor(symbol, query) }))
     .filter(({ score }) => score > 0)
     .sort((a, b) => b.score - a.score || a.symbol.start_line - b.symbol.start_line)
     .slice(0, MAX_SYMBOLS_PER_REFERENCE)
-    .map(({ symbol }) => ({
-      kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path, start_line: symbol.start_line, end_line: symbol.end_line,
-      ...(symbol.description ? { description: symbol.description } : {}),
-    }));
+    .map(({ symbol }) => ({ kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path, start_line: symbol.start_line, end_line: symbol.end_line, ...describe(symbol) }));
 }
 
 /** Among equal scores, source before tests and docs. */
@@ -387,7 +382,7 @@ function toReference(doc: IndexedDoc, score: number, matched: string[], symbols:
     file_path: f.file_path,
     score: Math.round(score * 10000) / 10000,
     file_type: f.file_type,
-    main_functions: f.main_functions,
+    main_functions: matchingFirst(f.main_functions, symbols),
     key_concepts: f.key_concepts,
     dependencies: f.dependencies,
     summary: f.summary,
@@ -397,4 +392,14 @@ function toReference(doc: IndexedDoc, score: number, matched: string[], symbols:
     symbols,
     matched_keywords: matched,
   };
+}
+
+/** A reference lists this many of its file's main functions at most. */
+export const MAX_MAIN_FUNCTIONS = 12;
+
+/** A file's main functions, those among the matching symbols first (in their order), bounded. */
+function matchingFirst(mainFunctions: readonly string[], symbols: readonly MatchedSymbol[]): string[] {
+  const listed = new Set(mainFunctions);
+  const matching = symbols.flatMap((s) => [s.ast_path.replace(/-/g, '.'), s.name]).filter((name) => listed.has(name));
+  return [...new Set([...matching, ...mainFunctions])].slice(0, MAX_MAIN_FUNCTIONS);
 }

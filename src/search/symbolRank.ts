@@ -13,7 +13,8 @@ import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
 import type { Tokenizer } from './profileTokens.js';
 import type { Anchor, RankedSymbol } from './types.js';
-import { compareCodeUnits } from '../shared/text.js';
+import { clipped, compareCodeUnits } from '../shared/text.js';
+import { parseVocabulary } from '../index/vocabulary.js';
 
 export type { RankedSymbol } from './types.js';
 
@@ -22,14 +23,41 @@ export interface SymbolQuery {
   termWeight: ReadonlyMap<string, number>;
   /** The request's symbol anchors by their last part, lower-cased, each with its qualifiers ('' for none). */
   anchored: ReadonlyMap<string, readonly string[]>;
+  /** The paths stack frames name with line numbers: the definition enclosing such a line is the frame's. */
+  frames: ReadonlyArray<{ path: string; lines: readonly number[] }>;
+  /** The tokens of each message the request quotes (taskQuery.ts's quotedMessages): the definition holding them all raises it. */
+  messages: ReadonlyArray<readonly string[]>;
   /** A symbol's length in lines counts to this power (0: not at all). */
   lengthPower: number;
   /** Each symbol's score over its own lines, for a file whose text was read (undefined for the others), and its weight. */
   bodies?: { weight: number; scores: (doc: number, symbols: readonly CodeSymbol[]) => number[] | undefined };
 }
 
-export function symbolQuery(termWeight: ReadonlyMap<string, number>, anchors: readonly Anchor[], lengthPower = 0): SymbolQuery {
-  return { termWeight, anchored: anchoredNames(anchors), lengthPower };
+export function symbolQuery(termWeight: ReadonlyMap<string, number>, anchors: readonly Anchor[], lengthPower = 0, messages: ReadonlyArray<readonly string[]> = []): SymbolQuery {
+  const frames = anchors.filter((a) => a.kind === 'path' && a.lines?.length).map((a) => ({ path: `/${a.text.toLowerCase()}`, lines: a.lines ?? [] }));
+  // A message of one telling word points at too many definitions to be an anchor.
+  return { termWeight, anchored: anchoredNames(anchors), frames, messages: messages.filter((m) => m.length >= 2), lengthPower };
+}
+
+/**
+ * The symbols (by position in `symbols`) that a frame's line falls in, innermost only, for the file at `filePath`:
+ * a frame's path matches a file whose path ends with it, or that ends the frame's (an absolute path in a trace).
+ */
+export function framedSymbols(symbols: readonly CodeSymbol[], filePath: string, frames: SymbolQuery['frames']): Set<number> {
+  const out = new Set<number>();
+  if (frames.length === 0) return out;
+  const path = `/${filePath.toLowerCase()}`;
+  for (const frame of frames) {
+    if (!path.endsWith(frame.path) && !frame.path.endsWith(path)) continue;
+    for (const line of frame.lines) {
+      let best = -1;
+      symbols.forEach((s, i) => {
+        if (s.start_line <= line && line <= s.end_line && (best < 0 || s.end_line - s.start_line < (symbols[best] as CodeSymbol).end_line - (symbols[best] as CodeSymbol).start_line)) best = i;
+      });
+      if (best >= 0) out.add(best);
+    }
+  }
+  return out;
 }
 
 /**
@@ -57,10 +85,15 @@ const DOC_CHARS = 300;
 /** Weight of the words of a member's class (its ast_path) beside those of its own name. */
 const SCOPE_WEIGHT = 0.5;
 /** Symbols of the best files first: a file's relative score counts to this power. */
-const FILE_POWER = 4;
+export const FILE_POWER = 4;
+/** Weight of a symbol's own words (its body's BM25 score) beside its name's. */
+export const BODY_WEIGHT = 0.3;
+/** BM25's constants over symbol bodies, the usual ones. */
+const BODY_K1 = 1.2;
+const BODY_B = 0.75;
 
 /** How well each of a file's symbols matches the request; 0 for one that its words and anchors do not reach. */
-export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery, tokenizer: Tokenizer): number[] {
+export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery, tokenizer: Tokenizer, filePath = ''): number[] {
   const { termWeight } = query;
   // Members of one class share its scope: each scope is scored once per file.
   const scopeScores = new Map<string, number>();
@@ -77,7 +110,9 @@ export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery,
     }
     return score;
   };
-  return symbols.map((symbol) => {
+  const { scores: bodies, raising } = symbolTermScores(symbols, query, tokenizer);
+  const framed = framedSymbols(symbols, filePath, query.frames);
+  return symbols.map((symbol, i) => {
     const nameTokens = new Set(tokenizer.identifier(symbol.name));
     let name = distinctWeight(nameTokens, termWeight) / Math.sqrt(Math.max(1, nameTokens.size));
     // A member is also about its class: `Permutation.__new__` for a report about the Permutation constructor.
@@ -89,10 +124,42 @@ export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery,
       const docTokens = new Set(tokenizer.text(text));
       doc = distinctWeight(docTokens, termWeight) / Math.sqrt(Math.max(1, docTokens.size));
     }
-    const anchor = anchorStrength(symbol, query.anchored);
-    const score = (name + DOC_WEIGHT * doc) * (1 + ANCHOR_BONUS * anchor);
+    const anchor = framed.has(i) || raising.has(i) ? 1 : anchorStrength(symbol, query.anchored);
+    const score = (name + DOC_WEIGHT * doc + BODY_WEIGHT * (bodies[i] as number)) * (1 + ANCHOR_BONUS * anchor);
     return CONTAINER_KINDS.has(symbol.kind) ? score * CONTAINER_FACTOR : score;
   });
+}
+
+/**
+ * Each symbol's own words (`terms`, stored by the extractor) scored by BM25 against the request's weighted terms,
+ * lengths normalised by the mean over these symbols: what tells a file's methods apart by what they do.
+ */
+export function symbolTermScores(symbols: readonly CodeSymbol[], query: Pick<SymbolQuery, 'termWeight' | 'messages'>, tokenizer: Tokenizer): { scores: number[]; raising: Set<number> } {
+  const { termWeight, messages } = query;
+  const wanted = new Set([...termWeight.keys(), ...messages.flat()]);
+  const lengths: number[] = [];
+  const hits = symbols.map((symbol) => {
+    const found = new Map<string, number>();
+    let length = 0;
+    for (const [word, count] of parseVocabulary(symbol.terms)) {
+      for (const token of tokenizer.identifier(word)) {
+        length += count;
+        if (wanted.has(token)) found.set(token, (found.get(token) ?? 0) + count);
+      }
+    }
+    lengths.push(length);
+    return found;
+  });
+  const mean = lengths.reduce((a, b) => a + b, 0) / Math.max(1, lengths.length) || 1;
+  const raising = new Set<number>();
+  const scores = hits.map((found, i) => {
+    if (messages.some((message) => message.every((t) => found.has(t)))) raising.add(i);
+    let score = 0;
+    const norm = BODY_K1 * (1 - BODY_B + (BODY_B * (lengths[i] as number)) / mean);
+    for (const [term, n] of found) if (termWeight.has(term)) score += ((termWeight.get(term) as number) * n * (BODY_K1 + 1)) / (n + norm);
+    return score;
+  });
+  return { scores, raising };
 }
 
 /** The summed weights of distinct tokens, in their order. */
@@ -132,7 +199,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
   for (const { doc: d, score: fileScore } of files) {
     const { repo, file } = corpus.doc(d);
     const symbols = kind ? file.symbols.filter((s) => s.kind === kind) : file.symbols;
-    const scores = symbolScores(symbols, query, corpus.tokenizer);
+    const scores = symbolScores(symbols, query, corpus.tokenizer, file.file_path);
     const bodies = query.bodies?.scores(d, symbols);
     const bestBody = Math.max(0, ...(bodies ?? [])) || 1;
     symbols.forEach((symbol, i) => {
@@ -140,7 +207,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
       out.push({
         repo_name: repo, file_path: file.file_path, kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path,
         start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore ** FILE_POWER * (FLOOR + (scores[i] as number)) * lengthFactor(symbol, query) * body,
-        ...(symbol.description ? { description: symbol.description } : {}),
+        ...describe(symbol),
       });
     });
   }
@@ -149,3 +216,20 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
   return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
 }
 
+/** Characters of a definition's one-line description, at most. */
+const DESCRIPTION_CHARS = 120;
+
+/**
+ * A definition's one-line description, as an answer shows it: a model's, else its doc comment's first sentence,
+ * clipped; none when it has neither.
+ */
+export function describe(symbol: Pick<CodeSymbol, 'description' | 'doc'>): { description?: string } {
+  const text = symbol.description ?? firstSentence(symbol.doc ?? '');
+  return text ? { description: clipped(text, DESCRIPTION_CHARS) } : {};
+}
+
+function firstSentence(doc: string): string {
+  const line = doc.replace(/\s+/g, ' ').trim();
+  const end = line.search(/[.!?](?:\s|$)/);
+  return end >= 0 ? line.slice(0, end + 1) : line;
+}

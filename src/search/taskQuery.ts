@@ -90,13 +90,16 @@ export function parseTaskText(input: string): TaskText {
 class AnchorList {
   private readonly byKey = new Map<string, Anchor>();
 
-  add(kind: AnchorKind, raw: string, source: AnchorSource): void {
+  /** `line`: the line number a frame names in the path. */
+  add(kind: AnchorKind, raw: string, source: AnchorSource, line?: number): void {
     const text = kind === 'path' ? normalisePath(raw) : kind === 'symbol' ? normaliseName(raw) : raw;
     if (!text || (kind === 'symbol' && (COMMON_NAMES.has(text) || text.length < 3))) return;
     const key = `${kind}\0${text.toLowerCase()}`;
     const known = this.byKey.get(key);
+    const lines = [...new Set([...(known?.lines ?? []), ...(line && line > 0 ? [line] : [])])].sort((a, b) => a - b);
     // The strongest source wins: a name in a frame and in the prose is a frame's name.
-    if (!known || SOURCE_ORDER.indexOf(source) < SOURCE_ORDER.indexOf(known.source)) this.byKey.set(key, { kind, text, source });
+    const kept = !known || SOURCE_ORDER.indexOf(source) < SOURCE_ORDER.indexOf(known.source) ? { kind, text, source } : known;
+    this.byKey.set(key, lines.length ? { ...kept, lines } : kept);
   }
 
   has(source: AnchorSource): boolean {
@@ -126,7 +129,7 @@ function readFrames(text: string, anchors: AnchorList): string {
   // Go (`\t/src/x/y.go:12 +0x1d`), Rust (`at ./src/lib.rs:10:5`, `panicked at src/main.rs:2:5`) and any other
   // `file:line` mention: a path with a line number is a frame whatever the language.
   for (const token of pathTokens(text)) {
-    if (token.line) anchors.add('path', token.path, 'frame');
+    if (token.line) anchors.add('path', token.path, 'frame', token.line);
   }
   return lines.join('\n');
 }
@@ -135,7 +138,7 @@ function readFrames(text: string, anchors: AnchorList): string {
 function readFrame(line: string, anchors: AnchorList): boolean {
   const python = PYTHON_FRAME.exec(line);
   if (python) {
-    anchors.add('path', python[1] as string, 'frame');
+    anchors.add('path', python[1] as string, 'frame', Number(python[2]));
     if (python[3] && !python[3].startsWith('<')) anchors.add('symbol', python[3], 'frame');
     return true;
   }
@@ -165,31 +168,31 @@ const RUST_RUNTIME = new Set(['std', 'core', 'alloc', 'tokio', 'rust_begin_unwin
 
 /** `at fn (where)`: JavaScript's `where` is a file, Java's `Class.java:42` names the class's file. */
 function readAtFrame(fn: string | undefined, where: string, anchors: AnchorList): void {
-  const java = /^([\w$]+)\.java(?::\d+)?$/.exec(where);
+  const java = /^([\w$]+)\.java(?::(\d+))?$/.exec(where);
   if (java && fn) {
     // `at org.pkg.Outer$Inner.method(Outer.java:42)`: the file is the outer class's, the symbol Class.method.
     const parts = fn.split('.');
     const method = parts.pop() as string;
     const cls = (parts.pop() ?? '').split('$').pop() ?? '';
-    anchors.add('path', `${parts.join('/')}${parts.length ? '/' : ''}${java[1]}.java`, 'frame');
+    anchors.add('path', `${parts.join('/')}${parts.length ? '/' : ''}${java[1]}.java`, 'frame', Number(java[2] ?? 0));
     if (cls) anchors.add('symbol', method.startsWith('<') ? cls : `${cls}.${method}`, 'frame');
     return;
   }
   const file = where.replace(/(?::\d+){1,2}$/, '');
   if (!CODE_FILE.test(file)) return;
-  anchors.add('path', file, 'frame');
+  anchors.add('path', file, 'frame', Number(/^:(\d+)/.exec(where.slice(file.length))?.[1] ?? 0));
   if (fn && !/^(?:Object\.|Module\.|process\.|node:|new Promise)/.test(fn)) anchors.add('symbol', fn.replace(/^new /, ''), 'frame');
 }
 
 /**
- * The path-like words of a text, each with the line number written after it (`x.go:12`), found by splitting on
+ * The path-like words of a text, each with the line number written after it (`x.go:12`; 0 for none), found by splitting on
  * what no path holds and testing each word once: linear in the text, however long its words.
  */
-function* pathTokens(text: string): Generator<{ path: string; line: boolean }> {
+function* pathTokens(text: string): Generator<{ path: string; line: number }> {
   for (const raw of text.split(/[\s"'`()<>[\]{},;|=]+/)) {
     if (raw.length < 4 || raw.length > MAX_PATH_TOKEN || raw.includes('://')) continue;
     const m = PATH_TOKEN.exec(raw.replace(/[.:!?]+$/, ''));
-    if (m) yield { path: m[1] as string, line: m[2] !== undefined };
+    if (m) yield { path: m[1] as string, line: m[2] ? Number(m[2].slice(1)) : 0 };
   }
 }
 
@@ -287,3 +290,19 @@ function countWords(text: string): number {
   for (const _ of text.matchAll(/[A-Za-z]{2,}/g)) if (++n >= TASK_WORDS) break;
   return n;
 }
+
+/**
+ * The messages a text quotes: text in double quotes (straight or curly) of at least two words, and what follows
+ * `SomeError:` or `panic:` on a line of a trace. A definition whose own words hold a message's is the one that
+ * raises or prints it. Single quotes are left alone: prose's apostrophes would pair up as quotes.
+ */
+export function quotedMessages(text: string): string[] {
+  const out = new Set<string>();
+  for (const [, quoted] of text.slice(0, MAX_TASK_CHARS).matchAll(QUOTED)) if (/\S\s+\S/.test(quoted as string)) out.add((quoted as string).trim());
+  for (const [, message] of text.slice(0, MAX_TASK_CHARS).matchAll(RAISED)) if (/\S\s+\S/.test(message as string)) out.add((message as string).trim());
+  return [...out].slice(0, MAX_MESSAGES);
+}
+
+const QUOTED = /["“]([^"“”\n]{6,200})["”]/g;
+const RAISED = /^\s*(?:[\w.$]*(?:Error|Exception)|panic|fatal error|error(?:\[E\d+\])?):\s+([^\n]{6,200})$/gim;
+const MAX_MESSAGES = 20;

@@ -17,6 +17,7 @@
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import type { SearchCorpus } from './corpus.js';
 import { FIELDS, type FieldIndex } from './fieldIndex.js';
+import { inflectionBases } from './inflections.js';
 import { lineTerms, rerankByPassages, type LineTerms } from './passages.js';
 import { definitionToken, type Tokenizer } from './profileTokens.js';
 import { compareCodeUnits, splitIdentifier } from '../shared/text.js';
@@ -182,6 +183,7 @@ export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number, maxT
   for (const [compound, n] of compounds(task.text, tokenizer)) {
     if (!counts.has(compound) && corpus.segments.some(({ index }) => index.termId(compound) >= 0)) counts.set(compound, n);
   }
+  for (const [base, from] of inflectionBases(counts.keys(), corpus.segments)) counts.set(base, counts.get(from) as number);
   const termWeights = new Map<string, number>();
   for (const [t, n] of counts) termWeights.set(t, (((k3 + 1) * n) / (k3 + n)) * (titleTerms.has(t) ? 1 + titleWeight : 1));
   if (maxTerms > 0 && counts.size > maxTerms) {

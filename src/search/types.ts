@@ -134,6 +134,8 @@ export interface Anchor {
    */
   text: string;
   source: AnchorSource;
+  /** A frame's path: the line numbers the frames name in it, ascending. */
+  lines?: number[];
 }
 
 /** The task ranker's weights (taskRank.ts). */

@@ -99,7 +99,7 @@ describe('ranking a task text', () => {
 
   it('reports what it read the text as', () => {
     const answer = search(project(), { query: `${REPORT}\n\n${TRACE}` });
-    expect(answer.task?.anchors).toContainEqual({ kind: 'path', text: 'pkg/_io/saferepr.py', source: 'frame' });
+    expect(answer.task?.anchors).toContainEqual({ kind: 'path', text: 'pkg/_io/saferepr.py', source: 'frame', lines: [23] });
     expect(answer.task?.truncated).toBe(false);
   });
 
@@ -206,7 +206,7 @@ describe('fusing the plain keyword ranking into a task\'s', () => {
     '',
     'Writing a table whose column holds a quantity converts the unit and the values come back rounded. I expected the precision',
     'to be kept as it is when the quantity is printed on its own; the conversion happens somewhere in the writer and the digits',
-    'are cut to the default format. Reading the file back gives different numbers, so a round trip through the table loses data.',
+    'are cut to the default format. Loading the file back gives different numbers, so a round trip through the table loses data.',
   ].join('\n');
   // The title's own weight aside (it lifts the quantity module too; tested below).
   const rankOf = (fusion: { plain: number; k: number }, title = 0): number =>

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { indexRepo } from '../../src/lib.js';
+import { symbolTerms } from '../../src/extract/symbolTerms.js';
+import type { CodeSymbol, RepoIndex } from '../../src/index/types.js';
+import { parseVocabulary } from '../../src/index/vocabulary.js';
+import { SearchCorpus, search } from '../../src/search/search.js';
+import type { SearchRequest } from '../../src/search/types.js';
+import { makeTempRepo } from '../support/tempRepo.js';
+
+/** Ranks from the index alone: no file is read, so what is found comes from what the index stores. */
+const fromIndex = (index: RepoIndex) => new SearchCorpus([{ key: index.repo_name, file: '', index }]);
+const topSymbol = (index: RepoIndex, request: SearchRequest) => search(fromIndex(index), { granularity: 'symbol', ...request }).symbols?.[0];
+
+const symbol = (name: string, start_line: number, end_line: number, ast_path = name): CodeSymbol => ({ kind: 'function', name, ast_path, start_line, end_line });
+
+describe('a definition\'s own words', () => {
+  it('are the words of its lines less those of the definitions nested in it', () => {
+    const text = ['class Parser:', '    grammar = load_grammar()', '    def feed(self, token):', '        self.tokens.append(token)', '    def reset(self):', '        self.tokens.clear()'].join('\n');
+    const [parser, feed, reset] = symbolTerms(text, [symbol('Parser', 1, 6), symbol('feed', 3, 4, 'Parser-feed'), symbol('reset', 5, 6, 'Parser-reset')]);
+    expect(parseVocabulary(parser).map(([w]) => w).sort()).toEqual(['class', 'grammar', 'load_grammar', 'Parser'].sort());
+    expect(parseVocabulary(feed).map(([w]) => w)).toEqual(expect.arrayContaining(['token', 'tokens', 'append', 'feed']));
+    expect(parseVocabulary(feed).map(([w]) => w)).not.toContain('clear');
+    expect(parseVocabulary(reset).map(([w]) => w)).toContain('clear');
+  });
+
+  it('are bounded per definition, most frequent first', () => {
+    const body = Array.from({ length: 200 }, (_, i) => `    word${i} = word${i} + 1`).join('\n');
+    const [terms] = symbolTerms(`def big():\n${body}\n    return often + often + often`, [symbol('big', 1, 202)], 16);
+    const entries = parseVocabulary(terms);
+    expect(entries).toHaveLength(16);
+    expect(entries[0]).toEqual(['often', 3]);
+  });
+
+  it('never hold a secret the file holds', () => {
+    const text = 'def connect():\n    key = "AKIAIOSFODNN7EXAMPLE"\n    return client(key)\n';
+    const [terms] = symbolTerms(text, [symbol('connect', 1, 3)]);
+    expect(terms).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    expect(terms).toContain('client');
+  });
+});
+
+describe('ranking definitions, from the index alone', () => {
+  it('puts the method whose body does what a report says above its siblings, whose names say nothing of it', async () => {
+    const repo = makeTempRepo({
+      'pkg/manifest.py': [
+        'class Manifest:',
+        '    def manifest_path(self):',
+        '        return self.root / "MANIFEST"',
+        '',
+        '    def _read_block(self, stream):',
+        '        header = stream.readline()',
+        '        if not header.startswith("#%"):',
+        '            raise ValueError("cannot parse the manifest header")',
+        '        return header',
+        '',
+        '    def write_all(self, entries):',
+        '        for entry in entries:',
+        '            self.out.write(entry)',
+        '',
+      ].join('\n'),
+      'pkg/other.py': 'def unrelated():\n    return 1\n',
+    });
+    const index = await indexRepo(repo.root);
+    expect(topSymbol(index, { query: 'Loading fails with "cannot parse the manifest header" on an old file' })).toMatchObject({ name: '_read_block', file_path: 'pkg/manifest.py' });
+    expect(search(fromIndex(index), { keywords: ['header', 'stream'] }).references[0]?.symbols[0]?.name).toBe('_read_block');
+  });
+
+  it('answers a short query with the matching definitions by relevance, not in file order', async () => {
+    const filler = Array.from({ length: 12 }, (_, i) => `export function helper${i}(x: number): number {\n  return x + ${i};\n}\n`).join('\n');
+    const repo = makeTempRepo({
+      'src/net.ts': `${filler}\nexport function send(request: Request): Promise<Response> {\n  return retryWithBackoff(() => fetch(request), 5);\n}\n`,
+    });
+    const index = await indexRepo(repo.root);
+    const [reference] = search(fromIndex(index), { keywords: ['retry', 'backoff'] }).references;
+    expect(reference?.symbols[0]?.name).toBe('send');
+  });
+
+  it('reduces a request\'s inflected words to the base the code uses: "pushed" finds push', async () => {
+    const repo = makeTempRepo({
+      'src/ctx.py': 'class AppContext:\n    def push(self):\n        _cv_app.set(self)\n\n    def pop(self):\n        _cv_app.reset()\n',
+      'src/app.py': 'class App:\n    def run(self):\n        return self.handle()\n',
+    });
+    const index = await indexRepo(repo.root);
+    expect(topSymbol(index, { query: 'where is the app context pushed' })).toMatchObject({ name: 'push', file_path: 'src/ctx.py' });
+  });
+});
+
+/**
+ * Each file defines `save` twice, on two types; the trace's frame names a line of the second, and neither its
+ * function name (where the runtime gives one) nor its words tell the two apart: without the line, the first wins.
+ */
+const FRAMES: Array<[language: string, path: string, source: string, trace: string, line: number]> = [
+  [
+    'Python',
+    'src/store.py',
+    'class Alpha:\n    def save(self, record):\n        self.items.append(record)\n        return record\n\n\nclass Beta:\n    def save(self, record):\n        raise ValueError("record is read only")\n',
+    'Traceback (most recent call last):\n  File "/srv/app/src/store.py", line 9, in save',
+    8,
+  ],
+  [
+    'JavaScript',
+    'lib/store.js',
+    'class Alpha {\n  save(record) {\n    this.items.push(record);\n    return record;\n  }\n}\n\nclass Beta {\n  save(record) {\n    throw new Error("record is read only");\n  }\n}\nmodule.exports = { Alpha, Beta };\n',
+    '    at /srv/app/lib/store.js:10:11\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+    9,
+  ],
+  [
+    'TypeScript',
+    'src/store.ts',
+    'export class Alpha {\n  items: string[] = [];\n  save(record: string): string {\n    this.items.push(record);\n    return record;\n  }\n}\n\nexport class Beta {\n  save(record: string): never {\n    throw new Error("record is read only");\n  }\n}\n',
+    '    at file:///srv/app/src/store.ts:11:11',
+    10,
+  ],
+  [
+    'Java',
+    'src/main/java/com/acme/Store.java',
+    'package com.acme;\n\npublic class Store {\n    static class Alpha {\n        void save(String record) {\n            items.add(record);\n        }\n    }\n\n    static class Beta {\n        void save(String record) {\n            throw new IllegalStateException("record is read only");\n        }\n    }\n}\n',
+    '\tat com.acme.Store.lambda$0(Store.java:12)\n\tat java.base/java.lang.Thread.run(Thread.java:833)',
+    11,
+  ],
+  [
+    'Go',
+    'store.go',
+    'package store\n\ntype Alpha struct{ items []string }\n\nfunc (a *Alpha) Save(record string) error {\n\ta.items = append(a.items, record)\n\treturn nil\n}\n\ntype Beta struct{}\n\nfunc (b *Beta) Save(record string) error {\n\tpanic("record is read only")\n}\n',
+    'goroutine 1 [running]:\nexample.com/store.glob..func1(...)\n\t/srv/app/store.go:13 +0x1d',
+    12,
+  ],
+  [
+    'Rust',
+    'src/store.rs',
+    'pub struct Alpha {\n    items: Vec<String>,\n}\n\nimpl Alpha {\n    pub fn save(&mut self, record: String) {\n        self.items.push(record);\n    }\n}\n\npub struct Beta;\n\nimpl Beta {\n    pub fn save(&self, _record: String) {\n        panic!("record is read only");\n    }\n}\n',
+    "thread 'main' panicked at src/store.rs:15:9:",
+    14,
+  ],
+];
+
+describe('a stack frame\'s line', () => {
+  it.each(FRAMES)('points at the %s definition that encloses it', async (_language, path, source, trace, line) => {
+    const repo = makeTempRepo({ [path]: source, 'README.md': '# store\n' });
+    const index = await indexRepo(repo.root);
+    const top = topSymbol(index, { query: `Saving fails\n\n${trace}` });
+    expect(top).toMatchObject({ file_path: path, start_line: line });
+    expect(top?.name.toLowerCase()).toBe('save');
+  });
+});
