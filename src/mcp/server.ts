@@ -7,6 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { CHARS_PER_TOKEN, DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS } from '../search/budget.js';
 import { DEFAULT_MAX_RESULTS } from '../search/search.js';
 import { GRANULARITIES } from '../search/types.js';
 import { errorMessage } from '../shared/errors.js';
@@ -30,6 +31,12 @@ const indexesPath = z
   .optional()
   .describe('Path to the indexes directory containing JSON index files (default: the folder the server was started with)');
 const maxResults = z.number().int().min(1).optional().describe(`Maximum number of results to return (default: ${DEFAULT_MAX_RESULTS})`);
+const maxTokens = z
+  .number()
+  .int()
+  .min(MIN_MAX_TOKENS)
+  .optional()
+  .describe(`The answer's budget in tokens (estimated as characters / ${CHARS_PER_TOKEN}); the least relevant results are left out to fit, and \`truncated\` says how many (default: ${DEFAULT_MAX_TOKENS})`);
 
 /** How long a repository's freshness answer serves further calls: an agent's burst of queries costs one git call. */
 const FRESHNESS_TTL_MS = 2000;
@@ -54,19 +61,21 @@ const overviewOutput = z.looseObject({
   indexes_directory: z.string(),
   total_indexes_loaded: z.number(),
 });
+const lines = { start_line: z.number(), end_line: z.number() };
 const searchOutput = z.looseObject({
   status: z.literal('success'),
   query: z.string(),
   keywords_used: z.array(z.string()),
-  total_results: z.number(),
-  results: z.array(
+  definitions: z.array(z.looseObject({ repo_name: z.string(), file_path: z.string(), kind: z.string(), name: z.string(), ...lines, score: z.number() })).optional(),
+  total_references_found: z.number(),
+  references: z.array(
     z.looseObject({
-      repo: z.string(),
-      path: z.string(),
+      repo_name: z.string(),
+      file_path: z.string(),
       score: z.number(),
       summary: z.string(),
       main_functions: z.array(z.string()),
-      symbols: z.array(z.looseObject({ kind: z.string(), name: z.string(), start_line: z.number(), end_line: z.number() })),
+      symbols: z.array(z.looseObject({ kind: z.string(), name: z.string(), ...lines })),
     }),
   ),
   total_indexes_loaded: z.number(),
@@ -118,7 +127,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description:
         'Search relevant reference code from index files for target file implementation: ranked files with their functions, ' +
         'concepts, dependencies and matching symbols\' lines, plus the target\'s known relationships. Returns DeepCode\'s JSON ' +
-        '(status, formatted_content, …) with structured references beside it.',
+        '(status, formatted_content, …) with each reference\'s place (file, score, matching symbols\' lines) and the definitions ' +
+        'most likely to need a change beside it, cut to max_tokens (default ' + DEFAULT_MAX_TOKENS + ').',
       inputSchema: {
         indexes_path: indexesPath,
         target_file: z.string().describe('Target file path (file to be implemented), e.g. src/cache.ts'),
@@ -127,6 +137,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           .optional()
           .describe('Search keywords, comma-separated, e.g. "ttl,eviction" (default: none)'),
         max_results: maxResults,
+        max_tokens: maxTokens,
       },
       outputSchema: searchCodeReferencesOutput,
       annotations: readOnly,
@@ -153,14 +164,16 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description:
         'Free-text search over the indexed files: a word or a name (`cache`, `LruCache`, `Request class`: the files named for ' +
         'it or defining it come first), a description, e.g. "token bucket rate limiter", or a whole issue report or task with its ' +
-        'traceback and code (file paths, names in backticks, options and stack frames are looked up as anchors): ranked files with ' +
-        'repository, path, score, summary, main functions and the matching symbols with their lines. granularity "symbol" also ' +
-        'ranks the functions and methods most likely to need a change.',
+        'traceback and code (file paths, names in backticks, options and stack frames are looked up as anchors): first the ' +
+        'definitions most likely to need a change (file, name, lines, a one-line description), then the ranked files with ' +
+        'repository, path, score, a one-line summary, main functions and their matching symbols\' lines; cut to max_tokens ' +
+        '(default ' + DEFAULT_MAX_TOKENS + ').',
       inputSchema: {
         query: z.string().trim().min(1).describe('What you are looking for, in words, or a whole issue report or task text'),
         target_file: z.string().optional().describe('The file you are about to write; its name and extension count too'),
         max_results: maxResults,
-        granularity: z.enum(GRANULARITIES).optional().describe('"symbol" also returns the best symbols (file, name, kind, lines) as `symbols`; default "file"'),
+        granularity: z.enum(GRANULARITIES).optional().describe('"symbol" (the default) also returns the definitions most likely to need a change (file, name, kind, lines) as `definitions`, first; "file" ranks files only'),
+        max_tokens: maxTokens,
         indexes_path: indexesPath,
         snippets: z.number().int().min(1).max(50).optional().describe('Also return this many source lines before and after each matching symbol\'s first line, when the repository is unchanged on disk'),
       },
@@ -212,7 +225,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
 /** DeepCode returns its JSON as a string; so do we, in a text block, and as structured content on success. */
 export function toCallToolResult(answer: ToolAnswer): CallToolResult {
-  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(answer.json, null, 2) }];
+  // Compact: an answer is read by a model, for whom indentation is tokens that say nothing.
+  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(answer.json) }];
   // Structured content is checked against the success schema, so error answers carry text only.
   return answer.isError ? { isError: true, content } : { content, structuredContent: answer.json };
 }

@@ -8,7 +8,8 @@ import { checkFreshness, type RepoFreshness } from '../search/freshness.js';
 import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
 import { PackMismatchError } from '../search/load.js';
 import { addSnippets } from '../search/snippets.js';
-import type { Granularity, LoadedIndex, MatchedSymbol, Snippet } from '../search/types.js';
+import { DEFAULT_MAX_TOKENS, fitToBudget } from '../search/budget.js';
+import type { Granularity, LoadedIndex, MatchedSymbol, Reference, SearchResponse, Snippet } from '../search/types.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
 import { CodeRagError } from '../shared/errors.js';
 import { clipped } from '../shared/text.js';
@@ -38,6 +39,8 @@ export interface SearchCodeReferencesArgs {
   /** Comma-separated, as DeepCode takes them; a list is accepted too. */
   keywords?: string | string[] | undefined;
   max_results?: number | undefined;
+  /** The answer's budget in tokens (estimated): its last references are left out to fit. */
+  max_tokens?: number | undefined;
 }
 
 export interface OverviewArgs {
@@ -51,8 +54,10 @@ export interface SearchArgs {
   indexes_path?: string | undefined;
   /** Lines around each matching symbol's first line, read from the repository when it is unchanged on disk. */
   snippets?: number | undefined;
-  /** `symbol`: also rank the best files' symbols. */
+  /** `file`: rank files only; `symbol` (the default) also ranks the definitions most likely to need a change. */
   granularity?: Granularity | undefined;
+  /** The answer's budget in tokens (estimated): its last definitions and references are left out to fit. */
+  max_tokens?: number | undefined;
 }
 
 const HINT = 'run `coderag index <repo> --out <dir>` first, or pass indexes_path';
@@ -86,8 +91,15 @@ export async function searchCodeReferences(context: ToolContext, args: SearchCod
       target: args.target_file,
       keywords: splitKeywords(args.keywords),
       maxResults: args.max_results ?? DEFAULT_MAX_RESULTS,
+      granularity: 'symbol',
     });
-    return { isError: false, json: searchResultJson(response, indexesPath, snapshot.indexes, snapshot.warnings, await freshnessOf(context, snapshot.indexes)) };
+    const freshness = await freshnessOf(context, snapshot.indexes);
+    // DeepCode's keys, with the references as locations: formatted_content already says what each file is.
+    const render = (cut: SearchResponse) => {
+      const json = searchResultJson(cut, indexesPath, snapshot.indexes, snapshot.warnings, freshness);
+      return { ...json, references: cut.references.map(locationOf) };
+    };
+    return { isError: false, json: budgeted(response, render, args.max_tokens ?? DEFAULT_MAX_TOKENS) };
   });
 }
 
@@ -100,19 +112,62 @@ export async function getIndexesOverview(context: ToolContext, args: OverviewArg
   return { isError: false, json: overviewJson(indexesPath, snapshot.dir, snapshot.indexes, snapshot.warnings, await freshnessOf(context, snapshot.indexes)) };
 }
 
+/** A reference as the `search` tool answers it: where, how relevant, what the file is in a line, and its matching definitions. */
 export interface SearchHit {
-  repo: string;
-  path: string;
+  repo_name: string;
+  file_path: string;
   score: number;
-  summary: string;
-  main_functions: string[];
-  language: string;
   role: string;
-  matched_keywords: string[];
-  /** Elements whose names match the query, with their lines. */
+  language: string;
+  summary: string;
+  /** Its main functions, the matching ones first, at most HIT_MAIN_FUNCTIONS. */
+  main_functions: string[];
+  /** Its definitions that match the request best, with their lines. */
   symbols: MatchedSymbol[];
   snippets?: Snippet[];
   snippet_notice?: string;
+}
+
+const HIT_SUMMARY_CHARS = 160;
+const HIT_MAIN_FUNCTIONS = 6;
+const HIT_SYMBOLS = 4;
+/** A task's keywords quoted back, at most: enough to show what was read. */
+const ECHOED_KEYWORDS = 16;
+
+function searchHit(ref: Reference): SearchHit {
+  return {
+    repo_name: ref.repo_name,
+    file_path: ref.file_path,
+    score: ref.score,
+    role: ref.role,
+    language: ref.language,
+    summary: clipped(ref.summary, HIT_SUMMARY_CHARS),
+    main_functions: ref.main_functions.slice(0, HIT_MAIN_FUNCTIONS),
+    symbols: ref.symbols.slice(0, HIT_SYMBOLS),
+    ...(ref.snippets ? { snippets: ref.snippets } : {}),
+    ...(ref.snippet_notice ? { snippet_notice: ref.snippet_notice } : {}),
+  };
+}
+
+/** A reference's place alone, for answers whose text already describes it. */
+function locationOf(ref: Reference) {
+  return { repo_name: ref.repo_name, file_path: ref.file_path, score: ref.score, role: ref.role, symbols: ref.symbols.map(({ kind, ast_path, start_line, end_line }) => ({ kind, ast_path, start_line, end_line })) };
+}
+
+/**
+ * The answer `render` makes of `response`, cut to `maxTokens`: its last references and definitions are left out
+ * (as many of each), and `truncated` says how many and why.
+ */
+function budgeted(response: SearchResponse, render: (cut: SearchResponse) => Record<string, unknown>, maxTokens: number): Record<string, unknown> {
+  const total = Math.max(response.references.length, response.symbols?.length ?? 0);
+  const cut = (n: number): SearchResponse => ({ ...response, references: response.references.slice(0, n), ...(response.symbols ? { symbols: response.symbols.slice(0, n) } : {}) });
+  const withNote = (n: number): Record<string, unknown> => {
+    const json = render(cut(n));
+    if (n >= total) return json;
+    return { ...json, truncated: { max_tokens: maxTokens, references_left_out: response.references.length - Math.min(n, response.references.length), definitions_left_out: (response.symbols?.length ?? 0) - Math.min(n, response.symbols?.length ?? 0) } };
+  };
+  const { kept } = fitToBudget((n) => JSON.stringify(withNote(n)), total, maxTokens);
+  return withNote(kept);
 }
 
 /** Free text ranked with the default scorer. */
@@ -126,42 +181,29 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
   if (snapshot.indexes.length === 0) {
     return failure(`No index files found or failed to load from: ${indexesPath}`, { query: clipped(args.query, MAX_ECHOED), target_file: target, indexes_path: indexesPath }, snapshot);
   }
-  const ranked = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS, ...(args.granularity ? { granularity: args.granularity } : {}) });
+  const ranked = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS, granularity: args.granularity ?? 'symbol' });
   const response = args.snippets ? await addSnippets(ranked, snapshot.indexes, { lines: args.snippets }) : ranked;
-  const results: SearchHit[] = response.references.map((ref) => ({
-    repo: ref.repo_name,
-    path: ref.file_path,
-    score: ref.score,
-    summary: ref.summary,
-    main_functions: ref.main_functions,
-    language: ref.language,
-    role: ref.role,
-    matched_keywords: ref.matched_keywords,
-    symbols: ref.symbols,
-    ...(ref.snippets ? { snippets: ref.snippets } : {}),
-    ...(ref.snippet_notice ? { snippet_notice: ref.snippet_notice } : {}),
-  }));
-  return {
-    isError: false,
-    json: {
-      status: 'success',
-      // Quoted back clipped: a 2 MB issue text would otherwise come back whole in the answer.
-      query: clipped(args.query, MAX_ECHOED),
-      target_file: response.target_file,
-      indexes_path: indexesPath,
-      keywords_used: response.keywords_used,
-      scorer: response.scorer,
-      total_results: results.length,
-      results,
-      ...(response.symbols ? { symbols: response.symbols } : {}),
-      ...(response.task ? { task: response.task } : {}),
-      ...(response.notice ? { notice: response.notice } : {}),
-      indexes_loaded: snapshot.indexes.map((i) => i.key),
-      total_indexes_loaded: snapshot.indexes.length,
-      warnings: [...snapshot.warnings],
-      freshness: await freshnessOf(context, snapshot.indexes),
-    },
-  };
+  const freshness = await freshnessOf(context, snapshot.indexes);
+  const render = (cut: SearchResponse): Record<string, unknown> => ({
+    status: 'success',
+    // Quoted back clipped: a 2 MB issue text would otherwise come back whole in the answer.
+    query: clipped(args.query, MAX_ECHOED),
+    target_file: cut.target_file,
+    indexes_path: indexesPath,
+    keywords_used: cut.keywords_used.slice(0, ECHOED_KEYWORDS),
+    scorer: cut.scorer,
+    // The definitions first: what an agent opens; then the files they are in and the others.
+    ...(cut.symbols ? { definitions: cut.symbols } : {}),
+    total_references_found: response.references.length,
+    references: cut.references.map(searchHit),
+    ...(cut.task ? { task: cut.task } : {}),
+    ...(cut.notice ? { notice: cut.notice } : {}),
+    indexes_loaded: snapshot.indexes.map((i) => i.key),
+    total_indexes_loaded: snapshot.indexes.length,
+    warnings: [...snapshot.warnings],
+    freshness,
+  });
+  return { isError: false, json: budgeted(response, render, args.max_tokens ?? DEFAULT_MAX_TOKENS) };
 }
 
 export interface FileOutlineArgs {

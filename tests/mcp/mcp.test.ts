@@ -53,7 +53,7 @@ describe('coderag mcp over stdio, end to end', () => {
     expect([...names].sort()).toEqual(['find_symbol', 'get_file_outline', 'get_indexes_overview', 'search', 'search_code_references']);
     // The command bundles its own zod (package.json's bundle script); the SDK still reads its schemas.
     const references = tools.find((t) => t.name === 'search_code_references');
-    expect(Object.keys(references?.inputSchema.properties ?? {})).toEqual(['indexes_path', 'target_file', 'keywords', 'max_results']);
+    expect(Object.keys(references?.inputSchema.properties ?? {})).toEqual(['indexes_path', 'target_file', 'keywords', 'max_results', 'max_tokens']);
     expect(references?.inputSchema.required).toEqual(['target_file']);
     // The start-up line and --help name every tool the server has, no more.
     expect(stderr).toContain(`coderag mcp: serving ${out} on stdio (tools: ${names.join(', ')})`);
@@ -85,8 +85,8 @@ describe('coderag mcp over stdio, end to end', () => {
 
   it('ranks the token bucket rate limiter first for a free-text query, with its symbols\' lines', async () => {
     const json = jsonOf(await call('search', { query: 'token bucket rate limiter' }));
-    const results = json.results as { repo: string; path: string; score: number; summary: string; main_functions: string[]; symbols: { start_line: number; end_line: number }[] }[];
-    expect(results[0]).toMatchObject({ repo: 'polyglot', path: 'pkg/store/ratelimit.go' });
+    const results = json.references as { repo_name: string; file_path: string; score: number; summary: string; main_functions: string[]; symbols: { start_line: number; end_line: number }[] }[];
+    expect(results[0]).toMatchObject({ repo_name: 'polyglot', file_path: 'pkg/store/ratelimit.go' });
     expect(results[0]?.main_functions.length).toBeGreaterThan(0);
     expect(results[0]?.symbols.length).toBeGreaterThan(0);
     expect(results[0]?.symbols[0]?.start_line).toBeGreaterThan(0);

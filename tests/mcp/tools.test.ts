@@ -96,15 +96,15 @@ describe('the search tool', () => {
     const context = contextWith(['cachelib', CACHE_REPO], ['limiter', LIMITER_REPO]);
     const answer = await searchText(context, { query: 'where is the token bucket rate limiter?' });
     expect(answer.json).toMatchObject({ status: 'success', keywords_used: ['token', 'bucket', 'rate', 'limiter'], total_indexes_loaded: 2 });
-    const results = answer.json.results as { repo: string; path: string; symbols: { name: string; start_line: number }[] }[];
-    expect(results[0]).toMatchObject({ repo: 'limiter', path: 'src/tokenBucket.ts', summary: 'A token bucket rate limiter.', main_functions: ['takeToken', 'refillBucket'] });
+    const results = answer.json.references as { repo_name: string; file_path: string; symbols: { name: string; start_line: number }[] }[];
+    expect(results[0]).toMatchObject({ repo_name: 'limiter', file_path: 'src/tokenBucket.ts', summary: 'A token bucket rate limiter.', main_functions: ['takeToken', 'refillBucket'] });
     expect(results[0]?.symbols).toContainEqual(expect.objectContaining({ name: 'takeToken', start_line: 1 }));
   });
 
   it('answers a query of only stopwords and punctuation with no results and a notice saying why', async () => {
     const context = contextWith(['cachelib', CACHE_REPO]);
     const answer = await searchText(context, { query: 'what is the ???' });
-    expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_results: 0, results: [], keywords_used: [] } });
+    expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_references_found: 0, references: [], keywords_used: [] } });
     expect(answer.json.notice).toMatch(/^no results: "what is the \?\?\?" has only stopwords, numbers, single letters or punctuation/);
     const deepcode = await searchCodeReferences(context, { target_file: '', keywords: 'the,;' });
     expect(deepcode.json.notice).toMatch(/^no results: "the, ;" has only stopwords/);
@@ -118,9 +118,9 @@ describe('the search tool', () => {
     Object.assign(onDisk.file_summaries[0] as object, { content_hash: contentHash(source) });
     const context = contextWith(['bucketlib', { ...onDisk, analysis_metadata: { repo_path: repo } }], ['limiter', LIMITER_REPO]);
     const answer = await searchText(context, { query: 'take token', snippets: 1 });
-    const results = answer.json.results as { repo: string; snippets?: { from_line: number; to_line: number; text: string }[]; snippet_notice?: string }[];
-    expect(results.find((r) => r.repo === 'bucketlib')?.snippets).toEqual([expect.objectContaining({ from_line: 1, to_line: 2, text: 'line 1\nline 2' })]);
-    expect(results.find((r) => r.repo === 'limiter')?.snippet_notice).toBe('no snippets: the index does not record where the repository was');
+    const results = answer.json.references as { repo_name: string; snippets?: { from_line: number; to_line: number; text: string }[]; snippet_notice?: string }[];
+    expect(results.find((r) => r.repo_name === 'bucketlib')?.snippets).toEqual([expect.objectContaining({ from_line: 1, to_line: 2, text: 'line 1\nline 2' })]);
+    expect(results.find((r) => r.repo_name === 'limiter')?.snippet_notice).toBe('no snippets: the index does not record where the repository was');
   });
 
   it('rebuilds a search file found not to match its index, and answers with a warning that says so', async () => {
@@ -135,7 +135,7 @@ describe('the search tool', () => {
     const answer = await searchText(server, { query: 'token bucket' });
     expect(answer.isError).toBe(false);
     expect(answer.json.warnings).toContain('the search file of limiter_index.json did not match the index and was removed; rebuilt from the index');
-    expect((answer.json.results as { path: string }[])[0]?.path).toBe('src/tokenBucket.ts');
+    expect((answer.json.references as { file_path: string }[])[0]?.file_path).toBe('src/tokenBucket.ts');
     const next = await searchCodeReferences(server, { target_file: '', keywords: 'token' });
     expect(next.json.warnings).toEqual([]);
   });

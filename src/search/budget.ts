@@ -1,0 +1,45 @@
+/**
+ * Answers an agent can afford: an answer is cut to a token budget by dropping its last results (files and
+ * definitions, least relevant first), never by dropping fields, so what is kept reads as it always does.
+ *
+ * Tokens are estimated, not counted: one per 3 characters of the answer's text. Tokenizers put about 3.5 to 4
+ * characters of English and 3 to 3.5 of JSON in a token (cl100k and o200k, measured by `npm run bench` on search
+ * answers), so the estimate errs on the side of a shorter answer, and costs nothing to load.
+ */
+
+export const CHARS_PER_TOKEN = 3;
+
+/** The default budget of the MCP tools' search answers. */
+export const DEFAULT_MAX_TOKENS = 2000;
+
+/** The smallest budget an answer is cut to: below it, not even the answer's frame would fit. */
+export const MIN_MAX_TOKENS = 200;
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+/**
+ * `render(n)` with the largest `n` in [0, `max`] whose text is within `maxTokens`; `n` counts the results kept, and
+ * a larger `n` never renders shorter. With no budget, `render(max)`.
+ */
+export function fitToBudget(render: (n: number) => string, max: number, maxTokens?: number): { text: string; kept: number } {
+  const whole = render(max);
+  if (maxTokens === undefined || estimateTokens(whole) <= maxTokens) return { text: whole, kept: max };
+  let lo = 0;
+  let hi = max - 1;
+  // The largest n that fits, found in log2(max) renders.
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (estimateTokens(render(mid)) <= maxTokens) lo = mid;
+    else hi = mid - 1;
+  }
+  return { text: render(lo), kept: lo };
+}
+
+/** A budget given by a person or an agent: a whole number of at least MIN_MAX_TOKENS. */
+export function checkMaxTokens(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < MIN_MAX_TOKENS) throw new RangeError(`max_tokens must be a whole number of at least ${MIN_MAX_TOKENS}, not ${value}`);
+  return value;
+}
