@@ -102,6 +102,8 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['passages.head', [3, 5, 10]],
   ['passages.lines', [20, 40, 80]],
   ['passages.symbols', [0, 0.5, 1, 2, 4]],
+  ['symbols.body', [0, 0.15, 0.3, 0.6, 1, 2]],
+  ['symbols.filePower', [1, 2, 3, 4, 6]],
 ];
 
 function get(params: TaskParams, path: string): number {

@@ -6,6 +6,7 @@
  * error, an unusual form) is left to commander.
  */
 import { parseArgs } from 'node:util';
+import { CHARS_PER_TOKEN, MIN_MAX_TOKENS } from '../search/budget.js';
 import { DEFAULT_SCORER, ELEMENT_TYPES, GRANULARITIES, SCORERS } from '../search/types.js';
 
 /** A value an option does not accept; commander reports it as a usage error. */
@@ -31,6 +32,12 @@ export const nonNegativeInt: ValueParser = (value) => {
   return n;
 };
 
+const maxTokens: ValueParser = (value) => {
+  const n = positiveInt(value);
+  if (n < MIN_MAX_TOKENS) throw new InvalidValue(`expected a whole number of at least ${MIN_MAX_TOKENS}`);
+  return n;
+};
+
 export interface OptionSpec {
   /** As commander writes them: `-n, --max-results <n>`, or `--json` for a switch. */
   flags: string;
@@ -48,7 +55,8 @@ export const SEARCH_OPTIONS: readonly OptionSpec[] = [
   { flags: '-i, --indexes <dir>', description: 'folder of RepoIndex files (default: paths.output_dir, "indexes")' },
   { flags: '-n, --max-results <n>', description: 'how many references to return', parse: positiveInt, default: 10 },
   { flags: '--type <kind>', description: 'narrow the answer to one kind of element', choices: ELEMENT_TYPES },
-  { flags: '--granularity <unit>', description: 'symbol: also rank the functions, methods and classes most likely to need a change', choices: GRANULARITIES, default: 'file' },
+  { flags: '--granularity <unit>', description: 'symbol: first the functions, methods and classes most likely to need a change, then the files; file: the files alone', choices: GRANULARITIES, default: 'symbol' },
+  { flags: '--max-tokens <n>', description: `cut the answer to about n tokens (n characters x ${CHARS_PER_TOKEN}) by leaving out its least relevant results; at least ${MIN_MAX_TOKENS}`, parse: maxTokens },
   { flags: '--scorer <name>', description: 'ranking method', choices: SCORERS, default: DEFAULT_SCORER },
   { flags: '-c, --config <file>', description: 'configuration file (for paths.output_dir)' },
   { flags: '--snippets <n>', description: 'show n lines around each matching symbol\'s first line, read from the repository if it is unchanged on disk', parse: positiveInt },

@@ -66,7 +66,7 @@ const searchOutput = z.looseObject({
   status: z.literal('success'),
   query: z.string(),
   keywords_used: z.array(z.string()),
-  definitions: z.array(z.looseObject({ repo_name: z.string(), file_path: z.string(), kind: z.string(), name: z.string(), ...lines, score: z.number() })).optional(),
+  symbols: z.array(z.looseObject({ repo_name: z.string(), file_path: z.string(), kind: z.string(), name: z.string(), ...lines, score: z.number() })).optional(),
   total_references_found: z.number(),
   references: z.array(
     z.looseObject({
@@ -172,7 +172,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         query: z.string().trim().min(1).describe('What you are looking for, in words, or a whole issue report or task text'),
         target_file: z.string().optional().describe('The file you are about to write; its name and extension count too'),
         max_results: maxResults,
-        granularity: z.enum(GRANULARITIES).optional().describe('"symbol" (the default) also returns the definitions most likely to need a change (file, name, kind, lines) as `definitions`, first; "file" ranks files only'),
+        granularity: z.enum(GRANULARITIES).optional().describe('"symbol" (the default) also returns the definitions most likely to need a change (file, name, kind, lines) as `symbols`, first; "file" ranks files only'),
         max_tokens: maxTokens,
         indexes_path: indexesPath,
         snippets: z.number().int().min(1).max(50).optional().describe('Also return this many source lines before and after each matching symbol\'s first line, when the repository is unchanged on disk'),

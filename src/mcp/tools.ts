@@ -8,7 +8,7 @@ import { checkFreshness, type RepoFreshness } from '../search/freshness.js';
 import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
 import { PackMismatchError } from '../search/load.js';
 import { addSnippets } from '../search/snippets.js';
-import { DEFAULT_MAX_TOKENS, fitToBudget } from '../search/budget.js';
+import { DEFAULT_MAX_TOKENS, fitResponse } from '../search/budget.js';
 import type { Granularity, LoadedIndex, MatchedSymbol, Reference, SearchResponse, Snippet } from '../search/types.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
 import { CodeRagError } from '../shared/errors.js';
@@ -154,20 +154,9 @@ function locationOf(ref: Reference) {
   return { repo_name: ref.repo_name, file_path: ref.file_path, score: ref.score, role: ref.role, symbols: ref.symbols.map(({ kind, ast_path, start_line, end_line }) => ({ kind, ast_path, start_line, end_line })) };
 }
 
-/**
- * The answer `render` makes of `response`, cut to `maxTokens`: its last references and definitions are left out
- * (as many of each), and `truncated` says how many and why.
- */
+/** `render`'s answer of `response` cut to `maxTokens`, with `truncated` saying what was left out. */
 function budgeted(response: SearchResponse, render: (cut: SearchResponse) => Record<string, unknown>, maxTokens: number): Record<string, unknown> {
-  const total = Math.max(response.references.length, response.symbols?.length ?? 0);
-  const cut = (n: number): SearchResponse => ({ ...response, references: response.references.slice(0, n), ...(response.symbols ? { symbols: response.symbols.slice(0, n) } : {}) });
-  const withNote = (n: number): Record<string, unknown> => {
-    const json = render(cut(n));
-    if (n >= total) return json;
-    return { ...json, truncated: { max_tokens: maxTokens, references_left_out: response.references.length - Math.min(n, response.references.length), definitions_left_out: (response.symbols?.length ?? 0) - Math.min(n, response.symbols?.length ?? 0) } };
-  };
-  const { kept } = fitToBudget((n) => JSON.stringify(withNote(n)), total, maxTokens);
-  return withNote(kept);
+  return fitResponse(response, (cut, leftOut) => ({ ...render(cut), ...(leftOut ? { truncated: leftOut } : {}) }), (json) => JSON.stringify(json), maxTokens);
 }
 
 /** Free text ranked with the default scorer. */
@@ -193,7 +182,7 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
     keywords_used: cut.keywords_used.slice(0, ECHOED_KEYWORDS),
     scorer: cut.scorer,
     // The definitions first: what an agent opens; then the files they are in and the others.
-    ...(cut.symbols ? { definitions: cut.symbols } : {}),
+    ...(cut.symbols ? { symbols: cut.symbols } : {}),
     total_references_found: response.references.length,
     references: cut.references.map(searchHit),
     ...(cut.task ? { task: cut.task } : {}),

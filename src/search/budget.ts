@@ -6,6 +6,7 @@
  * characters of English and 3 to 3.5 of JSON in a token (cl100k and o200k, measured by `npm run bench` on search
  * answers), so the estimate errs on the side of a shorter answer, and costs nothing to load.
  */
+import type { SearchResponse } from './types.js';
 
 export const CHARS_PER_TOKEN = 3;
 
@@ -42,4 +43,27 @@ export function checkMaxTokens(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < MIN_MAX_TOKENS) throw new RangeError(`max_tokens must be a whole number of at least ${MIN_MAX_TOKENS}, not ${value}`);
   return value;
+}
+
+/** What an answer cut to a budget left out, for it to say. */
+export interface LeftOut {
+  max_tokens: number;
+  references_left_out: number;
+  symbols_left_out: number;
+}
+
+/**
+ * `render` of `response` cut to `maxTokens`: its last references and definitions (as many of each) are left out
+ * until `serialize` of the answer fits, and `render` is told what was left out (null when nothing was).
+ */
+export function fitResponse<T>(response: SearchResponse, render: (cut: SearchResponse, leftOut: LeftOut | null) => T, serialize: (answer: T) => string, maxTokens?: number): T {
+  const references = response.references.length;
+  const definitions = response.symbols?.length ?? 0;
+  const total = Math.max(references, definitions);
+  const answer = (n: number): T => {
+    const cut = { ...response, references: response.references.slice(0, n), ...(response.symbols ? { symbols: response.symbols.slice(0, n) } : {}) };
+    const leftOut = n >= total || maxTokens === undefined ? null : { max_tokens: maxTokens, references_left_out: references - Math.min(n, references), symbols_left_out: definitions - Math.min(n, definitions) };
+    return render(cut, leftOut);
+  };
+  return answer(fitToBudget((n) => serialize(answer(n)), total, maxTokens).kept);
 }

@@ -6,13 +6,13 @@
  * anchors the text names (a symbol a frame or a backtick names comes first); for a task text, also times its length
  * in lines to the power TASK_LENGTH_POWER; and, for the best files whose text was read (a task's passages,
  * passages.ts), times 1 + w x the score of its own lines relative to its file's best symbol's. SCOPE_WEIGHT,
- * FILE_POWER, TASK_LENGTH_POWER and w were chosen on the issue set's tuning half (bench/eval/tuneTask.ts reports
+ * SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue set's tuning half (bench/eval/tuneTask.ts reports
  * function-level figures).
  */
 import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
 import type { Tokenizer } from './profileTokens.js';
-import type { Anchor, RankedSymbol } from './types.js';
+import type { Anchor, RankedSymbol, SymbolParams } from './types.js';
 import { clipped, compareCodeUnits } from '../shared/text.js';
 import { parseVocabulary } from '../index/vocabulary.js';
 
@@ -29,14 +29,16 @@ export interface SymbolQuery {
   messages: ReadonlyArray<readonly string[]>;
   /** A symbol's length in lines counts to this power (0: not at all). */
   lengthPower: number;
+  /** The weights of a symbol's own words and of its file's score. */
+  params: SymbolParams;
   /** Each symbol's score over its own lines, for a file whose text was read (undefined for the others), and its weight. */
   bodies?: { weight: number; scores: (doc: number, symbols: readonly CodeSymbol[]) => number[] | undefined };
 }
 
-export function symbolQuery(termWeight: ReadonlyMap<string, number>, anchors: readonly Anchor[], lengthPower = 0, messages: ReadonlyArray<readonly string[]> = []): SymbolQuery {
+export function symbolQuery(termWeight: ReadonlyMap<string, number>, anchors: readonly Anchor[], lengthPower = 0, messages: ReadonlyArray<readonly string[]> = [], params: SymbolParams = SYMBOL_PARAMS): SymbolQuery {
   const frames = anchors.filter((a) => a.kind === 'path' && a.lines?.length).map((a) => ({ path: `/${a.text.toLowerCase()}`, lines: a.lines ?? [] }));
   // A message of one telling word points at too many definitions to be an anchor.
-  return { termWeight, anchored: anchoredNames(anchors), frames, messages: messages.filter((m) => m.length >= 2), lengthPower };
+  return { termWeight, anchored: anchoredNames(anchors), frames, messages: messages.filter((m) => m.length >= 2), lengthPower, params };
 }
 
 /**
@@ -84,10 +86,8 @@ const DOC_WEIGHT = 0.3;
 const DOC_CHARS = 300;
 /** Weight of the words of a member's class (its ast_path) beside those of its own name. */
 const SCOPE_WEIGHT = 0.5;
-/** Symbols of the best files first: a file's relative score counts to this power. */
-export const FILE_POWER = 4;
-/** Weight of a symbol's own words (its body's BM25 score) beside its name's. */
-export const BODY_WEIGHT = 0.3;
+/** The weights of a symbol's own words and of its file's score, for keyword requests and tasks alike (TASK_PARAMS.symbols). */
+export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 4 };
 /** BM25's constants over symbol bodies, the usual ones. */
 const BODY_K1 = 1.2;
 const BODY_B = 0.75;
@@ -125,7 +125,7 @@ export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery,
       doc = distinctWeight(docTokens, termWeight) / Math.sqrt(Math.max(1, docTokens.size));
     }
     const anchor = framed.has(i) || raising.has(i) ? 1 : anchorStrength(symbol, query.anchored);
-    const score = (name + DOC_WEIGHT * doc + BODY_WEIGHT * (bodies[i] as number)) * (1 + ANCHOR_BONUS * anchor);
+    const score = (name + DOC_WEIGHT * doc + query.params.body * (bodies[i] as number)) * (1 + ANCHOR_BONUS * anchor);
     return CONTAINER_KINDS.has(symbol.kind) ? score * CONTAINER_FACTOR : score;
   });
 }
@@ -206,7 +206,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
       const body = bodies ? 1 + (query.bodies?.weight ?? 0) * ((bodies[i] as number) / bestBody) : 1;
       out.push({
         repo_name: repo, file_path: file.file_path, kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path,
-        start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore ** FILE_POWER * (FLOOR + (scores[i] as number)) * lengthFactor(symbol, query) * body,
+        start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore ** query.params.filePower * (FLOOR + (scores[i] as number)) * lengthFactor(symbol, query) * body,
         ...describe(symbol),
       });
     });

@@ -18,6 +18,7 @@ import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } f
 import type { SearchCorpus } from './corpus.js';
 import { FIELDS, type FieldIndex } from './fieldIndex.js';
 import { inflectionBases } from './inflections.js';
+import { SYMBOL_PARAMS } from './symbolRank.js';
 import { lineTerms, rerankByPassages, type LineTerms } from './passages.js';
 import { definitionToken, type Tokenizer } from './profileTokens.js';
 import { compareCodeUnits, splitIdentifier } from '../shared/text.js';
@@ -67,6 +68,7 @@ export const TASK_PARAMS: TaskParams = {
   basenameOnly: 0.5,
   fusion: { plain: 0.5, k: 0, maxTerms: 40 },
   passages: { head: 5, lines: 40, weight: 1, symbols: 2 },
+  symbols: SYMBOL_PARAMS,
 };
 
 /** A symbol or option more files than this define or hold points nowhere in particular. */

@@ -170,6 +170,8 @@ export interface TaskParams {
   };
   /** The first files reordered by their best passage, when the corpus may read them (passages.ts). */
   passages: PassageParams;
+  /** A task's definitions: their own words' weight beside their names', and the power their file's relative score counts to. */
+  symbols: SymbolParams;
 }
 
 /** A symbol ranked as a place likely to need the change (symbolRank.ts). */
@@ -200,4 +202,12 @@ export interface Snippet {
   from_line: number;
   to_line: number;
   text: string;
+}
+
+/** How definitions are ranked (symbolRank.ts). */
+export interface SymbolParams {
+  /** Weight of a symbol's own words (BM25 over its stored terms) beside its name's match. */
+  body: number;
+  /** Symbols of the best files first: a file's relative score counts to this power. */
+  filePower: number;
 }

@@ -1,3 +1,4 @@
+import { estimateTokens } from '../../src/search/budget.js';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -57,13 +58,25 @@ describe('coderag index, search and overview end to end (offline)', () => {
     expect(result.stdout).toContain('## 💡 Implementation Suggestions');
   });
 
+  it('cuts an answer to --max-tokens by leaving out its last results, as valid JSON or markdown that says so', async () => {
+    const json = await runCli(['search', '--indexes', out, '--query', 'cache entries expire', '--json', '--max-tokens', '900'], { cwd });
+    expect(estimateTokens(json.stdout.trimEnd())).toBeLessThanOrEqual(900);
+    expect(JSON.parse(json.stdout).truncated).toMatchObject({ max_tokens: 900 });
+    const markdown = await runCli(['search', '--indexes', out, '--query', 'cache entries expire', '--max-tokens', '400'], { cwd });
+    expect(estimateTokens(markdown.stdout.trimEnd())).toBeLessThanOrEqual(400);
+    expect(markdown.stdout).toMatch(/left out to fit --max-tokens 400/);
+    const tooSmall = await runCli(['search', '--indexes', out, '--query', 'cache', '--max-tokens', '50'], { cwd });
+    expect(tooSmall.code).toBe(2);
+    expect(tooSmall.stderr).toMatch(/at least 200/);
+  });
+
   it('answers a search with DeepCode\'s JSON keys plus structured references', async () => {
     const result = await runCli(['search', '--indexes', out, '--target', 'cache.ts', '--keywords', 'ttl', '--json'], { cwd });
     const json = JSON.parse(result.stdout);
     expect(json).toMatchObject({ status: 'success', target_file: 'cache.ts', keywords_used: ['ttl'], indexes_loaded: ['polyglot_index'], total_indexes_loaded: 1 });
     expect(json.total_references_found).toBe(json.references.length);
     expect(json.references[0]).toMatchObject({ repo_name: 'polyglot', file_path: 'src/cache/lruCache.ts' });
-    expect(json.references[0].symbols).toContainEqual({ kind: 'method', name: 'get', ast_path: 'LruCache-get', start_line: 23, end_line: 27 });
+    expect(json.references[0].symbols).toContainEqual({ kind: 'method', name: 'get', ast_path: 'LruCache-get', start_line: 23, end_line: 27, description: 'Returns the value, or undefined when missing or past its TTL.' });
     expect(typeof json.formatted_content).toBe('string');
   });
 

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { IndexCache } from '../../src/mcp/indexCache.js';
 import { findSymbolTool, getFileOutline, getIndexesOverview, searchCodeReferences, searchText, splitKeywords, type ToolContext } from '../../src/mcp/tools.js';
 import { makeTempDir } from '../support/tempRepo.js';
+import { toCallToolResult } from '../../src/mcp/server.js';
+import { DEFAULT_MAX_TOKENS, estimateTokens } from '../../src/search/budget.js';
 import { contentHash } from '../../src/shared/hash.js';
 import { CACHE_REPO, LIMITER_REPO, sampleIndex, writeIndex } from './sampleIndexes.js';
 
@@ -190,5 +192,42 @@ describe('the find_symbol tool', () => {
     const answer = await findSymbolTool(context, { name: 'flushAll', kind: 'function' });
     expect(answer).toMatchObject({ isError: false, json: { status: 'success', total_matches: 0, matches: [] } });
     expect(answer.json.notice).toBe(`no symbol named "flushAll" of kind function in 1 index(es); try the name's last part (get finds LruCache.get and cacheGet), or a search`);
+  });
+});
+
+describe('answers an agent can afford', () => {
+  /** 40 files that all match "cache eviction", each with a long summary and many functions. */
+  const bigRepo = sampleIndex(
+    'bigcache',
+    Array.from({ length: 40 }, (_, i) => ({
+      path: `src/cache/store${i}.ts`,
+      summary: `Cache store ${i} with eviction by least recent use, a time to live per entry and statistics of hits and misses. `.repeat(4),
+      functions: Array.from({ length: 30 }, (_, j) => `evictEntry${i}x${j}`),
+      concepts: ['cache', 'eviction', 'ttl'],
+    })),
+  );
+
+  it.each([
+    ['search', (context: ToolContext, max_tokens?: number) => searchText(context, { query: 'cache eviction', max_results: 40, ...(max_tokens ? { max_tokens } : {}) })],
+    ['search_code_references', (context: ToolContext, max_tokens?: number) => searchCodeReferences(context, { target_file: 'cache.ts', keywords: 'cache,eviction', max_results: 40, ...(max_tokens ? { max_tokens } : {}) })],
+  ])('%s cuts its last results to fit max_tokens, as valid JSON that says what it left out', async (_tool, call) => {
+    const context = contextWith(['bigcache', bigRepo]);
+    for (const budget of [undefined, 1000, 1500]) {
+      const answer = await call(context, budget);
+      const text = toCallToolResult(answer).content[0]?.type === 'text' ? (toCallToolResult(answer).content[0] as { text: string }).text : '';
+      const json = JSON.parse(text) as { references: unknown[]; truncated?: { max_tokens: number; references_left_out: number } };
+      expect(estimateTokens(text)).toBeLessThanOrEqual(budget ?? DEFAULT_MAX_TOKENS);
+      expect(json.references.length).toBeGreaterThan(0);
+      expect(json.truncated).toMatchObject({ max_tokens: budget ?? DEFAULT_MAX_TOKENS, references_left_out: 40 - json.references.length });
+    }
+  });
+
+  it('lists a reference\'s matching main functions first, and only a few', async () => {
+    const context = contextWith(['bigcache', bigRepo]);
+    const answer = await searchText(context, { query: 'evictEntry3x17' });
+    const [first] = answer.json.references as { file_path: string; main_functions: string[] }[];
+    expect(first?.file_path).toBe('src/cache/store3.ts');
+    expect(first?.main_functions[0]).toBe('evictEntry3x17');
+    expect(first?.main_functions.length).toBeLessThanOrEqual(6);
   });
 });

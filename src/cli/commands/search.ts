@@ -2,6 +2,7 @@
  * `coderag search`: load the indexes, rank, print markdown (people) or JSON (programs).
  */
 import { readFile, readdir } from 'node:fs/promises';
+import { fitResponse } from '../../search/budget.js';
 import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
 import { checkFreshness } from '../../search/freshness.js';
 import { INDEXES_HINT, isIndexFileName, loadIndexes, PackMismatchError } from '../../search/load.js';
@@ -23,6 +24,7 @@ export interface SearchFlags {
   config?: string;
   json: boolean;
   snippets?: number;
+  maxTokens?: number;
 }
 
 export async function indexesDir(flagDir: string | undefined, configPath: string | undefined): Promise<string> {
@@ -131,9 +133,9 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   const response = flags.snippets ? await (await import('../../search/snippets.js')).addSnippets(ranked, indexes, { lines: flags.snippets }) : ranked;
   const freshness = await checking;
   for (const warning of staleWarnings(freshness)) process.stderr.write(`warning: ${warning}\n`);
-  if (flags.json) {
-    process.stdout.write(`${JSON.stringify(searchResultJson(response, dir, indexes, warnings, freshness), null, 2)}\n`);
-  } else {
-    process.stdout.write(`${formatMarkdown(response)}\n`);
-  }
+  // Cut to --max-tokens by leaving out the last results; with no budget, fitResponse renders the whole answer.
+  const text = flags.json
+    ? fitResponse(response, (cut, leftOut) => JSON.stringify({ ...searchResultJson(cut, dir, indexes, warnings, freshness), ...(leftOut ? { truncated: leftOut } : {}) }, null, 2), (t) => t, flags.maxTokens)
+    : fitResponse(response, (cut, leftOut) => `${formatMarkdown(cut)}${leftOut ? `\n\n> ${leftOut.references_left_out} references and ${leftOut.symbols_left_out} symbols left out to fit --max-tokens ${leftOut.max_tokens}` : ''}`, (t) => t, flags.maxTokens);
+  process.stdout.write(`${text}\n`);
 }
