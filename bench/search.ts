@@ -21,6 +21,9 @@
  * issue       the same three figures (cold over the big index, cold over the small ones, warm) for issue-length
  *             requests: ISSUE_QUERIES, each a report of a few hundred words with a stack trace and code, given to
  *             the CLI with --query-file.
+ * mcp answer tokens  what the MCP `search` (every query and issue) and `search_code_references` (each query's first
+ *             words as keywords) answer, by default and with max_tokens 1000: tokens as the tools estimate them and
+ *             as cl100k_base counts them, and how many answers the budget cut.
  * Prints a table, then the figures as one JSON line (also written to --json when given).
  */
 import { execFileSync } from 'node:child_process';
@@ -310,6 +313,9 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
   const issuePairs = await coldRuns(issueQueries.map((i) => issueRun(indexes, i)));
   const issueCold = issuePairs.map(([, run]) => run);
 
+  // What an agent reads: the MCP tools' answers over the same folder, in tokens.
+  const mcpTokens = await mcpAnswerTokens(indexes, QUERIES, ISSUE_QUERIES);
+
   const ms = (x: number): number => Math.round(x * 10) / 10;
   // An agent's folder of many small indexes: cold CLI searches across all of them.
   const small = ensureSmallIndexes(options.quick ? 20 : 70);
@@ -346,8 +352,51 @@ export async function benchSearch(options: Partial<Options> & { quick?: boolean;
     issue_cold_ms: { p50: ms(percentile(issueCold, 50)), p95: ms(percentile(issueCold, 95)), beyond_node_p50: beyondNode(issuePairs), runs: issueCold.length },
     issue_small_cold_ms: { p50: ms(percentile(issueSmallCold, 50)), p95: ms(percentile(issueSmallCold, 95)), beyond_node_p50: beyondNode(issueSmallPairs), runs: issueSmallCold.length },
     issue_warm_ms: { p50: ms(percentile(issueWarm, 50)), p95: ms(percentile(issueWarm, 95)), runs: issueWarm.length },
+    mcp_answer_tokens: mcpTokens,
   };
   return result;
+}
+
+/** A budget smaller than the default, to show an answer cut to it. */
+const SMALL_BUDGET = 1000;
+
+/**
+ * The MCP `search` and `search_code_references` answers (the text a client hands its model) for each query, by
+ * default and with max_tokens SMALL_BUDGET: tokens as the tools estimate them (characters / 3) and as cl100k_base
+ * counts them, p50 and max over the queries, and how many answers were cut.
+ */
+async function mcpAnswerTokens(indexes: string, queries: readonly string[], issues: readonly string[]) {
+  const { IndexCache } = await import('../dist/mcp/indexCache.js');
+  const { searchCodeReferences, searchText } = await import('../dist/mcp/tools.js');
+  const { toCallToolResult } = await import('../dist/mcp/server.js');
+  const { estimateTokens } = await import('../dist/search/budget.js');
+  const { Tiktoken } = await import('js-tiktoken/lite');
+  const cl100k = new Tiktoken((await import('js-tiktoken/ranks/cl100k_base')).default);
+  const context = { cache: new IndexCache(), defaultIndexesDir: indexes };
+  type Answer = Awaited<ReturnType<typeof searchText>>;
+  const measure = async (calls: ReadonlyArray<() => Promise<Answer>>) => {
+    const estimated: number[] = [];
+    const counted: number[] = [];
+    let cut = 0;
+    for (const call of calls) {
+      const answer = await call();
+      const first = toCallToolResult(answer).content[0];
+      const text = first?.type === 'text' ? first.text : '';
+      estimated.push(estimateTokens(text));
+      counted.push(cl100k.encode(text).length);
+      if ('truncated' in answer.json) cut++;
+    }
+    return { estimated_p50: percentile(estimated, 50), estimated_max: Math.max(...estimated), cl100k_p50: percentile(counted, 50), cl100k_max: Math.max(...counted), cut, answers: calls.length };
+  };
+  const keywordsOf = (q: string) => q.split(/\W+/).filter((w) => w.length > 3).slice(0, 3).join(',');
+  const searchWith = (max_tokens?: number) => [...queries, ...issues].map((query) => () => searchText(context, { query, ...(max_tokens ? { max_tokens } : {}) }));
+  const referencesWith = (max_tokens?: number) => queries.map((q) => () => searchCodeReferences(context, { target_file: 'src/feature.ts', keywords: keywordsOf(q), ...(max_tokens ? { max_tokens } : {}) }));
+  return {
+    search_default: await measure(searchWith()),
+    search_budget_1000: await measure(searchWith(SMALL_BUDGET)),
+    references_default: await measure(referencesWith()),
+    references_budget_1000: await measure(referencesWith(SMALL_BUDGET)),
+  };
 }
 
 function printResult(result: SearchBenchResult, o: Options): void {
@@ -369,6 +418,10 @@ function printResult(result: SearchBenchResult, o: Options): void {
     ['issue-length query: cold CLI p50 / p95', `${result.issue_cold_ms.p50} / ${result.issue_cold_ms.p95} ms (${result.issue_cold_ms.beyond_node_p50} ms beyond Node's start)`],
     [`issue-length query: cold CLI over ${result.small_indexes} small indexes p50 / p95`, `${result.issue_small_cold_ms.p50} / ${result.issue_small_cold_ms.p95} ms (${result.issue_small_cold_ms.beyond_node_p50} ms beyond Node's start)`],
     ['issue-length query: warm in-process p50 / p95', `${result.issue_warm_ms.p50} / ${result.issue_warm_ms.p95} ms`],
+    ...Object.entries(result.mcp_answer_tokens).map(([name, t]): [string, string] => [
+      `MCP ${name.replace(/_/g, ' ')}: tokens p50 / max (estimated; cl100k)`,
+      `${t.estimated_p50} / ${t.estimated_max}; ${t.cl100k_p50} / ${t.cl100k_max} (${t.cut} of ${t.answers} cut)`,
+    ]),
   ];
   const width = Math.max(...rows.map((r) => r[0].length));
   console.log(rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n'));
