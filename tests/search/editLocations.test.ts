@@ -143,3 +143,40 @@ describe('a stack frame\'s line', () => {
     expect(top?.name.toLowerCase()).toBe('save');
   });
 });
+
+describe('edit locations from bad input', () => {
+  it('answers a traceback none of whose frames is in the indexes from its words, and says which files it read it as naming', async () => {
+    const repo = makeTempRepo({ 'src/store.py': FRAMES[0]?.[2] ?? '' });
+    const index = await indexRepo(repo.root);
+    const trace = 'Saving a record fails\n\nTraceback (most recent call last):\n  File "/usr/lib/python3/elsewhere/other.py", line 4000, in nowhere\nValueError: record is read only';
+    const answer = search(fromIndex(index), { query: trace, granularity: 'symbol' });
+    expect(answer.task?.anchors).toContainEqual({ kind: 'path', text: 'usr/lib/python3/elsewhere/other.py', source: 'frame', lines: [4000] });
+    expect(answer.symbols?.[0]).toMatchObject({ file_path: 'src/store.py', name: 'save', start_line: 8 });
+  });
+
+  it('reads the first 200,000 characters of a 1 MB issue and says it was cut', async () => {
+    const repo = makeTempRepo({ 'src/store.py': FRAMES[0]?.[2] ?? '' });
+    const index = await indexRepo(repo.root);
+    const issue = `Saving is read only\n\n${'the record store says the record is read only when saving '.repeat(18_000)}`;
+    expect(issue.length).toBeGreaterThan(1_000_000);
+    const answer = search(fromIndex(index), { query: issue, granularity: 'symbol' });
+    expect(answer.task?.truncated).toBe(true);
+    expect(answer.symbols?.[0]?.file_path).toBe('src/store.py');
+  });
+
+  it('ranks the definitions of a file that has 20,000 of them, and keeps each one\'s words bounded', async () => {
+    const many = Array.from({ length: 20_000 }, (_, i) => `def h${i}(e):\n    return e\n`).join('');
+    const repo = makeTempRepo({ 'src/handlers.py': `${many}\ndef shutdown_gracefully(event):\n    drain_connections(event)\n` });
+    const index = await indexRepo(repo.root);
+    const file = index.file_summaries.find((f) => f.file_path === 'src/handlers.py');
+    expect(file?.symbols.length).toBe(20_001);
+    expect(topSymbol(index, { query: 'drain the connections on shutdown' })).toMatchObject({ name: 'shutdown_gracefully' });
+  }, 30_000);
+
+  it('gives a minified file\'s one long line to no definition it cannot place, and still answers', async () => {
+    const minified = `!function(){${Array.from({ length: 3000 }, (_, i) => `function f${i}(a){return a+${i}}`).join(';')}}();`;
+    const repo = makeTempRepo({ 'dist/app.min.js': minified, 'src/retry.js': 'function retryWithBackoff(fn) {\n  return fn();\n}\nmodule.exports = retryWithBackoff;\n' });
+    const index = await indexRepo(repo.root);
+    expect(topSymbol(index, { query: 'retry with backoff' })).toMatchObject({ file_path: 'src/retry.js', name: 'retryWithBackoff' });
+  });
+});

@@ -2,7 +2,8 @@
  * The property of incremental indexing: whatever happened to the repository since the last run, the index
  * an incremental run writes equals the index a run from scratch writes for the same tree, apart from timings.
  * Random edits, additions, deletions, renames, copies, touches, commits, amended commits and checkouts of an
- * older commit (the entries' commit subjects come and go), from fixed seeds.
+ * older commit (the entries' commit subjects come and go), from fixed seeds. Entries carry their definitions' own
+ * words (symbol terms), so those are compared too.
  */
 import { appendFileSync, copyFileSync, existsSync, readFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -163,6 +164,9 @@ describe('an incremental run', () => {
     // The property says nothing unless the runs really did reuse entries.
     expect(reused).toBeGreaterThan(8 * 15);
     expect(ways.has('updated')).toBe(true);
+    // ... and the entries compared carry their definitions' own words, which edits changed.
+    const written = JSON.parse(readFileSync(path.join(out, 'poly_index.json'), 'utf8')) as { file_summaries: Array<{ symbols: Array<{ terms?: string }> }> };
+    expect(written.file_summaries.flatMap((s) => s.symbols).filter((symbol) => symbol.terms).length).toBeGreaterThan(20);
     if (git) {
       // ... and the commit subjects moved: new commits, a rewrite and a step back all happened, and files hold subjects.
       expect(history).toEqual(expect.arrayContaining(['commit', 'amend', 'checkout HEAD~1']));
