@@ -182,7 +182,7 @@ export function createCodeRagRanker(opts: CodeRagRankerOptions = {}): SymbolRank
       return root ? `${root}/${normaliseRefPath(join(treeDir, root), filePath)}` : normaliseRefPath(treeDir, filePath);
     };
     const out = [...new Set(res.references.map((ref) => pathOf(ref.repo_name, ref.file_path)))];
-    const symbols: RankedSymbol[] = (res.symbols ?? []).map((s) => ({ file: pathOf(s.repo_name, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line }));
+    const symbols: RankedSymbol[] = (res.symbols ?? []).map((s) => ({ file: pathOf(s.repo_name, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line, kind: s.kind }));
     return { files: out.slice(0, k), symbols };
   }
 

@@ -17,6 +17,7 @@ import {
   pythonDefs,
   selectHeldOutIssueCases,
   selectIssueCases,
+  symbolHits,
   touchedDefs,
   touchedLines,
   type IssueCaseResult,
@@ -178,9 +179,47 @@ describe('issue set: metrics', () => {
   it('a ranked symbol hits a gold function by file, name and the def line within its lines', () => {
     const gold = [{ file: 'f.py', name: 'area', qualname: 'Box.area', kind: 'def' as const, line: 7 }];
     const sym = (file: string, name: string, start: number, end: number) => ({ file, name, ast_path: name, start_line: start, end_line: end });
-    expect(functionMetrics([sym('f.py', 'Box', 3, 9), sym('f.py', 'area', 7, 8)], gold)).toEqual({ fnAcc5: 1, fnAcc10: 1, fnR10: 1 });
+    expect(functionMetrics([sym('f.py', 'Box', 3, 9), sym('f.py', 'area', 7, 8)], gold)).toEqual({ fnAcc1: 0, fnAcc5: 1, fnAcc10: 1, fnR10: 1 });
+    expect(functionMetrics([sym('f.py', 'area', 7, 8)], gold).fnAcc1).toBe(1);
     expect(functionMetrics([sym('g.py', 'area', 7, 8)], gold).fnAcc10).toBe(0);
     expect(functionMetrics([sym('f.py', 'area', 20, 24)], gold).fnAcc10).toBe(0);
+  });
+
+  it("a Rust impl block is hit by its span, or by its type's definition in the same file; nothing else is", () => {
+    const impl = { file: 'src/a.rs', name: 'Sink', qualname: 'Sink', kind: 'impl', line: 40 };
+    const sym = (file: string, name: string, start: number, end: number, kind?: string) => ({ file, name, ast_path: name, start_line: start, end_line: end, ...(kind ? { kind } : {}) });
+    expect(symbolHits(sym('src/a.rs', 'Sink', 40, 90, 'impl'), impl)).toBe(true);
+    expect(symbolHits(sym('src/a.rs', 'Sink', 10, 20, 'struct'), impl)).toBe(true);
+    expect(symbolHits(sym('src/b.rs', 'Sink', 10, 20, 'struct'), impl)).toBe(false);
+    expect(symbolHits(sym('src/a.rs', 'Sink', 41, 45, 'method'), impl)).toBe(false);
+    expect(symbolHits(sym('src/a.rs', 'Sink', 10, 20, 'struct'), { ...impl, kind: 'fn' })).toBe(false);
+  });
+});
+
+describe('issue set: gold functions in the brace languages', () => {
+  const diff = (path: string, oldStart: number, body: string[]): string =>
+    [`diff --git a/${path} b/${path}`, `--- a/${path}`, `+++ b/${path}`, `@@ -${oldStart},${body.filter((l) => l[0] !== '+').length} +${oldStart},${body.filter((l) => l[0] !== '-').length} @@`, ...body, ''].join('\n');
+  const gold = (path: string, base: string, oldStart: number, body: string[]): string[] =>
+    goldFunctions(diff(path, oldStart, body), (p) => (p === path ? base : undefined)).map((g) => `${g.qualname}@${g.line} ${g.kind}`);
+
+  const RUST_BASE = ['struct Sink { n: u8 }', 'impl Sink {', '    fn matched(&self) -> bool {', '        true', '    }', '}', ''].join('\n');
+  const JAVA_BASE = ['class A {', '  int n;', '  void f() {', '    n++;', '  }', '}', ''].join('\n');
+  const GO_BASE = ['package p', '', 'func (s *S) Serve() {', '\treturn', '}', ''].join('\n');
+  const JS_BASE = ['const f = (x) => {', '  return x', '}', 'const g = 1', ''].join('\n');
+
+  it.each([
+    ['a changed line in a Rust method', 'src/a.rs', RUST_BASE, 3, ['     fn matched(&self) -> bool {', '-        true', '+        false', '     }'], ['Sink.matched@3 fn']],
+    ['a new Rust method goes to its impl', 'src/a.rs', RUST_BASE, 5, ['     }', '+    fn more(&self) {}', ' }'], ['Sink@2 impl']],
+    ['a Rust struct field changed', 'src/a.rs', RUST_BASE, 1, ['-struct Sink { n: u8 }', '+struct Sink { n: u16 }'], ['Sink@1 struct']],
+    ['a new Java field goes to its class', 'src/A.java', JAVA_BASE, 2, ['   int n;', '+  int m;', '   void f() {'], ['A@1 class']],
+    ['a Java method body', 'src/A.java', JAVA_BASE, 4, ['-    n++;', '+    n--;'], ['A.f@3 method']],
+    ['an inserted comment alone touches nothing', 'src/A.java', JAVA_BASE, 4, ['     n++;', '+    // why', '   }'], []],
+    ['a Go method', 'p/s.go', GO_BASE, 4, ['-\treturn', '+\treturn // done'], ['S.Serve@3 method']],
+    ['a new top-level Go function touches no definition', 'p/s.go', GO_BASE, 5, [' }', '+func New() *S { return nil }'], []],
+    ['a JS arrow function bound to a const', 'lib/f.js', JS_BASE, 2, ['-  return x', '+  return x + 1'], ['f@1 function']],
+    ['a JS module-level statement touches no definition', 'lib/f.js', JS_BASE, 4, ['-const g = 1', '+const g = 2'], []],
+  ])('%s', (_name, path, base, oldStart, body, want) => {
+    expect(gold(path, base, oldStart, body)).toEqual(want);
   });
 });
 

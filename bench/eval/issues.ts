@@ -33,12 +33,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { keywordTerms } from './baselines.js';
+import { braceDefs, defLanguageOf, indentOf, pythonDefs, type PyDef, type SourceDef } from './defs.js';
 import { materialise, treeDirFor } from './checkout.js';
 import { caseMetrics, recallAtK, type CaseMetrics } from './metrics.js';
 import { treeHistory } from './mirrors.js';
 import { isSourceFile } from './paths.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
 import type { RankQuery, Ranker } from './types.js';
+
+export { pythonDefs, type PyDef } from './defs.js';
 
 /** One SWE-bench instance, the fields this set reads (Multi-SWE-bench rows are mapped to the same shape). */
 export interface IssueInstance {
@@ -331,7 +334,12 @@ export interface Touched {
   insertions: Array<{ after: number; indent: number }>;
 }
 
-export function touchedLines(hunks: readonly Hunk[]): Touched {
+/** Whether a line holds only a comment: Python's `#`; the brace languages' `//`, `/*`, a block comment's `*` lines. */
+export type CommentLine = (trimmed: string) => boolean;
+export const pythonComment: CommentLine = (t) => t.startsWith('#');
+export const braceComment: CommentLine = (t) => t.startsWith('//') || t.startsWith('/*') || t.startsWith('*');
+
+export function touchedLines(hunks: readonly Hunk[], isComment: CommentLine = pythonComment): Touched {
   const removed: number[] = [];
   const insertions: Touched['insertions'] = [];
   for (const h of hunks) {
@@ -359,134 +367,12 @@ export function touchedLines(hunks: readonly Hunk[]): Touched {
         i++;
       }
       if (!sawRemoved) {
-        const code = added.filter((a) => a.trim() !== '' && !a.trim().startsWith('#'));
+        const code = added.filter((a) => a.trim() !== '' && !isComment(a.trim()));
         if (code.length) insertions.push({ after: before, indent: Math.min(...code.map(indentOf)) });
       }
     }
   }
   return { removed, insertions };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Python definitions by indentation
-
-export interface PyDef {
-  kind: 'def' | 'class';
-  name: string;
-  /** Enclosing definitions' names and this one's, joined with '.'. */
-  qualname: string;
-  /** First line (the first decorator's, when decorated). */
-  start: number;
-  /** The `def` / `class` line. */
-  line: number;
-  /** Last line of the body that holds code (trailing blank and comment-only lines excluded). */
-  end: number;
-  indent: number;
-}
-
-function indentOf(s: string): number {
-  let n = 0;
-  for (const ch of s) {
-    if (ch === ' ') n++;
-    else if (ch === '\t') n += 8 - (n % 8);
-    else break;
-  }
-  return n;
-}
-
-/**
- * For each line (0-based), whether it starts a logical line (not inside a multi-line string, a bracket or after a
- * backslash), and whether it holds code (not blank, not only a comment).
- */
-function logicalStarts(lines: readonly string[]): Array<{ starts: boolean; code: boolean }> {
-  const out: Array<{ starts: boolean; code: boolean }> = [];
-  let depth = 0;
-  let triple: string | null = null;
-  let continued = false;
-  for (const line of lines) {
-    const trimmed = line.trim();
-    const starts = triple === null && depth === 0 && !continued;
-    out.push({ starts, code: starts && trimmed !== '' && !trimmed.startsWith('#') });
-    continued = false;
-    let i = 0;
-    while (i < line.length) {
-      if (triple) {
-        const j = line.indexOf(triple, i);
-        if (j === -1) {
-          i = line.length;
-          break;
-        }
-        i = j + 3;
-        triple = null;
-        continue;
-      }
-      const ch = line[i] as string;
-      if (ch === '#') break;
-      if (ch === '"' || ch === "'") {
-        if (line.startsWith(ch.repeat(3), i)) {
-          triple = ch.repeat(3);
-          i += 3;
-          continue;
-        }
-        // a one-line string: skip to its closing quote
-        let j = i + 1;
-        while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
-        i = j + 1;
-        continue;
-      }
-      if (ch === '(' || ch === '[' || ch === '{') depth++;
-      else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
-      i++;
-    }
-    if (!triple && line.trimEnd().endsWith('\\') && !line.trim().startsWith('#')) continued = true;
-  }
-  return out;
-}
-
-const DEF_RE = /^(\s*)(?:async\s+def|def|class)\s+([A-Za-z_][A-Za-z0-9_]*)/;
-
-/** Every `def`, `async def` and `class` of a Python text, in order, with its lines (1-based). */
-export function pythonDefs(text: string): PyDef[] {
-  const lines = text.split('\n');
-  const info = logicalStarts(lines);
-  const defs: PyDef[] = [];
-  const open: PyDef[] = [];
-  let lastCode = 0; // 1-based line of the last code line seen
-  let decoratorStart: number | null = null;
-  for (let k = 0; k < lines.length; k++) {
-    const { starts, code } = info[k] as { starts: boolean; code: boolean };
-    const lineNo = k + 1;
-    if (!code) {
-      // continuation lines of a statement belong to it
-      if (!starts && lines[k]?.trim() !== '') lastCode = lineNo;
-      continue;
-    }
-    const line = lines[k] as string;
-    const indent = indentOf(line);
-    while (open.length && (open[open.length - 1] as PyDef).indent >= indent) {
-      const d = open.pop() as PyDef;
-      d.end = Math.max(d.line, lastCode);
-    }
-    const trimmed = line.trim();
-    if (trimmed.startsWith('@')) {
-      decoratorStart ??= lineNo;
-      lastCode = lineNo;
-      continue;
-    }
-    const m = DEF_RE.exec(line);
-    if (m) {
-      const name = m[2] as string;
-      const kind = /^\s*class\b/.test(line) ? 'class' : 'def';
-      const qualname = [...open.map((d) => d.name), name].join('.');
-      const d: PyDef = { kind, name, qualname, start: decoratorStart ?? lineNo, line: lineNo, end: lineNo, indent };
-      defs.push(d);
-      open.push(d);
-    }
-    decoratorStart = null;
-    lastCode = lineNo;
-  }
-  for (const d of open) d.end = Math.max(d.line, lastCode);
-  return defs;
 }
 
 /** Whether base line n (1-based) holds nothing but blanks or a comment. */
@@ -519,24 +405,53 @@ export function touchedDefs(text: string, touched: Touched): PyDef[] {
   return [...hit].sort((a, b) => a.line - b.line);
 }
 
+/**
+ * The brace languages' rule (defs.ts's finders): the innermost definition whose lines hold each removed line; for
+ * an insertion, the innermost definition open at the insertion point: its name line at or before the line the
+ * code is inserted after, its closing line after it (a new method inside a class goes to the class, a new
+ * top-level function to no definition).
+ */
+export function touchedBraceDefs(defs: readonly SourceDef[], touched: Touched): SourceDef[] {
+  const hit = new Set<SourceDef>();
+  const innermost = (cands: SourceDef[]): SourceDef | undefined => cands.reduce<SourceDef | undefined>((best, d) => (!best || d.start > best.start || (d.start === best.start && d.line >= best.line) ? d : best), undefined);
+  for (const n of touched.removed) {
+    const d = innermost(defs.filter((x) => x.start <= n && n <= x.end));
+    if (d) hit.add(d);
+  }
+  for (const { after } of touched.insertions) {
+    const d = innermost(defs.filter((x) => x.line <= after && after < x.end));
+    if (d) hit.add(d);
+  }
+  return [...hit].sort((a, b) => a.line - b.line);
+}
+
 export interface GoldFunction {
   file: string;
   name: string;
   qualname: string;
-  kind: 'def' | 'class';
-  /** The `def` / `class` line at the base. */
+  /** defs.ts's kind: 'def' | 'class' (Python), 'fn' | 'impl' | 'struct' … (Rust), 'method' | 'class' … (Java, JS, TS), 'func' | 'method' | 'struct' … (Go). */
+  kind: string;
+  /** The `def` / `class` line at the base (the brace languages: the line of the definition's name). */
   line: number;
 }
 
-/** Gold functions of a patch, given a reader of base-commit files (undefined when a file cannot be read). */
+/**
+ * Gold functions of a patch, given a reader of base-commit files (undefined when a file cannot be read): the
+ * definitions the hunks of each gold file touch, for every file a finder reads (defLanguageOf: Python, Rust, Java,
+ * JavaScript, TypeScript, Go).
+ */
 export function goldFunctions(patch: string, readBase: (path: string) => string | undefined): GoldFunction[] {
   const gold = new Set(goldFiles(patch));
   const out: GoldFunction[] = [];
   for (const f of parsePatch(patch)) {
-    if (!f.oldPath || !gold.has(f.oldPath) || !f.oldPath.endsWith('.py')) continue;
+    const lang = f.oldPath ? defLanguageOf(f.oldPath) : undefined;
+    if (!f.oldPath || !gold.has(f.oldPath) || !lang) continue;
     const text = readBase(f.oldPath);
     if (text === undefined) continue;
-    for (const d of touchedDefs(text, touchedLines(alignHunks(text, f.hunks)))) out.push({ file: f.oldPath, name: d.name, qualname: d.qualname, kind: d.kind, line: d.line });
+    const hunks = alignHunks(text, f.hunks);
+    const touched: Array<{ name: string; qualname: string; kind: string; line: number }> =
+      lang === 'python' ? touchedDefs(text, touchedLines(hunks)) : touchedBraceDefs(braceDefs(text, lang), touchedLines(hunks, braceComment));
+    for (const d of touched) out.push({ file: f.oldPath, name: d.name, qualname: d.qualname, kind: d.kind, line: d.line });
   }
   return out;
 }
@@ -544,17 +459,29 @@ export function goldFunctions(patch: string, readBase: (path: string) => string 
 // ---------------------------------------------------------------------------------------------------------------
 // Metrics
 
-/** A symbol a ranker returns: its file (tree-relative POSIX), name and lines. */
+/** A symbol a ranker returns: its file (tree-relative POSIX), name and lines (and its kind, when known). */
 export interface RankedSymbol {
   file: string;
   name: string;
   ast_path: string;
   start_line: number;
   end_line: number;
+  kind?: string;
 }
 
+/** Kinds of ranked symbol that define a type: what a Rust `impl` gold definition is also hit by. */
+const TYPE_KINDS: ReadonlySet<string> = new Set(['struct', 'enum', 'union', 'trait', 'type', 'class', 'interface']);
+
+/**
+ * A ranked symbol hits a gold definition when it is in the same file, has the same name, and its lines contain
+ * the gold definition's name line (Python: its `def` / `class` line). A Rust `impl Foo` block (a gold definition
+ * when a change falls in it outside its functions, e.g. a new method) is also hit by the definition of the type
+ * `Foo` in the same file: CodeRAG, like most symbol tables, records an impl's methods and its type, not the block.
+ */
 export function symbolHits(s: RankedSymbol, g: GoldFunction): boolean {
-  return s.file === g.file && s.name === g.name && s.start_line <= g.line && g.line <= s.end_line;
+  if (s.file !== g.file || s.name !== g.name) return false;
+  if (s.start_line <= g.line && g.line <= s.end_line) return true;
+  return g.kind === 'impl' && s.kind !== undefined && TYPE_KINDS.has(s.kind);
 }
 
 /** Acc@k: 1 when every gold item is among the first k, else 0 (the SWE-bench localization convention). */
@@ -563,6 +490,7 @@ export function accAtK(ranked: readonly string[], answers: readonly string[], k:
 }
 
 export interface FunctionMetrics {
+  fnAcc1: number;
   fnAcc5: number;
   fnAcc10: number;
   fnR10: number;
@@ -578,7 +506,7 @@ export function functionMetrics(ranked: readonly RankedSymbol[], gold: readonly 
     return true;
   });
   const found = (k: number): number => gold.filter((g) => list.slice(0, k).some((s) => symbolHits(s, g))).length;
-  return { fnAcc5: found(5) === gold.length ? 1 : 0, fnAcc10: found(10) === gold.length ? 1 : 0, fnR10: found(10) / gold.length };
+  return { fnAcc1: found(1) === gold.length ? 1 : 0, fnAcc5: found(5) === gold.length ? 1 : 0, fnAcc10: found(10) === gold.length ? 1 : 0, fnR10: found(10) / gold.length };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -842,6 +770,7 @@ export interface IssueRow {
   mrr: number;
   /** Cases with gold functions, for rankers that return symbols. */
   fnCases: number;
+  fnAcc1: number;
   fnAcc5: number;
   fnAcc10: number;
 }
@@ -891,6 +820,7 @@ export function issueRows(rankers: readonly string[], results: readonly IssueCas
         r1: mean(list.map((r) => r.r1)),
         mrr: mean(list.map((r) => r.rr)),
         fnCases: fn.length,
+        fnAcc1: mean(fn.map((f) => f.fnAcc1)),
         fnAcc5: mean(fn.map((f) => f.fnAcc5)),
         fnAcc10: mean(fn.map((f) => f.fnAcc10)),
       });
@@ -901,10 +831,10 @@ export function issueRows(rankers: readonly string[], results: readonly IssueCas
 
 export function issueTable(rows: readonly IssueRow[]): string {
   const f = (x: number): string => x.toFixed(3);
-  const head = ['group', 'ranker', 'cases', 'Acc@1', 'Acc@5', 'Acc@10', 'R@1', 'MRR', 'fn cases', 'fn Acc@5', 'fn Acc@10'];
+  const head = ['group', 'ranker', 'cases', 'Acc@1', 'Acc@5', 'Acc@10', 'R@1', 'MRR', 'fn cases', 'fn Acc@1', 'fn Acc@5', 'fn Acc@10'];
   const body = rows.map((r) => [
     r.group, r.ranker, String(r.cases), f(r.acc1), f(r.acc5), f(r.acc10), f(r.r1), f(r.mrr),
-    r.fnCases ? String(r.fnCases) : '-', r.fnCases ? f(r.fnAcc5) : '-', r.fnCases ? f(r.fnAcc10) : '-',
+    r.fnCases ? String(r.fnCases) : '-', r.fnCases ? f(r.fnAcc1) : '-', r.fnCases ? f(r.fnAcc5) : '-', r.fnCases ? f(r.fnAcc10) : '-',
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
   const line = (cells: string[]): string => cells.map((c, i) => (i < 2 ? c.padEnd(w[i] ?? 0) : c.padStart(w[i] ?? 0))).join('  ');
