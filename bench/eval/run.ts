@@ -42,6 +42,7 @@ import { closeSync, existsSync, openSync, readFileSync, readdirSync, readSync, w
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bm25Ranker, keywordRanker, keywordTerms } from './baselines.js';
+import { bm25FnRanker } from './bm25fn.js';
 import { materialise, materialiseFiles, treeDirFor } from './checkout.js';
 import type { DescribeCase } from './describe.js';
 import { DEPS_DIR, DEPS_LIST_FILE, depsIndexConfig, prepareDeps } from './deps.js';
@@ -240,12 +241,21 @@ function selectCases(all: EvalCase[], o: Options): EvalCase[] {
   return out;
 }
 
+/**
+ * The rankers a set runs: `bm25fn` (BM25 over function source, issue 40's function-level baseline) runs in the
+ * issue sets by default and in the others only when `--rankers` names it.
+ */
+function rankersFor(set: SetName, rankers: readonly Ranker[], o: Options): Ranker[] {
+  return isIssueSet(set) || o.rankers?.includes('bm25fn') ? [...rankers] : rankers.filter((r) => r.name !== 'bm25fn');
+}
+
 /** The rankers asked for; `config` is CodeRAG's index configuration (a partial one), for a set that needs one. */
 async function loadRankers(o: Options, config?: unknown): Promise<Ranker[]> {
   const want = (n: string): boolean => !o.rankers || o.rankers.includes(n);
   const rankers: Ranker[] = [];
   if (want('keyword')) rankers.push(keywordRanker);
   if (want('bm25')) rankers.push(bm25Ranker);
+  if (want('bm25fn')) rankers.push(bm25FnRanker);
   if (want('coderag')) {
     // Lazy so the baselines run before CodeRAG's library API (src/lib.ts) exists. The specifier is a variable
     // so this file type-checks on its own.
@@ -523,7 +533,7 @@ async function runDeps(o: Options, timing: Timing): Promise<SetRun> {
   console.error(`[eval] deps: ${cases.length} packages searched together`);
   const files = cases.flatMap((c) => c.files.map((f) => `${c.root}/${f}`));
   const checkoutMs = performance.now() - tc;
-  const rankers = await loadRankers(o, depsIndexConfig());
+  const rankers = rankersFor('deps', await loadRankers(o, depsIndexConfig()), o);
   const results = await rankTogether(
     'deps',
     DEPS_DIR,
@@ -561,7 +571,7 @@ async function main(): Promise<void> {
   for (const set of sets) {
     const ts = performance.now();
     if (set === 'lookup') {
-      lookups = await runLookups(lookupCases(), rankers, findMirror, (dir) => listCandidates(dir, o.includeGenerated));
+      lookups = await runLookups(lookupCases(), rankersFor(set, rankers, o), findMirror, (dir) => listCandidates(dir, o.includeGenerated));
       console.log(`\nlookup: short requests and the file that answers them, ${((performance.now() - ts) / 1000).toFixed(1)}s; blind = written without running any search\n`);
       console.log(lookupTable(lookups));
       continue;
@@ -598,7 +608,7 @@ async function main(): Promise<void> {
       issueNotices.set(set, r.notices);
       run = r;
     } else if (set === 'deps') run = await runDeps(o, timing);
-    else run = set === 'commits' ? await runCommits(o, rankers, findMirror, timing) : await runDescribe(o, rankers, findMirror, timing);
+    else run = set === 'commits' ? await runCommits(o, rankersFor(set, rankers, o), findMirror, timing) : await runDescribe(o, rankersFor(set, rankers, o), findMirror, timing);
     runs.set(set, { ...run, ms: performance.now() - ts });
   }
 
