@@ -10,6 +10,7 @@ import {
   isHeldOutRepo,
   issueHalves,
   issueLanguage,
+  issueLevelsTable,
   issueRows,
   mergeInstances,
   parseDataset,
@@ -361,5 +362,29 @@ describe('issue set: Multi-SWE-bench rows and languages', () => {
       ['overall', 3, 2 / 3],
     ]);
     expect(issueRows(['bm25'], [res('sympy', 'python', 'tune', 1)]).map((r) => r.group)).toEqual(['sympy', 'half: tune', 'tune, one gold file', 'overall']);
+  });
+
+  it('puts files and definitions side by side per language and half, fn over the cases with gold definitions only', () => {
+    const res = (ranker: string, language: string, half: 'tune' | 'holdout', acc: number, fn?: number): IssueCaseResult => ({
+      set: 'issues', ranker, repo: language, language, half, commit: `${language}-${half}`, base_commit: 'a', answers: ['a'],
+      r1: acc, r5: acc, r10: acc, rr: acc, firstRank: acc ? 1 : null, acc1: acc, acc5: acc, acc10: acc, gold_functions: [], top10: [],
+      ...(fn === undefined ? {} : { fn: { fnAcc1: 0, fnAcc5: fn, fnAcc10: fn, fnR10: fn } }),
+    });
+    const results = [
+      res('bm25', 'go', 'tune', 1), res('bm25', 'go', 'holdout', 0), res('bm25', 'java', 'tune', 1),
+      res('bm25fn', 'go', 'tune', 0, 1), res('bm25fn', 'go', 'holdout', 1), res('bm25fn', 'java', 'tune', 1, 0),
+    ];
+    const table = issueLevelsTable(issueRows(['bm25', 'bm25fn'], results)).split('\n');
+    expect(table[0]).toBe('| group | cases | bm25 files | bm25 fn (cases) | bm25fn files | bm25fn fn (cases) |');
+    expect(table.slice(2)).toEqual([
+      '| go | 2 | .500 / .500 / .500 | - | .500 / .500 / .500 | .000 / 1.000 / 1.000 (1) |',
+      '| go, tune | 1 | 1.000 / 1.000 / 1.000 | - | .000 / .000 / .000 | .000 / 1.000 / 1.000 (1) |',
+      '| go, held out | 1 | .000 / .000 / .000 | - | 1.000 / 1.000 / 1.000 | - |',
+      '| java | 1 | 1.000 / 1.000 / 1.000 | - | 1.000 / 1.000 / 1.000 | .000 / .000 / .000 (1) |',
+      '| java, tune | 1 | 1.000 / 1.000 / 1.000 | - | 1.000 / 1.000 / 1.000 | .000 / .000 / .000 (1) |',
+      '| tune | 2 | 1.000 / 1.000 / 1.000 | - | .500 / .500 / .500 | .000 / .500 / .500 (2) |',
+      '| held out | 1 | .000 / .000 / .000 | - | 1.000 / 1.000 / 1.000 | - |',
+      '| overall | 3 | .667 / .667 / .667 | - | .667 / .667 / .667 | .000 / .500 / .500 (2) |',
+    ]);
   });
 });

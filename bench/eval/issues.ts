@@ -1,12 +1,12 @@
 /**
  * The issue set: real issue reports (SWE-bench Lite and SWE-bench Verified for Python; Multi-SWE-bench for Rust,
- * Java, JavaScript and Go) → the files, and (Python only) the functions, their fix edits. The query is the issue's
+ * Java, JavaScript and Go) → the files, and the functions, their fix edits. The query is the issue's
  * `problem_statement` verbatim (Multi-SWE-bench: its resolved issues' titles and bodies, see fromMultiSweBench);
  * the index is built from the tree at the instance's `base_commit`.
  *
  * Nothing of the data is committed: the instances are read at run time from the dataset files (see
  * `datasetSources`), the trees from git mirrors (mirrors.ts), extracted by checkout.ts. This module holds the pure
- * rules (dataset parsing, case selection, gold files from a unified diff, the Python definitions a diff touches)
+ * rules (dataset parsing, case selection, gold files from a unified diff, the definitions a diff touches)
  * and the runner `runIssues`, which run.ts calls for `--set issues`.
  *
  * Rules
@@ -18,15 +18,18 @@
  * - Gold files: the files the gold `patch` modifies or deletes that exist at base_commit (a file the patch adds
  *   is no answer), restricted to paths.ts's source rule (no tests, docs, examples, non-code files). SWE-bench's
  *   tests are in a separate `test_patch`, not read. An instance left without a gold file is skipped.
- * - Gold functions: in each gold `.py` file at base_commit, the innermost definition (`def`, `async def` or
- *   `class`, decorators included) enclosing each line the patch removes or changes (hunks placed where their old
- *   side is found in the base text: a few gold patches apply only with an offset); for lines the patch only
- *   inserts, the innermost definition open at the insertion point whose header is indented less than the inserted
- *   code. Lines at module level touch no definition. Definitions are found by indentation (pythonDefs), with
- *   strings, brackets and continuation lines taken into account. A case whose edits are all at module level (or
- *   in non-Python files) has no gold function and is left out of the function-level figures.
+ * - Gold functions: in each gold file at base_commit that a finder reads (defs.ts: Python by indentation, Rust,
+ *   Java, JavaScript, TypeScript and Go by brackets over code with comments and literals masked), the innermost
+ *   definition (Python: `def`, `async def` or `class`, decorators included) enclosing each line the patch removes
+ *   or changes (hunks placed where their old side is found in the base text: a few gold patches apply only with an
+ *   offset); for lines the patch only inserts, the innermost definition open at the insertion point (Python: whose
+ *   header is indented less than the inserted code; brace languages: whose name line is at or before the
+ *   insertion point and whose closing brace is after it). Lines at module level touch no definition. A case whose
+ *   edits are all at module level (or in files no finder reads) has no gold function and is left out of the
+ *   function-level figures.
  * - A ranked symbol hits a gold function when it is in the same file, has the same name, and its lines contain the
- *   gold definition's `def`/`class` line.
+ *   gold definition's name line (`def`/`class` line); a Rust `impl` is also hit by its type's definition in the
+ *   same file (symbolHits).
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -839,4 +842,31 @@ export function issueTable(rows: readonly IssueRow[]): string {
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
   const line = (cells: string[]): string => cells.map((c, i) => (i < 2 ? c.padEnd(w[i] ?? 0) : c.padStart(w[i] ?? 0))).join('  ');
   return [line(head), w.map((n) => '-'.repeat(n)).join('  '), ...body.map(line)].join('\n');
+}
+
+/**
+ * File and function level side by side, as Markdown: per language and its halves, per half and overall (the rows
+ * of issueRows that are not repositories), one column per ranker: Acc@1 / Acc@5 / Acc@10 of files, then of
+ * definitions (`fn`, over the cases with gold definitions, their count in parentheses; `-` for a ranker that
+ * returns files only).
+ */
+export function issueLevelsTable(rows: readonly IssueRow[]): string {
+  const f = (x: number): string => x.toFixed(3).replace(/^0\./, '.');
+  const rankers = [...new Set(rows.map((r) => r.ranker))];
+  const groups = [...new Set(rows.map((r) => r.group))].filter((g) => g.startsWith('lang:') || g.startsWith('half:') || g === 'overall');
+  const head = ['group', 'cases', ...rankers.flatMap((r) => [`${r} files`, `${r} fn (cases)`])];
+  const body = groups.map((g) => {
+    const mine = rankers.map((r) => rows.find((x) => x.group === g && x.ranker === r));
+    const cases = mine.find((x) => x)?.cases ?? 0;
+    return [
+      g.replace(/^lang: /, '').replace(/^half: /, ''),
+      String(cases),
+      ...mine.flatMap((x) => [
+        x ? `${f(x.acc1)} / ${f(x.acc5)} / ${f(x.acc10)}` : '',
+        x && x.fnCases ? `${f(x.fnAcc1)} / ${f(x.fnAcc5)} / ${f(x.fnAcc10)} (${x.fnCases})` : '-',
+      ]),
+    ];
+  });
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...body.map(line)].join('\n');
 }

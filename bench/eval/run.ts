@@ -2,7 +2,7 @@
  * Retrieval evaluation on real data: the commit set, the description look-up set and the issue set.
  *
  *   node --import tsx bench/eval/run.ts [--mirrors DIR] [--set all|commits,describe,deps,issues,heldout-issues,lookup] [--repo NAME] [--limit N]
- *                                       [--mode query|target] [--json out.json] [--rankers keyword,bm25,coderag]
+ *                                       [--mode query|target] [--json out.json] [--rankers keyword,bm25,bm25fn,coderag]
  *                                       [--scorer NAME] [--k N] [--include-generated] [--cases FILE]
  *                                       [--describe-cases FILE] [--deps-list FILE] [--tune-on even|odd]
  *                                       [--issues-data FILE[,FILE]] [--issues-cap N] [--issues-ml-cap N]
@@ -24,8 +24,8 @@
  * Issue set (issues.ts): SWE-bench (Python) and Multi-SWE-bench (Rust, Java, JavaScript, Go) instances read at run
  * time from the dataset files ($CODERAG_EVAL_ISSUES_DATA, `--issues-data`, or the dataset mirrors under the mirror
  * root); the issue text is the query, the tree is the base commit's, the answer the gold patch's source files;
- * Acc@k, R@1, MRR per repository, language and half, and for
- * CodeRAG function-level Acc@5/Acc@10. `--set all` (the default) runs it only when the dataset is found.
+ * Acc@k, R@1, MRR per repository, language and half, and for the rankers that rank definitions (CodeRAG's symbols,
+ * bm25fn: BM25 over function source, which the issue sets run by default) function-level Acc@1/Acc@5/Acc@10. `--set all` (the default) runs it only when the dataset is found.
  * Held-out repositories' issues (`--set heldout-issues`, and `all` when the dataset is found): the SWE-bench Lite
  * instances of the held-out Python repositories (HELD_OUT_ISSUE_REPOS, issue 20's own measurement), the same way;
  * a report only, never tuned on.
@@ -57,6 +57,7 @@ import {
   ISSUES_DATA_ENV,
   ISSUES_DATA_FLAG,
   datasetSources,
+  issueLevelsTable,
   issueRows,
   issueTable,
   mergeInstances,
@@ -618,7 +619,10 @@ async function main(): Promise<void> {
       const cases = new Set(run.results.map((r) => r.commit)).size;
       const title = set === 'issues' ? 'issues' : "held-out repositories' issues (a report, never tuned on)";
       console.log(`\n${title}: ${cases} cases, ${run.trees} trees${run.skipped ? `, ${run.skipped} skipped` : ''}, ${(run.ms / 1000).toFixed(1)}s; top-K ${o.k} (MRR is MRR@${o.k}); Acc@k = every gold file in the top k; fn = gold functions among the ranked symbols\n`);
-      console.log(issueTable(issueRows(rankers.map((r) => r.name), run.results as IssueCaseResult[])));
+      const issueRowsOfSet = issueRows(rankers.map((r) => r.name), run.results as IssueCaseResult[]);
+      console.log(issueTable(issueRowsOfSet));
+      console.log(`\nfiles and definitions, Acc@1 / Acc@5 / Acc@10 (fn: over the cases with gold definitions)\n`);
+      console.log(issueLevelsTable(issueRowsOfSet));
       for (const n of issueNotices.get(set) ?? []) console.log(`  note: ${n}`);
       continue;
     }
