@@ -206,6 +206,12 @@ const JS: Case[] = [
   },
 ];
 
+JS.push({
+  name: 'a method may be named like an operator (`delete`), a statement never opens one (`if`, `switch`, `catch`)',
+  text: src('class H {', '  delete(key) {', '    if (key) { switch (key) { default: } }', '    try { } catch (e) { }', '  }', '}'),
+  defs: ['class H 1-6@1', 'method H.delete 2-5@2'],
+});
+
 const TS: Case[] = [
   {
     name: 'interfaces, type aliases, enums, classes with signatures, overloads and generics',

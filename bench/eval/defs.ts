@@ -760,10 +760,13 @@ function statementEnds(m: string, i: number): boolean {
 // Header patterns
 
 const NAME = '[A-Za-z_$][\\w$]*';
+/** Words that are never a definition's name where a name is bound (`const if = …` cannot be). */
 const JS_KEYWORDS = new Set([
   'if', 'for', 'while', 'switch', 'catch', 'with', 'function', 'return', 'typeof', 'do', 'else', 'try', 'finally', 'new',
   'await', 'yield', 'super', 'import', 'delete', 'void', 'throw', 'case', 'in', 'of', 'instanceof',
 ]);
+/** Words before `(…) {` that open a statement, not a method: a method may be named `delete` or `get`, never `if`. */
+const JS_STATEMENTS = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'function', 'return', 'do', 'else', 'try', 'finally', 'await', 'yield', 'throw', 'case', 'typeof', 'void', 'new', 'super', 'import']);
 const JAVA_KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'synchronized', 'try', 'do', 'else', 'finally', 'new', 'return', 'throw', 'super', 'this', 'assert', 'case', 'yield']);
 
 /** A match's group index in the view (the `d` flag's indices). */
@@ -809,7 +812,7 @@ function classifyBodiless(v: View, f: Frame, lang: BraceLanguage): Found | null 
       ? new RegExp(`(?:^|[\\s;{}])((?:(?:export|declare|static|async|public|private|protected|readonly|abstract|override|get|set)\\s+)*)(#?${NAME})\\s*\\??\\s*(?:<>)?\\s*\\(\\)\\s*(?::[^{};=]*)?$`, 'd')
       : new RegExp(`(?:^|[\\s;{}])((?:(?:export|declare|default|async)\\s+)*function\\s*\\*?\\s*)(${NAME})\\s*(?:<>)?\\s*\\(\\)\\s*(?::[^{};=]*)?$`, 'd');
     const m = re.exec(v.text);
-    if (!m || JS_KEYWORDS.has(m[2] as string) || !declarationPrefix(v.text, groupAt(m, 1))) return null;
+    if (!m || (inBody ? JS_STATEMENTS : JS_KEYWORDS).has(m[2] as string) || !declarationPrefix(v.text, groupAt(m, 1))) return null;
     return { kind: inBody ? 'method' : 'function', name: m[2] as string, nameAt: groupAt(m, 2), startAt: groupAt(m, 1), role: 'block' };
   }
   return null;
@@ -969,7 +972,7 @@ function jsHeader(v: View, f: Frame, lang: BraceLanguage): Found | Role | null {
   // methods of classes and object literals
   if (f.role === 'class' || f.role === 'object') {
     const m = new RegExp(`(?:^|[\\s,;{}*])((?:(?:static|async|get|set|public|private|protected|readonly|override|abstract|declare)\\s+)*\\*?\\s*)(#?${NAME})\\s*\\??\\s*(?:<>)?\\s*\\(\\)\\s*(?::[^{};=]*?)?\\s*$`, 'd').exec(t);
-    if (m && !JS_KEYWORDS.has(m[2] as string) && declarationPrefix(t, groupAt(m, 1))) {
+    if (m && !JS_STATEMENTS.has(m[2] as string) && declarationPrefix(t, groupAt(m, 1))) {
       return { kind: 'method', name: m[2] as string, nameAt: groupAt(m, 2), startAt: groupAt(m, 1), role: 'block' };
     }
   }
