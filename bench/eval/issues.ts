@@ -847,23 +847,24 @@ export function issueTable(rows: readonly IssueRow[]): string {
 /**
  * File and function level side by side, as Markdown: per language and its halves, per half and overall (the rows
  * of issueRows that are not repositories), one column per ranker: Acc@1 / Acc@5 / Acc@10 of files, then of
- * definitions (`fn`, over the cases with gold definitions, their count in parentheses; `-` for a ranker that
- * returns files only).
+ * definitions (`fn`, over the cases with gold definitions, their count in parentheses; no such column for a ranker
+ * that returns files only).
  */
 export function issueLevelsTable(rows: readonly IssueRow[]): string {
   const f = (x: number): string => x.toFixed(3).replace(/^0\./, '.');
   const rankers = [...new Set(rows.map((r) => r.ranker))];
   const groups = [...new Set(rows.map((r) => r.group))].filter((g) => g.startsWith('lang:') || g.startsWith('half:') || g === 'overall');
-  const head = ['group', 'cases', ...rankers.flatMap((r) => [`${r} files`, `${r} fn (cases)`])];
+  const ranksDefs = new Set(rows.filter((r) => r.fnCases > 0).map((r) => r.ranker));
+  const head = ['group', 'cases', ...rankers.flatMap((r) => (ranksDefs.has(r) ? [`${r} files`, `${r} fn (cases)`] : [`${r} files`]))];
   const body = groups.map((g) => {
     const mine = rankers.map((r) => rows.find((x) => x.group === g && x.ranker === r));
     const cases = mine.find((x) => x)?.cases ?? 0;
     return [
       g.replace(/^lang: /, '').replace(/^half: /, ''),
       String(cases),
-      ...mine.flatMap((x) => [
+      ...mine.flatMap((x, k) => [
         x ? `${f(x.acc1)} / ${f(x.acc5)} / ${f(x.acc10)}` : '',
-        x && x.fnCases ? `${f(x.fnAcc1)} / ${f(x.fnAcc5)} / ${f(x.fnAcc10)} (${x.fnCases})` : '-',
+        ...(ranksDefs.has(rankers[k] as string) ? [x && x.fnCases ? `${f(x.fnAcc1)} / ${f(x.fnAcc5)} / ${f(x.fnAcc10)} (${x.fnCases})` : '-'] : []),
       ]),
     ];
   });

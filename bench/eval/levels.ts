@@ -12,7 +12,7 @@ import { issueLevelsTable, issueRows, type IssueCaseResult } from './issues.js';
 const args = process.argv.slice(2);
 const setAt = args.indexOf('--set');
 const set = setAt >= 0 ? args[setAt + 1] : 'issues';
-const files = args.filter((a, i) => a !== '--set' && i !== setAt + 1);
+const files = args.filter((_, i) => setAt < 0 || (i !== setAt && i !== setAt + 1));
 if (!files.length) throw new Error('usage: levels.ts RUN.json [RUN.json …] [--set issues|heldout-issues]');
 const byKey = new Map<string, IssueCaseResult>();
 for (const file of files) {
