@@ -246,6 +246,12 @@ const TS: Case[] = [
   },
 ];
 
+TS.push({
+  name: 'a declaration without `;` does not swallow the namespace after it (its own signature is not read)',
+  text: src('declare function dayjs (date?: string): dayjs.Dayjs', '', 'declare namespace dayjs {', '  class Dayjs {', '    clone(): Dayjs;', '  }', '}'),
+  defs: ['namespace dayjs 3-7@3', 'class dayjs.Dayjs 4-6@4', 'method dayjs.Dayjs.clone 5-5@5'],
+});
+
 const GO: Case[] = [
   {
     name: 'functions, methods on value and pointer receivers (generic too), structs and interfaces, a type group',

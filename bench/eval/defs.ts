@@ -941,6 +941,14 @@ function jsHeader(v: View, f: Frame, lang: BraceLanguage): Found | Role | null {
     if (cls[2]) return { kind: 'class', name: cls[2], nameAt: groupAt(cls, 2), startAt: groupAt(cls, 1), role: 'class' };
     return 'class'; // an anonymous class: no definition, but its methods are read
   }
+  // TypeScript's declarations before functions: a `declare function f(): T` without `;` must not swallow them
+  if (lang === 'typescript') {
+    const ts = new RegExp(`(?:^|[^\\w$.])((?:export\\s+(?:default\\s+)?)?(?:declare\\s+)?(?:const\\s+)?)(interface|enum|namespace|module|type)\\s+(${NAME}(?:\\.${NAME})*)\\s*(?:<>)?\\s*(?:extends\\s+[^{};]*?)?(=)?\\s*$`, 'd').exec(t);
+    if (ts && (ts[2] === 'type') === (ts[4] === '=')) {
+      const kind = ts[2] === 'module' ? 'namespace' : (ts[2] as string);
+      return { kind, name: ts[3] as string, nameAt: groupAt(ts, 3), startAt: groupAt(ts, 1), role: kind === 'interface' || kind === 'type' ? 'type' : kind === 'enum' ? 'object' : 'block' };
+    }
+  }
   // function [name] (…) — bound to a name or named itself
   const fn = new RegExp(`(?:^|[^\\w$.])((?:export\\s+(?:default\\s+)?)?(?:declare\\s+)?(?:async\\s+)?)function\\b\\s*\\*?\\s*(${NAME})?\\s*(?:<>)?\\s*\\(\\)\\s*(?::[^{};=]*)?$`, 'd').exec(t);
   if (fn) {
@@ -962,13 +970,6 @@ function jsHeader(v: View, f: Frame, lang: BraceLanguage): Found | Role | null {
   }
   // (…) => {  bound to a name
   if (/=>\s*$/.test(t)) return arrowBinding(v, f);
-  if (lang === 'typescript') {
-    const ts = new RegExp(`(?:^|[^\\w$.])((?:export\\s+(?:default\\s+)?)?(?:declare\\s+)?(?:const\\s+)?)(interface|enum|namespace|module|type)\\s+(${NAME}(?:\\.${NAME})*)\\s*(?:<>)?\\s*(?:extends\\s+[^{};]*?)?(=)?\\s*$`, 'd').exec(t);
-    if (ts && (ts[2] === 'type') === (ts[4] === '=')) {
-      const kind = ts[2] === 'module' ? 'namespace' : (ts[2] as string);
-      return { kind, name: ts[3] as string, nameAt: groupAt(ts, 3), startAt: groupAt(ts, 1), role: kind === 'interface' || kind === 'type' ? 'type' : kind === 'enum' ? 'object' : 'block' };
-    }
-  }
   // methods of classes and object literals
   if (f.role === 'class' || f.role === 'object') {
     const m = new RegExp(`(?:^|[\\s,;{}*])((?:(?:static|async|get|set|public|private|protected|readonly|override|abstract|declare)\\s+)*\\*?\\s*)(#?${NAME})\\s*\\??\\s*(?:<>)?\\s*\\(\\)\\s*(?::[^{};=]*?)?\\s*$`, 'd').exec(t);
