@@ -315,6 +315,16 @@ export interface CorpusStats {
   terms: Array<{ term: string; idf: number; weight: number; task: boolean }>;
 }
 
+/** How many documents of the corpus hold `term` in any field. */
+export function documentFrequency(segments: readonly Segment[], term: string): number {
+  let df = 0;
+  for (const { index } of segments) {
+    const id = index.termId(term);
+    if (id >= 0) df += index.docFrequency(id);
+  }
+  return df;
+}
+
 export function corpusStats(segments: readonly Segment[], terms: readonly string[], weights?: ReadonlyMap<string, number>): CorpusStats {
   let n = 0;
   const avgLength = new Float64Array(FIELDS.length);
@@ -325,11 +335,7 @@ export function corpusStats(segments: readonly Segment[], terms: readonly string
   for (let f = 0; f < FIELDS.length; f++) avgLength[f] = n ? (avgLength[f] as number) / n : 0;
   const out: CorpusStats['terms'] = [];
   for (const term of new Set(terms)) {
-    let df = 0;
-    for (const { index } of segments) {
-      const id = index.termId(term);
-      if (id >= 0) df += index.docFrequency(id);
-    }
+    const df = documentFrequency(segments, term);
     out.push({ term, idf: df ? Math.log(1 + (n - df + 0.5) / (df + 0.5)) : 0, weight: weights?.get(term) ?? 1, task: TASK_WORDS.has(term) });
   }
   // A request made of task words alone ("fix the fix") is about them after all.

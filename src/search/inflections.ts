@@ -5,17 +5,7 @@
  * twice as often as the word itself, which keeps `padding` and `string` whole where the code says them.
  */
 import { stem } from '../shared/text.js';
-import type { Segment } from './bm25f.js';
-
-/** How many documents of the corpus hold `term` in any field. */
-export function documentFrequency(segments: readonly Segment[], term: string): number {
-  let df = 0;
-  for (const { index } of segments) {
-    const id = index.termId(term);
-    if (id >= 0) df += index.docFrequency(id);
-  }
-  return df;
-}
+import { documentFrequency, type Segment } from './bm25f.js';
 
 /** The bases worth searching for among `terms` (stemmed tokens), each with the term it comes from. */
 export function inflectionBases(terms: Iterable<string>, segments: readonly Segment[]): Map<string, string> {

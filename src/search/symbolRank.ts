@@ -1,14 +1,14 @@
 /**
  * Function-level answers: the symbols of the best files, ranked as the places most likely to need the change.
- * A symbol scores its file's relative score to the 4th power (the best files' symbols first) times how well its
- * own name, its class's name (half weight) and its doc comment match the request (idf-weighted overlap, normalised
- * by the name's length, so `_format_repr_exception` beats `Printer` for a report about repr exceptions) and the
- * anchors the text names (a symbol a frame or a backtick names comes first); for a task text, also times its length
- * in lines to the power TASK_LENGTH_POWER; and, for the best files whose text was read (a task's passages,
- * passages.ts), times 1 + w x the score of its own lines relative to its file's best symbol's. SCOPE_WEIGHT,
- * SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue set's tuning half (bench/eval/tuneTask.ts reports
- * function-level figures).
- */
+ * A symbol scores its file's relative score (to the power SYMBOL_PARAMS.filePower) times how well its own name, its
+ * class's name (half weight), its doc comment and its own words (BM25 over the terms the extractor stored, weight
+ * SYMBOL_PARAMS.body) match the request (idf-weighted; a name's overlap normalised by its length, so
+ * `_format_repr_exception` beats `Printer` for a report about repr exceptions), and the anchors the text names (a
+ * symbol a frame or a backtick names, the definition enclosing a frame's line, or the one whose words hold a quoted
+ * message, comes first); for a task text, also times its length in lines to the power TASK_LENGTH_POWER; and, for
+ * the best files whose text was read (a task's passages, passages.ts), times 1 + w x the score of its own lines
+ * relative to its file's best symbol's. SCOPE_WEIGHT, SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue
+ * set's tuning half (bench/eval/tuneTask.ts --sweep reports function-level figures). */
 import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
 import type { Tokenizer } from './profileTokens.js';
@@ -86,8 +86,15 @@ const DOC_WEIGHT = 0.3;
 const DOC_CHARS = 300;
 /** Weight of the words of a member's class (its ast_path) beside those of its own name. */
 const SCOPE_WEIGHT = 0.5;
-/** The weights of a symbol's own words and of its file's score, for keyword requests and tasks alike (TASK_PARAMS.symbols). */
-export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 4 };
+/**
+ * The weights of a symbol's own words and of its file's score, for keyword requests and tasks alike
+ * (TASK_PARAMS.symbols). Swept on the issue set's tuning half in every language (80 cases with gold definitions,
+ * `tuneTask.ts --sweep`), fn Acc@5 / Acc@10: body 0.3 at file power 4 (issue 40's first cut) .275 / .375; file
+ * power 1 with body 0 / 0.15 / 0.3 / 0.6 / 1: .263 / .362, .275 / .412, .300 / .412, .325 / .388, .313 / .388; each
+ * further symbol of a file counted 0.9 / 0.8 / 0.6 (at body 0.15): .300 / .412, .313 / .400, .300 / .388, not kept (no better than
+ * body 0.3 alone).
+ */
+export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1, sameFile: 1 };
 /** BM25's constants over symbol bodies, the usual ones. */
 const BODY_K1 = 1.2;
 const BODY_B = 0.75;
@@ -211,7 +218,20 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
       });
     });
   }
-  out.sort((a, b) => b.score - a.score || compareCodeUnits(a.file_path, b.file_path) || a.start_line - b.start_line);
+  const order = (a: RankedSymbol, b: RankedSymbol) => b.score - a.score || compareCodeUnits(a.file_path, b.file_path) || a.start_line - b.start_line;
+  out.sort(order);
+  // A fix often touches a second file: each further symbol of one file counts a little less, so the next file's best
+  // can come between a file's first few rather than after all of them.
+  if (query.params.sameFile < 1) {
+    const seen = new Map<string, number>();
+    for (const s of out) {
+      const key = `${s.repo_name}\0${s.file_path}`;
+      const n = seen.get(key) ?? 0;
+      s.score *= query.params.sameFile ** n;
+      seen.set(key, n + 1);
+    }
+    out.sort(order);
+  }
   const top = out[0]?.score || 1;
   return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
 }
