@@ -64,7 +64,7 @@ describe('coderag outline, symbol and search --snippets on a freshly indexed rep
     expect(markdown).toMatch(/\*\*Matching Symbols\*\*: .*method RetryPolicy-backoffDelay \(lines 8-10\)/);
     const json = JSON.parse((await runCli(['search', '--query', 'backoff delay', '--indexes', out, '--json'])).stdout) as { references: { file_path: string; symbols: unknown[] }[] };
     expect(json.references[0]?.file_path).toBe('src/retry.ts');
-    expect(json.references[0]?.symbols).toContainEqual({ kind: 'method', name: 'backoffDelay', ast_path: 'RetryPolicy-backoffDelay', start_line: 8, end_line: 10 });
+    expect(json.references[0]?.symbols).toContainEqual({ kind: 'method', name: 'backoffDelay', ast_path: 'RetryPolicy-backoffDelay', start_line: 8, end_line: 10, description: 'Waits longer after each failure.' });
   });
 
   it('shows lines around each matching symbol while the file is unchanged, and says why not once it changed or moved', async () => {
