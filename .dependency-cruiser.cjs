@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 /** Top to bottom: the CLI is a thin shell over the pipeline; shared holds what every layer may use. */
-const LAYERS = ['cli', 'mcp', 'pipeline', 'plan', 'search', 'extract', 'llm', 'cache', 'index', 'config', 'shared'];
+const LAYERS = ['cli', 'serve', 'mcp', 'pipeline', 'plan', 'search', 'extract', 'llm', 'cache', 'index', 'config', 'shared'];
 
 // A folder added to src/ must be given its place here, or a layer removed from it, before the rules run.
 const folders = fs

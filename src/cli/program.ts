@@ -175,6 +175,27 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
       await mcpCommand(opts);
     });
 
+  program
+    .command('serve')
+    .description('Serve the indexes over HTTP to a team: MCP (Streamable HTTP) at /mcp, a JSON API, a search page at /.')
+    .option('-i, --indexes <dir>', 'folder of RepoIndex files, followed as it changes (default: paths.output_dir, "indexes")')
+    .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
+    .option('--host <address>', 'address to listen on; beyond loopback only with --tokens', '127.0.0.1')
+    .option('--port <n>', 'port to listen on; 0 picks a free one', checked(nonNegativeInt), 7780)
+    .option('--tokens <file>', 'who may read what: one line per token, <sha256 hex of the token> <* or repositories separated by commas>')
+    .option('--rate <n>', 'requests per second a token may make, sustained', checked(positiveInt), 20)
+    .option('--burst <n>', 'requests a token may make at once after a quiet spell (default: twice --rate)', checked(positiveInt))
+    .option('--concurrency <n>', 'requests of one token in flight at once', checked(positiveInt), 8)
+    .addHelpText(
+      'after',
+      '\nThe first line of stdout is "listening on <url>"; logs go to stderr. SIGHUP re-reads the tokens file and the indexes folder\n(both are also followed as they change); SIGTERM lets requests in flight finish. Clients send Authorization: Bearer <token>.\nExamples:\n  coderag serve --indexes indexes --port 0\n  coderag serve --indexes /srv/coderag/indexes --host 0.0.0.0 --port 7780 --tokens /etc/coderag/tokens\n  printf %s "$TOKEN" | sha256sum    (the hash to put in the tokens file)\n',
+    )
+    .action(async (opts) => {
+      // Loaded on demand: the HTTP server and the MCP SDK are not needed by the other commands.
+      const { serveCommand } = await import('./commands/serve.js');
+      await serveCommand(opts);
+    });
+
   return program;
 }
 

@@ -31,6 +31,9 @@ export interface IndexCacheOptions {
   log?: (line: string) => void;
 }
 
+/** Where the tools get a folder's indexes: an `IndexCache`, or a server's own view of the indexes it serves. */
+export type IndexSource = Pick<IndexCache, 'get' | 'forget'>;
+
 interface Entry {
   signature: string;
   snapshot: Promise<IndexSnapshot>;

@@ -13,7 +13,7 @@ import { GRANULARITIES } from '../search/types.js';
 import { errorMessage } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
 import { freshnessWithin } from '../search/freshness.js';
-import { IndexCache } from './indexCache.js';
+import { IndexCache, type IndexSource } from './indexCache.js';
 import { DEFAULT_SYMBOL_RESULTS, SYMBOL_KINDS } from '../search/symbols.js';
 import { findSymbolTool, getFileOutline, getIndexesOverview, searchCodeReferences, searchText, type ToolAnswer, type ToolContext } from './tools.js';
 
@@ -22,8 +22,10 @@ export interface McpServerOptions {
   defaultIndexesDir: string;
   /** Where log lines go (the CLI sends them to stderr; stdout carries the protocol). */
   log?: (line: string) => void;
-  /** Loaded indexes; one is created when not given. */
-  cache?: IndexCache;
+  /** Loaded indexes; an `IndexCache` is created when not given. */
+  cache?: IndexSource;
+  /** Whether each index still matches its repository on disk; by default checked at most every two seconds. */
+  freshness?: ToolContext['freshness'];
 }
 
 const indexesPath = z
@@ -99,7 +101,7 @@ const findSymbolOutput = z.looseObject({
 
 export function createMcpServer(options: McpServerOptions): McpServer {
   const log = options.log ?? (() => {});
-  const context: ToolContext = { cache: options.cache ?? new IndexCache({ log }), defaultIndexesDir: options.defaultIndexesDir, freshness: freshnessWithin(FRESHNESS_TTL_MS) };
+  const context: ToolContext = { cache: options.cache ?? new IndexCache({ log }), defaultIndexesDir: options.defaultIndexesDir, freshness: options.freshness ?? freshnessWithin(FRESHNESS_TTL_MS) };
   const server = new McpServer(
     { name: 'coderag', version: VERSION },
     {

@@ -13,10 +13,10 @@ import type { Granularity, LoadedIndex, MatchedSymbol, Reference, SearchResponse
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
 import { CodeRagError } from '../shared/errors.js';
 import { clipped } from '../shared/text.js';
-import type { IndexCache, IndexSnapshot } from './indexCache.js';
+import type { IndexSnapshot, IndexSource } from './indexCache.js';
 
 export interface ToolContext {
-  cache: IndexCache;
+  cache: IndexSource;
   /** Used when a call gives no `indexes_path`. */
   defaultIndexesDir: string;
   /** Whether each index still matches its repository on disk (default: `checkFreshness`). */
