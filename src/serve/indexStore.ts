@@ -1,16 +1,15 @@
 /**
- * The indexes a server answers from, always whole. Each reading of the folder is a generation: its index files
- * and search files are hard-linked (copied across file systems) into a private folder first, so a `coderag
- * index` or `merge` that renames a new index into place changes nothing under a request that started before
- * it, and the search files the load writes stay out of the served folder. An index that a new reading cannot
- * load (half copied, corrupt) is answered from its previous copy; a generation is removed once it is
- * replaced and its last request has ended.
+ * The indexes a server answers from, always whole. Each reading of the folder is a generation in a private
+ * folder: an index file new or changed since the previous reading is copied there (a copy, not a link: `cp` or
+ * `scp` onto an existing file rewrites it in place), an unchanged one is linked from the previous generation with
+ * the search file built for it. So a `coderag index` or `merge` that renames a new index into place, or a copy
+ * still under way, changes nothing under a request that started before it, and the search files a load writes
+ * stay out of the served folder. An index that a new reading cannot load (half copied, corrupt) is answered from
+ * its previous copy; a generation is removed once it is replaced and its last request has ended.
  */
-import { copyFileSync, linkSync, mkdirSync, rmSync, statSync, unlinkSync, utimesSync, watch, type FSWatcher } from 'node:fs';
-import { readdirSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { folderSignature, type IndexSnapshot, type IndexSource } from '../mcp/indexCache.js';
-import { folderPackPath } from '../search/folderPack.js';
 import { isIndexFileName, loadIndexes, type LoadOptions, type LoadResult } from '../search/load.js';
 import { packPathFor } from '../search/pack.js';
 import { SearchCorpus } from '../search/search.js';
@@ -41,6 +40,8 @@ export interface IndexStoreOptions {
 interface Generation {
   id: number;
   dir: string;
+  /** Size and modification time of each staged index file in the served folder, when it was staged. */
+  sources: ReadonlyMap<string, string>;
   indexes: readonly LoadedIndex[];
   warnings: readonly string[];
   corpus: SearchCorpus;
@@ -152,7 +153,8 @@ export class IndexStore {
     const previous = this.current;
     const id = this.nextId++;
     const genDir = path.join(this.options.stageDir, `g${id}`);
-    const names = stage(dir, genDir);
+    const sources = stage(dir, genDir, previous);
+    const names = [...sources.keys()];
     let result = await this.load(genDir);
     const kept: string[] = [];
     if (previous) {
@@ -161,7 +163,9 @@ export class IndexStore {
       for (const name of names) {
         if (loadedNow.has(name) || !loadedBefore.has(name)) continue;
         // The previous copy is still linked in the previous generation's folder.
-        stageOne(path.join(previous.dir, name), path.join(genDir, name), true);
+        link(path.join(previous.dir, name), path.join(genDir, name));
+        link(packPathFor(path.join(previous.dir, name)), packPathFor(path.join(genDir, name)));
+        // The served file stays recorded as it is: the next change to it is read again.
         const why = result.warnings.find((w) => w.includes(name)) ?? `${name} could not be read`;
         this.log(`kept the previous ${name}: ${displayed(why, genDir)}`);
         kept.push(name);
@@ -173,6 +177,7 @@ export class IndexStore {
     const generation: Generation = {
       id,
       dir: genDir,
+      sources,
       indexes: result.indexes,
       warnings,
       corpus: new SearchCorpus(result.indexes, { readFile: readRepositoryFile }),
@@ -220,7 +225,7 @@ export class IndexStore {
   }
 
   private emptyGeneration(): Generation {
-    return { id: 0, dir: this.options.stageDir, indexes: [], warnings: [], corpus: new SearchCorpus([]), leases: 0, retired: false, views: new Map() };
+    return { id: 0, dir: this.options.stageDir, sources: new Map(), indexes: [], warnings: [], corpus: new SearchCorpus([]), leases: 0, retired: false, views: new Map() };
   }
 }
 
@@ -237,46 +242,53 @@ function displayed(warning: string, genDir: string): string {
   return warning.split(genDir).join(SERVED_FOLDER);
 }
 
-/** Links the folder's index files and their search files into `genDir`; answers the index file names staged. */
-function stage(dir: string, genDir: string): string[] {
+/**
+ * Stages the folder's index files in `genDir`: copied when new or changed since `previous`, else linked from it
+ * with their search files. Answers each staged name with the served file's size and modification time.
+ */
+function stage(dir: string, genDir: string, previous: Generation | null): Map<string, string> {
   mkdirSync(path.dirname(packPathFor(path.join(genDir, 'x.json'))), { recursive: true });
-  const names = readdirSync(dir).filter(isIndexFileName).sort();
-  const staged: string[] = [];
-  for (const name of names) {
+  const staged = new Map<string, string>();
+  for (const name of readdirSync(dir).filter(isIndexFileName).sort()) {
     const from = path.join(dir, name);
-    if (!stageOne(from, path.join(genDir, name))) continue;
-    staged.push(name);
-    stageOne(packPathFor(from), packPathFor(path.join(genDir, name)));
+    const to = path.join(genDir, name);
+    let source: string;
+    try {
+      const info = statSync(from);
+      if (!info.isFile()) continue;
+      source = `${info.size}\t${info.mtimeMs}`;
+    } catch {
+      continue;
+    }
+    if (previous && previous.sources.get(name) === source && link(path.join(previous.dir, name), to)) {
+      link(packPathFor(path.join(previous.dir, name)), packPathFor(to));
+    } else if (!copy(from, to)) {
+      continue;
+    }
+    staged.set(name, source);
   }
-  stageOne(folderPackPath(dir), folderPackPath(genDir));
   return staged;
 }
 
-/** Hard-links `from` to `to` (copies it, keeping its times, across file systems); false when `from` is gone. */
-function stageOne(from: string, to: string, replace = false): boolean {
-  if (replace) rmSync(to, { force: true });
+/** Hard-links `from` to `to`, replacing `to`; false when `from` is gone. */
+function link(from: string, to: string): boolean {
+  rmSync(to, { force: true });
   try {
     linkSync(from, to);
     return true;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return false;
-    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'EMLINK' && code !== 'ENOTSUP') throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    return copy(from, to);
   }
+}
+
+/** Copies `from` to `to`; false when `from` is gone. */
+function copy(from: string, to: string): boolean {
   try {
     copyFileSync(from, to);
-    const info = statSync(from);
-    utimesSync(to, info.atime, info.mtime);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      try {
-        unlinkSync(to);
-      } catch {
-        // Nothing was copied.
-      }
-      return false;
-    }
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
 }
