@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only llm,offline,growth,nightly,search]`: every benchmark in turn, one table on
+ * `npm run bench [-- --quick] [-- --only llm,offline,growth,nightly,search,serve]`: every benchmark in turn, one table on
  * stdout, and bench/results/latest.json with the machine, the date, the commit and every figure with its unit
  * (a run with --only writes bench/results/only-<sections>.json instead, which git ignores).
  * Progress goes to stderr. Never part of `npm test`.
@@ -17,8 +17,9 @@ import { LLM_FULL, LLM_QUICK, benchLlm } from './llm.js';
 import { NIGHTLY_FULL, NIGHTLY_QUICK, benchNightly } from './nightly.js';
 import { OFFLINE_FULL, OFFLINE_QUICK, benchOffline } from './offline.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
+import { SERVE_FULL, SERVE_QUICK, benchServe } from './serve.js';
 
-const SECTIONS = ['offline', 'growth', 'nightly', 'llm', 'search'] as const;
+const SECTIONS = ['offline', 'growth', 'nightly', 'llm', 'search', 'serve'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const args = process.argv.slice(2);
@@ -83,6 +84,11 @@ if (only.has('llm')) {
 if (only.has('search')) {
   const result = await section('search', runSearch);
   if (result) sections.search = result;
+}
+if (only.has('serve')) {
+  const options = quick ? SERVE_QUICK : SERVE_FULL;
+  const result = await section('serve', () => benchServe({ ...options, log }));
+  if (result) sections.serve = { ...result, command: `node --import tsx bench/serve.ts${quick ? ' --quick' : ''}` };
 }
 
 const seconds = round((performance.now() - started) / 1000, 1);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freshnessWithin } from '../search/freshness.js';
 import { UsageError } from '../shared/errors.js';
-import { IndexStore } from './indexStore.js';
+import { IndexStore, SERVED_FOLDER } from './indexStore.js';
 import { RequestLimiter, type LimitsOptions } from './limits.js';
 import { createServeServer, type ServeLimits, type ServePage, type ServeServer } from './server.js';
 import { TokenFile } from './tokenFile.js';
@@ -56,7 +56,10 @@ export function isLoopback(host: string): boolean {
 }
 
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
-  const log = options.log ?? (() => {});
+  const given = options.log ?? (() => {});
+  let stageDir: string | null = null;
+  // A message of the file system names the file; the generations' folder is as private as the served one.
+  const log = (line: string) => given(stageDir ? line.split(stageDir).join(SERVED_FOLDER) : line);
   if (!options.tokensFile && !isLoopback(options.host)) {
     throw new UsageError(`refusing to serve on ${options.host} without --tokens: anyone who reaches it could read every index`, {
       hint: 'pass --tokens <file> (one line per token: <sha256 hex of the token> <* or repositories>), or serve on 127.0.0.1 behind a proxy that authenticates',
@@ -70,7 +73,8 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   }
   if (!isFolder) throw new UsageError(`the indexes folder does not exist or is not a folder: ${options.dir}`, { hint: 'run `coderag index <repo> --out <dir>` first, or point --indexes at the folder it wrote' });
   const tokenFile = options.tokensFile ? new TokenFile({ file: options.tokensFile, log }) : null;
-  const store = new IndexStore({ dir: options.dir, stageDir: stagingFolder(options.dir), log, ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}), ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}) });
+  stageDir = stagingFolder(options.dir);
+  const store = new IndexStore({ dir: options.dir, stageDir, log, ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}), ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}) });
   await store.start();
   tokenFile?.watch();
   const http = createServeServer({
