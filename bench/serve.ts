@@ -1,7 +1,8 @@
 /**
  * `coderag serve` under load: N concurrent clients on 127.0.0.1 for a bounded time against the 5,000-file index
- * of bench/search.ts, first as it is, then while the index is replaced every two seconds (copied beside it and
- * renamed into place, as `coderag index` writes it). The server is the built CLI in its own process.
+ * of bench/search.ts, first as it is, then while the index is replaced every two seconds by another version of it
+ * (same content, another modification time), search file first and then the index, each linked beside its place
+ * and renamed into it, as `coderag index` leaves them. The server is the built CLI in its own process.
  *
  *   npm run build && node --import tsx bench/serve.ts [--quick] [--clients 8] [--seconds 10]
  *
@@ -11,7 +12,7 @@
  * reloads    generations the server read while clients ran (from its log).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { COMMAND as CLI } from './lib/child.js';
@@ -19,6 +20,8 @@ import { WORK_DIR } from './lib/corpus.js';
 import { Figures, type SectionResult } from './lib/figures.js';
 import { round } from './lib/stats.js';
 import { QUERIES, ensureIndex } from './search.js';
+import { loadIndexes } from '../dist/search/load.js';
+import { PACK_DIR } from '../dist/search/pack.js';
 
 export interface ServeBenchOptions {
   files: number;
@@ -44,8 +47,16 @@ export async function benchServe(options: ServeBenchOptions): Promise<SectionRes
   const started = performance.now();
   const { indexes } = ensureIndex(options.files);
   const served = path.join(WORK_DIR, 'serve-indexes');
-  rmSync(served, { recursive: true, force: true });
+  const other = path.join(WORK_DIR, 'serve-other');
+  for (const dir of [served, other]) rmSync(dir, { recursive: true, force: true });
   cpSync(indexes, served, { recursive: true, preserveTimestamps: true });
+  const indexFile = readdirSync(served).find((name) => name.endsWith('.json') && !name.startsWith('.') && !name.startsWith('indexing_'));
+  if (!indexFile) throw new Error(`no index in ${served}`);
+  // The other version: the same index with a later modification time, and the search file built for it.
+  mkdirSync(other);
+  copyFileSync(path.join(served, indexFile), path.join(other, indexFile));
+  await loadIndexes(other);
+  const versions = [other, indexes];
   const server = await startServer(served);
   try {
     // One warm-up search loads what the first query of a real client would.
@@ -53,9 +64,7 @@ export async function benchServe(options: ServeBenchOptions): Promise<SectionRes
     options.log?.(`serve: ${options.clients} clients for ${options.seconds} s`);
     const steady = await phase(server, options, null);
     options.log?.(`serve: again while the index is replaced every 2 s`);
-    const indexFile = readdirSync(served).find((name) => name.endsWith('.json') && !name.startsWith('.') && !name.startsWith('indexing_'));
-    if (!indexFile) throw new Error(`no index in ${served}`);
-    const replacing = await phase(server, options, path.join(served, indexFile));
+    const replacing = await phase(server, options, { served, name: indexFile, versions });
     const figures = new Figures('serve');
     for (const [label, p] of [['steady', steady], ['replacing', replacing]] as const) {
       figures.add(`${label}: p50 latency`, round(p.p50, 2), 'ms', `${options.clients} clients, ${options.files}-file index`);
@@ -69,26 +78,39 @@ export async function benchServe(options: ServeBenchOptions): Promise<SectionRes
     return { setup: { ...options, log: undefined }, figures: figures.list, runs: { steady, replacing }, findings, seconds: round((performance.now() - started) / 1000, 1) };
   } finally {
     await server.stop();
-    rmSync(served, { recursive: true, force: true });
+    for (const dir of [served, other]) rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function phase(server: Server, options: ServeBenchOptions, replace: string | null): Promise<Phase> {
+interface Replacement {
+  served: string;
+  name: string;
+  /** Folders holding a version of the index with its search file, put in place in turn. */
+  versions: string[];
+}
+
+async function phase(server: Server, options: ServeBenchOptions, replace: Replacement | null): Promise<Phase> {
   const reloadsBefore = server.reloads();
   const latencies: number[] = [];
   let errors = 0;
   const until = performance.now() + options.seconds * 1000;
   let replacer: NodeJS.Timeout | null = null;
   if (replace) {
-    const original = `${replace}.original`;
-    copyFileSync(replace, original);
     let n = 0;
-    replacer = setInterval(() => {
-      // A new file with the same content: renamed into place, as `coderag index` and `merge` write.
-      const next = `${replace}.${(n += 1)}.tmp`;
-      copyFileSync(original, next);
-      renameSync(next, replace);
-    }, 2000);
+    const put = (from: string, to: string) => {
+      const temporary = path.join(path.dirname(to), `.bench-${n}.tmp`);
+      rmSync(temporary, { force: true });
+      linkSync(from, temporary);
+      renameSync(temporary, to);
+    };
+    const next = () => {
+      const version = replace.versions[n++ % replace.versions.length] as string;
+      const pack = replace.name.replace(/\.json$/, '.pack');
+      put(path.join(version, PACK_DIR, pack), path.join(replace.served, PACK_DIR, pack));
+      put(path.join(version, replace.name), path.join(replace.served, replace.name));
+    };
+    next();
+    replacer = setInterval(next, 2000);
   }
   const client = async (k: number) => {
     for (let i = k; performance.now() < until; i += options.clients) {
@@ -102,7 +124,6 @@ async function phase(server: Server, options: ServeBenchOptions, replace: string
   await Promise.all(Array.from({ length: options.clients }, (_, k) => client(k)));
   const elapsed = (performance.now() - t) / 1000;
   if (replacer) clearInterval(replacer);
-  if (replace) rmSync(`${replace}.original`, { force: true });
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return { requests: latencies.length, errors, p50: at(0.5), p99: at(0.99), perSecond: latencies.length / elapsed, peakRssMb: server.peakRssMb(), reloads: server.reloads() - reloadsBefore };

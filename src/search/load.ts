@@ -40,6 +40,11 @@ export interface LoadResult {
 export interface LoadOptions {
   /** Read and write search packs (default true). */
   packs?: boolean;
+  /**
+   * The size and modification time a search file must have recorded for an index file to be current (default: the
+   * file's own). A server that copies indexes vouches for each copy with its original's.
+   */
+  sourceOf?: (file: string) => PackSource;
 }
 
 /** Whether a folder entry may be an index (or a run report): a `.json` file, not hidden. */
@@ -64,7 +69,7 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
     throw new UsageError(`indexes folder not found: ${dir}`, { cause: error, hint: INDEXES_HINT });
   }
   names = names.filter(isIndexFileName).sort();
-  const files = usePacks ? folderFiles(dir, names) : null;
+  const files = usePacks ? folderFiles(dir, names, options.sourceOf) : null;
   const whole = files && files.every((file): file is FolderFile => file !== null) ? files : null;
   const warnings: string[] = [];
   if (whole) {
@@ -127,10 +132,10 @@ export async function loadIndexes(dir: string, options: LoadOptions = {}): Promi
 }
 
 /** The folder's `.json` files with their sizes and modification times; null for one that cannot be read. */
-function folderFiles(dir: string, names: readonly string[]): Array<FolderFile | null> {
+function folderFiles(dir: string, names: readonly string[], sourceOf: (file: string) => PackSource = statSync): Array<FolderFile | null> {
   return names.map((name) => {
     try {
-      const info = statSync(path.join(dir, name));
+      const info = sourceOf(path.join(dir, name));
       return { name, size: info.size, mtimeMs: info.mtimeMs };
     } catch {
       return null;

@@ -11,7 +11,8 @@ import { copyFileSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, watch
 import path from 'node:path';
 import { folderSignature, type IndexSnapshot, type IndexSource } from '../mcp/indexCache.js';
 import { isIndexFileName, loadIndexes, type LoadOptions, type LoadResult } from '../search/load.js';
-import { packPathFor } from '../search/pack.js';
+import { folderPackPath } from '../search/folderPack.js';
+import { packPathFor, type PackSource } from '../search/pack.js';
 import { SearchCorpus } from '../search/search.js';
 import { readRepositoryFile } from '../search/sourceFiles.js';
 import type { LoadedIndex } from '../search/types.js';
@@ -40,8 +41,8 @@ export interface IndexStoreOptions {
 interface Generation {
   id: number;
   dir: string;
-  /** Size and modification time of each staged index file in the served folder, when it was staged. */
-  sources: ReadonlyMap<string, string>;
+  /** Size, modification time and inode of the served file each staged index file is a copy of. */
+  sources: ReadonlyMap<string, PackSource>;
   indexes: readonly LoadedIndex[];
   warnings: readonly string[];
   corpus: SearchCorpus;
@@ -155,7 +156,8 @@ export class IndexStore {
     const genDir = path.join(this.options.stageDir, `g${id}`);
     const sources = stage(dir, genDir, previous);
     const names = [...sources.keys()];
-    let result = await this.load(genDir);
+    const load = () => this.load(genDir, { sourceOf: (file) => sources.get(path.basename(file)) ?? statSync(file) });
+    let result = await load();
     const kept: string[] = [];
     if (previous) {
       const loadedNow = new Set(result.indexes.map((l) => path.basename(l.file)));
@@ -165,12 +167,13 @@ export class IndexStore {
         // The previous copy is still linked in the previous generation's folder.
         link(path.join(previous.dir, name), path.join(genDir, name));
         link(packPathFor(path.join(previous.dir, name)), packPathFor(path.join(genDir, name)));
-        // The served file stays recorded as it is: the next change to it is read again.
+        const before = previous.sources.get(name);
+        if (before) sources.set(name, before);
         const why = result.warnings.find((w) => w.includes(name)) ?? `${name} could not be read`;
         this.log(`kept the previous ${name}: ${displayed(why, genDir)}`);
         kept.push(name);
       }
-      if (kept.length) result = await this.load(genDir);
+      if (kept.length) result = await load();
     }
     const warnings = result.warnings.map((w) => displayed(w, genDir));
     for (const warning of warnings) this.log(`warning: ${warning}`);
@@ -243,34 +246,56 @@ function displayed(warning: string, genDir: string): string {
 }
 
 /**
- * Stages the folder's index files in `genDir`: copied when new or changed since `previous`, else linked from it
- * with their search files. Answers each staged name with the served file's size and modification time.
+ * Stages the folder's index files in `genDir`: copied with their search files when new or changed since
+ * `previous`, else linked from it with the search files built there. Answers each staged name with the size and
+ * modification time of the served file it is a copy of, checked unchanged across the copy.
  */
-function stage(dir: string, genDir: string, previous: Generation | null): Map<string, string> {
+function stage(dir: string, genDir: string, previous: Generation | null): Map<string, PackSource> {
   mkdirSync(path.dirname(packPathFor(path.join(genDir, 'x.json'))), { recursive: true });
-  const staged = new Map<string, string>();
+  const staged = new Map<string, PackSource>();
   for (const name of readdirSync(dir).filter(isIndexFileName).sort()) {
     const from = path.join(dir, name);
     const to = path.join(genDir, name);
-    let source: string;
-    try {
-      const info = statSync(from);
-      if (!info.isFile()) continue;
-      source = `${info.size}\t${info.mtimeMs}`;
-    } catch {
-      continue;
-    }
-    if (previous && previous.sources.get(name) === source && link(path.join(previous.dir, name), to)) {
+    const before = statOf(from);
+    if (!before) continue;
+    const known = previous?.sources.get(name);
+    if (previous && known && sameSource(known, before) && link(path.join(previous.dir, name), to)) {
       link(packPathFor(path.join(previous.dir, name)), packPathFor(to));
-    } else if (!copy(from, to)) {
+      staged.set(name, known);
       continue;
     }
-    staged.set(name, source);
+    if (!copy(from, to)) continue;
+    // Replaced or rewritten while it was copied: the copy is of no one version; the change event reads it again.
+    if (!sameSource(before, statOf(from))) {
+      rmSync(to, { force: true });
+      continue;
+    }
+    // The served search file is copied too; the load checks it against the size and time vouched for here.
+    copy(packPathFor(from), packPathFor(to));
+    staged.set(name, before);
   }
+  copy(folderPackPath(dir), folderPackPath(genDir));
   return staged;
 }
 
-/** Hard-links `from` to `to`, replacing `to`; false when `from` is gone. */
+interface StagedSource extends PackSource {
+  ino: number;
+}
+
+function statOf(file: string): StagedSource | null {
+  try {
+    const info = statSync(file);
+    return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino } : null;
+  } catch {
+    return null;
+  }
+}
+
+function sameSource(a: PackSource & { ino?: number }, b: StagedSource | null): boolean {
+  return b !== null && a.size === b.size && a.mtimeMs === b.mtimeMs && (a.ino === undefined || a.ino === b.ino);
+}
+
+/** Hard-links `from` to `to`, replacing `to` (copies across file systems); false when `from` is gone. */
 function link(from: string, to: string): boolean {
   rmSync(to, { force: true });
   try {
