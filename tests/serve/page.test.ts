@@ -88,7 +88,7 @@ describe('the page of coderag serve in Chromium', () => {
     // Kept for the session: a reload asks nothing.
     await page.reload();
     await page.locator('#overview tbody tr').first().waitFor();
-    expect(await page.locator('#token-dialog').evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+    expect(await page.locator('#token-dialog').evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(false);
 
     expect(await page.locator('#error').textContent()).toBe('');
     expect(pageErrors).toEqual([]);
