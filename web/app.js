@@ -132,7 +132,8 @@ async function showOutline(repo, file) {
   try {
     const outline = await api('outline', { repo, path: file });
     const rows = outline.symbols.map((s) =>
-      el('tr', {}, el('td', { class: 'path', text: `${'  '.repeat(Math.max(0, (s.ast_path || '').split('.').length - 1))}${s.name}` }), el('td', { text: s.kind }), el('td', { text: `${s.start_line}–${s.end_line}` })),
+      // ast_path joins the names of the enclosing symbols with '-': each one indents the row.
+      el('tr', {}, el('td', { class: 'path', text: s.name, style: `padding-left:${0.4 + 1.2 * Math.max(0, (s.ast_path || '').split('-').length - 1)}rem` }), el('td', { text: s.kind }), el('td', { text: `${s.start_line}–${s.end_line}` })),
     );
     side(
       `Outline of ${outline.file_path}`,

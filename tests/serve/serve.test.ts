@@ -55,7 +55,7 @@ describe('coderag serve over MCP and its JSON API', () => {
 
     const search = await client.callTool({ name: 'search', arguments: { query: 'cache entries expire after a time to live' } });
     expect(search.isError).toBeFalsy();
-    expect(jsonOf(search).results[0]).toMatchObject({ repo: 'alpha', path: 'src/cache/lruCache.ts' });
+    expect(jsonOf(search).references[0]).toMatchObject({ repo_name: 'alpha', file_path: 'src/cache/lruCache.ts' });
     const references = await client.callTool({ name: 'search_code_references', arguments: { target_file: 'src/limiter/bucket.ts', keywords: 'token,bucket' } });
     expect(jsonOf(references).formatted_content).toContain('src/limiter/tokenBucket.ts');
     const overview = await client.callTool({ name: 'get_indexes_overview', arguments: {} });
@@ -160,7 +160,8 @@ describe('coderag serve with tokens', () => {
     const found = jsonOf(await client.callTool({ name: 'find_symbol', arguments: { name: 'takeToken' } }));
     expect(found.total_matches).toBe(0);
     const hits = jsonOf(await client.callTool({ name: 'search', arguments: { query: 'token bucket rate limiter' } }));
-    expect(hits.results.every((r: any) => r.repo === 'alpha')).toBe(true);
+    expect(hits.references.every((r: any) => r.repo_name === 'alpha')).toBe(true);
+    expect((hits.definitions ?? []).every((d: any) => d.repo_name === 'alpha')).toBe(true);
     const outline = await client.callTool({ name: 'get_file_outline', arguments: { repo: 'beta', path: 'src/limiter/tokenBucket.ts' } });
     expect(outline.isError).toBe(true);
     expect(JSON.stringify(jsonOf(outline)).replace(/"repo":"beta"|repository \\"beta\\"|"path":"src\/limiter\/tokenBucket.ts"|no file [^"]*/g, '')).not.toMatch(/beta|tokenBucket/);
