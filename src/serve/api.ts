@@ -5,6 +5,7 @@
  */
 import { splitKeywords } from '../mcp/tools.js';
 import type { IndexSnapshot } from '../mcp/indexCache.js';
+import { fitResponse, MIN_MAX_TOKENS } from '../search/budget.js';
 import { overviewJson, searchResultJson } from '../search/format.js';
 import type { RepoFreshness } from '../search/freshness.js';
 import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
@@ -30,6 +31,8 @@ export type ApiRoute = (typeof API_ROUTES)[number];
 
 /** Results a request may ask for at most. */
 export const MAX_API_RESULTS = 100;
+/** The largest answer budget a request may ask for, in tokens. */
+const MAX_API_TOKENS = 1_000_000;
 /** Relationships of one repository the picture is given at most, strongest first. */
 const MAX_RELATIONSHIPS = 300;
 
@@ -70,15 +73,21 @@ async function searchAnswer(params: URLSearchParams, context: ApiContext): Promi
   if (!query.trim() && !target.trim() && keywords.length === 0) throw new BadRequest('nothing to search for: give query, target or keywords');
   const granularity = params.get('granularity');
   if (granularity !== null && !(GRANULARITIES as readonly string[]).includes(granularity)) throw new BadRequest(`granularity must be one of ${GRANULARITIES.join(', ')}`);
+  const maxTokens = params.get('max_tokens') ? count(params, 'max_tokens', MIN_MAX_TOKENS, MAX_API_TOKENS) : undefined;
+  if (maxTokens !== undefined && maxTokens < MIN_MAX_TOKENS) throw new BadRequest(`max_tokens must be at least ${MIN_MAX_TOKENS}`);
   const view = viewFor(params, context);
   const response = search(view.corpus, {
     target,
     keywords,
     ...(query.trim() ? { query } : {}),
     maxResults: count(params, 'max_results', DEFAULT_MAX_RESULTS, MAX_API_RESULTS),
-    ...(granularity ? { granularity: granularity as Granularity } : {}),
+    // As `coderag search`: the definitions most likely to need a change first, unless asked for files alone.
+    granularity: (granularity ?? 'symbol') as Granularity,
   });
-  return { status: 200, body: searchResultJson(response, view.dir, view.indexes, view.warnings, await context.freshness(view.indexes)) };
+  const freshness = await context.freshness(view.indexes);
+  // As `coderag search --json --max-tokens`: the least relevant results left out to fit, and said so.
+  const body = fitResponse(response, (cut, leftOut) => ({ ...searchResultJson(cut, view.dir, view.indexes, view.warnings, freshness), ...(leftOut ? { truncated: leftOut } : {}) }), (answer) => JSON.stringify(answer, null, 2), maxTokens);
+  return { status: 200, body };
 }
 
 async function overviewAnswer(params: URLSearchParams, context: ApiContext): Promise<ApiAnswer> {

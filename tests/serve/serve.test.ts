@@ -84,6 +84,10 @@ describe('coderag serve over MCP and its JSON API', () => {
 
     const keywords = await getJson(`${server.url}/api/search?target=src/cache/ttl.ts&keywords=cache,ttl`);
     expect(keywords.body.references).toEqual((await cli('search', '--target', 'src/cache/ttl.ts', '--keywords', 'cache,ttl')).references);
+    const budget = await getJson(`${server.url}/api/search?query=${encodeURIComponent('cache ttl token bucket')}&max_tokens=200`);
+    const printedBudget = await cli('search', '--query', 'cache ttl token bucket', '--max-tokens', '200');
+    expect(budget.body.references).toEqual(printedBudget.references);
+    expect(budget.body.truncated).toEqual(printedBudget.truncated);
     const onlyBeta = await getJson(`${server.url}/api/search?query=cache&repo=beta`);
     expect(onlyBeta.body.references.every((r: any) => r.repo_name === 'beta')).toBe(true);
 
