@@ -104,7 +104,7 @@ describe('an indexes folder with nothing to read', () => {
     const dir = makeTempDir();
     for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
     const result = await runCli([...args, '--indexes', dir]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(`error: no index files found in ${dir}: ${why}\nhint: run \`coderag index <repo> --out <dir>\` first`);
   });

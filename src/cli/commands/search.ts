@@ -41,6 +41,7 @@ export async function indexesDir(flagDir: string | undefined, configPath: string
  * (the warnings printed before it name each file and why).
  */
 export async function noIndexesError(dir: string, warnings: readonly string[]): Promise<CodeRagError> {
+  // Exit code 2, as for a folder that is not there: the command line named a folder that holds no index.
   const names = await readdir(dir).catch(() => [] as string[]);
   const json = names.filter(isIndexFileName);
   const why =
@@ -51,7 +52,7 @@ export async function noIndexesError(dir: string, warnings: readonly string[]): 
         : warnings.length
           ? `none of its ${json.length} .json file(s) could be read as a repository index (see the warnings above)`
           : `its ${json.length} .json file(s) are run reports, not repository indexes`;
-  return new CodeRagError(`no index files found in ${dir}: ${why}`, { hint: INDEXES_HINT });
+  return new UsageError(`no index files found in ${dir}: ${why}`, { hint: INDEXES_HINT });
 }
 
 /** A query file larger than this is not a query. */
