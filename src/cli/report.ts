@@ -98,7 +98,8 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: Re
   const ownPart = own.length ? `, left out CodeRAG's own output: ${own.join(', ')}` : '';
   const unreadable = meta.unreadable_folders ?? [];
   const unreadablePart = unreadable.length ? `, ${unreadable.length} unreadable folder${unreadable.length === 1 ? '' : 's'} not indexed` : '';
-  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}${unreadablePart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
+  const shallowPart = meta.history_shallow ? ', history cut short by a shallow clone' : '';
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}${unreadablePart}${shallowPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
   const perFileTokens = answerTokensPerFile(meta);

@@ -154,6 +154,11 @@ export interface AnalysisMetadata {
   own_output_excluded?: string[];
   /** Folders the walk could not list (permission denied), repo-relative, ending in `/`: their files are missing. */
   unreadable_folders?: string[];
+  /**
+   * Set when the work tree was a shallow clone (`git rev-parse --is-shallow-repository`): `history` holds only the
+   * commits fetched, so entries may have none. Absent otherwise.
+   */
+  history_shallow?: boolean;
   /** Set on a partial index (`coderag index --shard i/n`); `coderag merge` combines a complete set. */
   shard?: ShardInfo;
   /** Model runs: files whose profile a model answer gave in this run (not from the cache). */

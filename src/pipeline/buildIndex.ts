@@ -58,6 +58,8 @@ export interface BuildIndexInput {
   ownOutput?: readonly string[];
   /** Folders the walk could not list (walk.ts). */
   unreadableFolders?: readonly string[];
+  /** The work tree was a shallow clone: its history is cut short. */
+  historyShallow?: boolean;
   shard?: ShardInfo;
   startedAt: number;
   finishedAt: number;
@@ -137,6 +139,7 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
   };
   if (input.ownOutput?.length) metadata.own_output_excluded = [...input.ownOutput];
   if (input.unreadableFolders?.length) metadata.unreadable_folders = [...input.unreadableFolders];
+  if (input.historyShallow) metadata.history_shallow = true;
   if (input.shard) metadata.shard = input.shard;
   if (run.provider !== 'static') {
     metadata.llm_answered_files = run.answeredFiles ?? 0;

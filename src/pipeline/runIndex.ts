@@ -166,8 +166,11 @@ async function profileRepository(
     });
     entries.takeFrom(reuse.previous);
     previousTaken = true;
-    const { read, note } = await history;
+    const { read, note, shallow } = await history;
     if (note) run.emit({ type: 'info', message: `${run.repoName}: no commit history (${note})` });
+    if (shallow) {
+      run.emit({ type: 'warning', message: `${run.repoName}: a shallow clone: history holds only the commits fetched (${read?.read.commits.length ?? 0}); fetch the history to index it (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)` });
+    }
     entries.useHistory(read ? subjectsByFile(read.read.commits, read.subjects) : new Map());
     entries.extracting?.(reuse.toExtract.length);
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
@@ -184,7 +187,7 @@ async function profileRepository(
     });
     const state: RunState = { startedAt: run.started, shape: run.shape, repo: await identity, goModule, walkedDigest: walked.repoFilesDigest, history: read };
     return {
-      facts: indexFacts(run, walked, chosen),
+      facts: { ...indexFacts(run, walked, chosen), ...(shallow ? { historyShallow: true } : {}) },
       state,
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
     };
@@ -281,7 +284,7 @@ async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
  * The commits whose subjects become the entries' `history`, read beside the walk: only those since the previous
  * run's HEAD when it can (history.ts). Null when history is off or there is none (then a note says why).
  */
-async function historyStage(run: RepoRun, previous: Promise<LoadedPrevious> | null): Promise<{ read: RecordedHistory | null; note?: string }> {
+async function historyStage(run: RepoRun, previous: Promise<LoadedPrevious> | null): Promise<{ read: RecordedHistory | null; note?: string; shallow?: boolean }> {
   const { enabled, max_subjects, max_commits, max_age_days } = run.config.history;
   if (!enabled) return { read: null };
   const loaded = previous ? await previous : null;
@@ -289,7 +292,15 @@ async function historyStage(run: RepoRun, previous: Promise<LoadedPrevious> | nu
   const source = run.options.historySource ?? { workTree: run.root };
   const settings = { maxSubjects: max_subjects, maxCommits: max_commits, maxAgeDays: max_age_days };
   const read = await readHistory(source, settings, recorded?.read ?? null, run.git);
-  return read.state === null ? { read: null, note: read.reason } : { read: { subjects: max_subjects, read: read.state } };
+  if (read.state === null) return { read: null, note: read.reason };
+  // A shallow clone that holds `history.max_commits` commits or more (a bounded deepen) has all the history a run reads.
+  const shallow = 'workTree' in source && read.state.commits.length < max_commits && (await isShallow(source.workTree, run.git));
+  return { read: { subjects: max_subjects, read: read.state }, ...(shallow ? { shallow } : {}) };
+}
+
+/** Whether a work tree is a shallow clone (git 2.15 and later answer; an older git's answer is taken as no). */
+async function isShallow(workTree: string, git: GitRunner): Promise<boolean> {
+  return git(['rev-parse', '--is-shallow-repository'], workTree).then((out) => out.trim() === 'true', () => false);
 }
 
 /** With `--prefilter` and a target structure, the files the model chose to profile; null when all are. */
