@@ -119,7 +119,8 @@ function reusePart(reuse: ReuseFigures | undefined, unchanged: boolean | undefin
   if (!reuse || (reuse.reused === 0 && reuse.removed === 0)) return '';
   const removed = reuse.removed ? `, ${reuse.removed} removed` : '';
   const reresolved = reuse.reresolved ? `, ${reuse.reresolved} of them with their imports resolved again` : '';
-  const taken = `; ${reuse.reused} reused (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash)${reresolved}, ${reuse.extracted} extracted${removed}`;
+  const from = reuse.from ? ` from the index made in ${reuse.from}` : '';
+  const taken = `; ${reuse.reused} reused${from} (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash)${reresolved}, ${reuse.extracted} extracted${removed}`;
   return unchanged ? `${taken}; index unchanged, not written` : taken;
 }
 

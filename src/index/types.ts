@@ -159,6 +159,11 @@ export interface AnalysisMetadata {
    * commits fetched, so entries may have none. Absent otherwise.
    */
   history_shallow?: boolean;
+  /**
+   * The repository's `origin` remote, normalised (`github.com/pallets/flask`): what names its index, so clones
+   * in other folders write and reuse one index. Absent for a repository without one.
+   */
+  repo_remote?: string;
   /** Set on a partial index (`coderag index --shard i/n`); `coderag merge` combines a complete set. */
   shard?: ShardInfo;
   /** Model runs: files whose profile a model answer gave in this run (not from the cache). */
