@@ -6,7 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { VERSION } from '../shared/version.js';
 import { cliState } from './state.js';
 import { SYMBOL_KINDS } from '../search/symbols.js';
-import { errorEvent, InvalidValue, progressJson, SEARCH_OPTIONS, nonNegativeInt, nonNegativeNumber, positiveInt, type OptionSpec, type ValueParser } from './options.js';
+import { errorEvent, InvalidValue, progressJson, SCOPE_OPTIONS, SEARCH_OPTIONS, nonNegativeInt, nonNegativeNumber, positiveInt, type OptionSpec, type ValueParser } from './options.js';
 import { MCP_TOOLS } from '../mcp/toolNames.js';
 
 /** A value parser as commander wants it: a bad value is its InvalidArgumentError, reported as a usage error. */
@@ -26,6 +26,7 @@ function commanderOption(spec: OptionSpec): Option {
   if (spec.parse) option.argParser(checked(spec.parse));
   if (spec.choices) option.choices(spec.choices);
   if (spec.default !== undefined) option.default(spec.default);
+  if (spec.multiple) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
   return option;
 }
 
@@ -145,10 +146,13 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
     .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
     .option('--json', 'print the outline as JSON', false)
+    .addHelpText('after', '\nWith --repo, --path, --role or --exclude-tests, a file outside that scope is refused.\n')
     .action(async (repo: string, filePath: string, opts) => {
       const { outlineCommand } = await import('./commands/symbols.js');
       await outlineCommand(repo, filePath, opts);
     });
+
+  for (const spec of SCOPE_OPTIONS) program.commands.find((c) => c.name() === 'outline')?.addOption(commanderOption(spec));
 
   program
     .command('symbol')
@@ -163,6 +167,7 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
       const { symbolCommand } = await import('./commands/symbols.js');
       await symbolCommand(name, opts);
     });
+  for (const spec of SCOPE_OPTIONS) program.commands.find((c) => c.name() === 'symbol')?.addOption(commanderOption(spec));
 
   program
     .command('mcp')

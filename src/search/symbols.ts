@@ -5,7 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { CodeSymbol, SymbolKind } from '../index/types.js';
+import type { CodeSymbol, FileSummary, SymbolKind } from '../index/types.js';
 import { UsageError } from '../shared/errors.js';
 import { clipped } from '../shared/text.js';
 import type { LoadedIndex } from './types.js';
@@ -135,6 +135,8 @@ export interface FindSymbolOptions {
   kind?: string;
   /** At most this many matches (default 20). */
   maxResults?: number;
+  /** Only the files this keeps (a scope, scope.ts); every file by default. */
+  include?: (repo: string, file: FileSummary) => boolean;
 }
 
 export const DEFAULT_SYMBOL_RESULTS = 20;
@@ -164,6 +166,7 @@ export function findSymbol(indexes: readonly LoadedIndex[], name: string, option
   for (const loaded of indexes) {
     const { index } = loaded;
     for (const file of index.file_summaries) {
+      if (options.include && !options.include(index.repo_name, file)) continue;
       for (const symbol of file.symbols) {
         if (kind && symbol.kind !== kind) continue;
         const match = matchOf(symbol, query, path, lowerName, lowerPath);
