@@ -174,7 +174,7 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
     .description(`Serve the indexes to MCP clients on stdio, with the tools ${MCP_TOOLS.join(', ')}.`)
     .option('-i, --indexes <dir>', 'default folder of RepoIndex files (default: paths.output_dir, "indexes")')
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
-    .addHelpText('after', '\nstdout carries the protocol; logs go to stderr.\nExample (an MCP client\'s command):\n  npx coderag mcp --indexes /abs/path/indexes\n')
+    .addHelpText('after', '\nstdout carries the protocol; logs go to stderr.\nExample (an MCP client\'s command, with absolute paths: clients start servers from a folder of their choosing):\n  coderag mcp --indexes /abs/path/indexes\n  node /abs/path/coderag/dist/bin/coderag.cjs mcp --indexes /abs/path/indexes\n')
     .action(async (opts) => {
       // Loaded on demand: the MCP SDK is not needed by the other commands.
       const { mcpCommand } = await import('./commands/mcp.js');
