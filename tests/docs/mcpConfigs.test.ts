@@ -56,7 +56,7 @@ describe('the documented MCP client configurations', () => {
       expect(tools.map((t) => t.name)).toContain('search');
       const result = await client.callTool({ name: 'search', arguments: { query: 'cache get' } });
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ status: 'success', results: [expect.objectContaining({ repo: 'demo', path: 'src/cache.ts' })] });
+      expect(result.structuredContent).toMatchObject({ status: 'success', references: [expect.objectContaining({ repo_name: 'demo', file_path: 'src/cache.ts' })] });
     } finally {
       await client.close();
     }
