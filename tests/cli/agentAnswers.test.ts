@@ -48,7 +48,7 @@ describe('coderag outline, symbol and search --snippets on a freshly indexed rep
 
   it('fails with a hint for a file that is not indexed', async () => {
     const result = await runCli(['outline', 'retrylib', 'lib/retry.ts', '--indexes', out]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: no file lib/retry.ts in retrylib\nhint: did you mean src/retry.ts?');
   });
 
