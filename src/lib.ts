@@ -35,6 +35,8 @@ export type { ModelTurn, PlannedFile } from './plan/turn.js';
 export { addSnippets, type SnippetOptions } from './search/snippets.js';
 export { fileOutline, findSymbol, SYMBOL_KINDS, type FileOutline, type OutlineSymbol, type SymbolMatch, type SymbolSearch, type FindSymbolOptions } from './search/symbols.js';
 export { checkFreshness, type RepoFreshness } from './search/freshness.js';
+export { makeScope, scopedSearch, scopedFindSymbol, scopedOutline, type Scope, type ScopeInput, type ScopeJson } from './search/scope.js';
+export { normalizeRemote } from './shared/gitRemote.js';
 export { mergeShards, readShard, MergeError, type ShardPart } from './pipeline/modes/merge.js';
 export { parseShard, inShard, type Shard } from './pipeline/shard.js';
 export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';

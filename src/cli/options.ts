@@ -45,7 +45,17 @@ export interface OptionSpec {
   parse?: ValueParser;
   choices?: readonly string[];
   default?: string | number | boolean;
+  /** Given more than once, each value is kept (a list). */
+  multiple?: boolean;
 }
+
+/** The options that scope an answer, shared by `search`, `symbol` and `outline` (search/scope.ts). */
+export const SCOPE_OPTIONS: readonly OptionSpec[] = [
+  { flags: '--repo <name>', description: 'only this repository, as `coderag overview` names it (repeat for several)', multiple: true },
+  { flags: '--path <glob>', description: 'only files whose repository-relative path matches, e.g. src/** or *.py (repeat for several)', multiple: true },
+  { flags: '--role <role>', description: 'only files of this role: source, test, config, entry_point, docs, build, example, data, generated (repeat for several)', multiple: true },
+  { flags: '--exclude-tests', description: 'leave test files out', default: false },
+];
 
 export const SEARCH_OPTIONS: readonly OptionSpec[] = [
   { flags: '-t, --target <file>', description: 'the file you are about to write, e.g. src/cache.ts', default: '' },
@@ -61,6 +71,7 @@ export const SEARCH_OPTIONS: readonly OptionSpec[] = [
   { flags: '-c, --config <file>', description: 'configuration file (for paths.output_dir)' },
   { flags: '--snippets <n>', description: 'show n lines around each matching symbol\'s first line, read from the repository if it is unchanged on disk', parse: positiveInt },
   { flags: '--json', description: 'print DeepCode\'s search_code_references JSON plus structured references', default: false },
+  ...SCOPE_OPTIONS,
 ];
 
 /** The program's own switch, accepted before or after a command. */
@@ -92,11 +103,13 @@ function parseFlags(flags: string): ParsedFlags {
  */
 export function searchFlagsWithoutCommander(args: readonly string[]): Record<string, unknown> | null {
   const specs = SEARCH_OPTIONS.map((spec) => ({ spec, flags: parseFlags(spec.flags) }));
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { [VERBOSE]: { type: 'boolean' } };
-  for (const { flags } of specs) options[flags.long] = { type: flags.takesValue ? 'string' : 'boolean', ...(flags.short ? { short: flags.short } : {}) };
-  let values: Record<string, string | boolean | undefined>;
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { [VERBOSE]: { type: 'boolean' } };
+  for (const { spec, flags } of specs) {
+    options[flags.long] = { type: flags.takesValue ? 'string' : 'boolean', ...(flags.short ? { short: flags.short } : {}), ...(spec.multiple ? { multiple: true } : {}) };
+  }
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
-    ({ values } = parseArgs({ args: [...args], options, strict: true, allowPositionals: false }) as { values: Record<string, string | boolean | undefined> });
+    ({ values } = parseArgs({ args: [...args], options, strict: true, allowPositionals: false }) as { values: Record<string, string | boolean | string[] | undefined> });
   } catch {
     return null;
   }

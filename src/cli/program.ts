@@ -6,7 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { VERSION } from '../shared/version.js';
 import { cliState } from './state.js';
 import { SYMBOL_KINDS } from '../search/symbols.js';
-import { errorEvent, InvalidValue, progressJson, SEARCH_OPTIONS, nonNegativeInt, nonNegativeNumber, positiveInt, type OptionSpec, type ValueParser } from './options.js';
+import { errorEvent, InvalidValue, progressJson, SCOPE_OPTIONS, SEARCH_OPTIONS, nonNegativeInt, nonNegativeNumber, positiveInt, type OptionSpec, type ValueParser } from './options.js';
 import { MCP_TOOLS } from '../mcp/toolNames.js';
 
 /** A value parser as commander wants it: a bad value is its InvalidArgumentError, reported as a usage error. */
@@ -26,6 +26,7 @@ function commanderOption(spec: OptionSpec): Option {
   if (spec.parse) option.argParser(checked(spec.parse));
   if (spec.choices) option.choices(spec.choices);
   if (spec.default !== undefined) option.default(spec.default);
+  if (spec.multiple) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
   return option;
 }
 
@@ -72,6 +73,7 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
     .option('--json', 'print a JSON run summary on stdout', false)
     .option('-q, --quiet', 'no progress output', false)
     .option('--shard <i/n>', 'profile only shard i of n (stable by path) and write a partial index for `coderag merge`')
+    .option('--name <name>', 'the repository\'s name, which names its index (default: from its git remote, e.g. flask for github.com/pallets/flask; else its folder\'s name)')
     .addOption(new Option('--progress <format>', 'progress on stderr: a bar or plain lines (auto), plain lines, or NDJSON events (json)').choices(['auto', 'plain', 'json']).default('auto'))
     .addHelpText('after', '\nFiles: every file of a supported extension, minus those .gitignore files ignore (nested ones and .git/info/exclude too; --no-gitignore keeps them), those .coderagignore files exclude (gitignore syntax, at the root or in any folder: keep files out of the index without touching .gitignore) and CodeRAG\'s own output (indexes, answer cache, search packs).\nExit codes: 0 done, 3 indexes written but some files failed or could not be read (reasons in the index), 4 stopped by --max-cost or --max-calls (index written), 75 batch not finished yet, 1 failure, 2 usage, 130 interrupted.\nDefaults come from indexer_config.yaml < CODERAG_* environment variables < these flags.\nModel keys come from the environment only: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL.\nExamples:\n  coderag index ./my-repo --out indexes\n  OPENAI_BASE_URL=http://localhost:11434/v1 coderag index ./my-repo --model qwen2.5-coder --target-structure plan.txt\n  coderag index ./my-repo --dry-run\n  coderag index ./my-repo --batch            (then: coderag index --collect indexes/<batch id>.manifest)\n')
     .action(async (repos: string[], opts) => {
@@ -144,10 +146,13 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
     .option('-i, --indexes <dir>', 'folder of RepoIndex files (default: paths.output_dir, "indexes")')
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
     .option('--json', 'print the outline as JSON', false)
+    .addHelpText('after', '\nWith --repo, --path, --role or --exclude-tests, a file outside that scope is refused.\n')
     .action(async (repo: string, filePath: string, opts) => {
       const { outlineCommand } = await import('./commands/symbols.js');
       await outlineCommand(repo, filePath, opts);
     });
+
+  for (const spec of SCOPE_OPTIONS) program.commands.find((c) => c.name() === 'outline')?.addOption(commanderOption(spec));
 
   program
     .command('symbol')
@@ -162,13 +167,14 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
       const { symbolCommand } = await import('./commands/symbols.js');
       await symbolCommand(name, opts);
     });
+  for (const spec of SCOPE_OPTIONS) program.commands.find((c) => c.name() === 'symbol')?.addOption(commanderOption(spec));
 
   program
     .command('mcp')
     .description(`Serve the indexes to MCP clients on stdio, with the tools ${MCP_TOOLS.join(', ')}.`)
     .option('-i, --indexes <dir>', 'default folder of RepoIndex files (default: paths.output_dir, "indexes")')
     .option('-c, --config <file>', 'configuration file (for paths.output_dir)')
-    .addHelpText('after', '\nstdout carries the protocol; logs go to stderr.\nExample (an MCP client\'s command):\n  npx coderag mcp --indexes /abs/path/indexes\n')
+    .addHelpText('after', '\nstdout carries the protocol; logs go to stderr.\nExample (an MCP client\'s command, with absolute paths: clients start servers from a folder of their choosing):\n  coderag mcp --indexes /abs/path/indexes\n  node /abs/path/coderag/dist/bin/coderag.cjs mcp --indexes /abs/path/indexes\n')
     .action(async (opts) => {
       // Loaded on demand: the MCP SDK is not needed by the other commands.
       const { mcpCommand } = await import('./commands/mcp.js');

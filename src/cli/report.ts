@@ -98,7 +98,8 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: Re
   const ownPart = own.length ? `, left out CodeRAG's own output: ${own.join(', ')}` : '';
   const unreadable = meta.unreadable_folders ?? [];
   const unreadablePart = unreadable.length ? `, ${unreadable.length} unreadable folder${unreadable.length === 1 ? '' : 's'} not indexed` : '';
-  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}${unreadablePart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
+  const shallowPart = meta.history_shallow ? ', history cut short by a shallow clone' : '';
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}${unreadablePart}${shallowPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
   const perFileTokens = answerTokensPerFile(meta);
@@ -118,7 +119,8 @@ function reusePart(reuse: ReuseFigures | undefined, unchanged: boolean | undefin
   if (!reuse || (reuse.reused === 0 && reuse.removed === 0)) return '';
   const removed = reuse.removed ? `, ${reuse.removed} removed` : '';
   const reresolved = reuse.reresolved ? `, ${reuse.reresolved} of them with their imports resolved again` : '';
-  const taken = `; ${reuse.reused} reused (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash)${reresolved}, ${reuse.extracted} extracted${removed}`;
+  const from = reuse.from ? ` from the index made in ${reuse.from}` : '';
+  const taken = `; ${reuse.reused} reused${from} (${reuse.byMtime} by mtime and size, ${reuse.byBlob} by git blob, ${reuse.byHash} by content hash)${reresolved}, ${reuse.extracted} extracted${removed}`;
   return unchanged ? `${taken}; index unchanged, not written` : taken;
 }
 

@@ -154,6 +154,16 @@ export interface AnalysisMetadata {
   own_output_excluded?: string[];
   /** Folders the walk could not list (permission denied), repo-relative, ending in `/`: their files are missing. */
   unreadable_folders?: string[];
+  /**
+   * Set when the work tree was a shallow clone (`git rev-parse --is-shallow-repository`): `history` holds only the
+   * commits fetched, so entries may have none. Absent otherwise.
+   */
+  history_shallow?: boolean;
+  /**
+   * The repository's `origin` remote, normalised (`github.com/pallets/flask`): what names its index, so clones
+   * in other folders write and reuse one index. Absent for a repository without one.
+   */
+  repo_remote?: string;
   /** Set on a partial index (`coderag index --shard i/n`); `coderag merge` combines a complete set. */
   shard?: ShardInfo;
   /** Model runs: files whose profile a model answer gave in this run (not from the cache). */

@@ -15,6 +15,7 @@ import { VERSION } from '../shared/version.js';
 import { freshnessWithin } from '../search/freshness.js';
 import { IndexCache, type IndexSource } from './indexCache.js';
 import { DEFAULT_SYMBOL_RESULTS, SYMBOL_KINDS } from '../search/symbols.js';
+import { FILE_ROLES } from '../search/scope.js';
 import { findSymbolTool, getFileOutline, getIndexesOverview, searchCodeReferences, searchText, type ToolAnswer, type ToolContext } from './tools.js';
 
 export interface McpServerOptions {
@@ -122,6 +123,18 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     }
   };
 
+  // Scope (search/scope.ts): a filter on the files an answer may hold, stated back in the answer's `scope`.
+  const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)]).optional();
+  const scopePath = oneOrMany(z.string().trim().min(1)).describe('Only files whose repository-relative path matches this glob (or any of these), e.g. "src/**" or "*.py"');
+  const scopeRole = oneOrMany(z.enum(FILE_ROLES as [string, ...string[]])).describe(`Only files of this role (or these): ${FILE_ROLES.join(', ')}`);
+  const excludeTests = z.boolean().optional().describe('Leave test files out');
+  const scopeArgs = {
+    repo: oneOrMany(z.string().trim().min(1)).describe('Only this repository (or these), as get_indexes_overview names them'),
+    path: scopePath,
+    role: scopeRole,
+    exclude_tests: excludeTests,
+  };
+
   server.registerTool(
     'search_code_references',
     {
@@ -140,6 +153,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           .describe('Search keywords, comma-separated, e.g. "ttl,eviction" (default: none)'),
         max_results: maxResults,
         max_tokens: maxTokens,
+        ...scopeArgs,
       },
       outputSchema: searchCodeReferencesOutput,
       annotations: readOnly,
@@ -178,6 +192,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         max_tokens: maxTokens,
         indexes_path: indexesPath,
         snippets: z.number().int().min(1).max(50).optional().describe('Also return this many source lines before and after each matching symbol\'s first line, when the repository is unchanged on disk'),
+        ...scopeArgs,
       },
       outputSchema: searchOutput,
       annotations: readOnly,
@@ -196,6 +211,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         repo: z.string().trim().min(1).describe('Repository name (as get_indexes_overview lists it) or index name'),
         path: z.string().trim().min(1).describe('File path relative to the repository root, e.g. src/cache/lruCache.ts, or an absolute path inside it'),
         indexes_path: indexesPath,
+        role: scopeRole.describe('Refuse the file unless it has this role (or one of these)'),
+        exclude_tests: excludeTests.describe('Refuse the file if it is a test'),
       },
       outputSchema: fileOutlineOutput,
       annotations: readOnly,
@@ -215,6 +232,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         kind: z.enum(SYMBOL_KINDS as [string, ...string[]]).optional().describe('Only symbols of this kind'),
         max_results: z.number().int().min(1).max(200).optional().describe(`Maximum number of definitions to return (default: ${DEFAULT_SYMBOL_RESULTS})`),
         indexes_path: indexesPath,
+        ...scopeArgs,
       },
       outputSchema: findSymbolOutput,
       annotations: readOnly,

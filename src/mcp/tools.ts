@@ -5,12 +5,13 @@
  */
 import { overviewJson, searchResultJson } from '../search/format.js';
 import { checkFreshness, type RepoFreshness } from '../search/freshness.js';
-import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
+import { DEFAULT_MAX_RESULTS } from '../search/search.js';
+import { makeScope, scopedFindSymbol, scopedOutline, scopedSearch, type Scope, type ScopeInput } from '../search/scope.js';
 import { PackMismatchError } from '../search/load.js';
 import { addSnippets } from '../search/snippets.js';
 import { DEFAULT_MAX_TOKENS, fitResponse } from '../search/budget.js';
 import type { Granularity, LoadedIndex, MatchedSymbol, Reference, SearchResponse, Snippet } from '../search/types.js';
-import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol } from '../search/symbols.js';
+import { DEFAULT_SYMBOL_RESULTS } from '../search/symbols.js';
 import { CodeRagError } from '../shared/errors.js';
 import { clipped } from '../shared/text.js';
 import type { IndexSnapshot, IndexSource } from './indexCache.js';
@@ -33,7 +34,20 @@ export interface ToolAnswer {
   json: Record<string, unknown>;
 }
 
-export interface SearchCodeReferencesArgs {
+/** The arguments that scope an answer (search/scope.ts); each list may be one value. */
+export interface ScopeArgs {
+  repo?: string | string[] | undefined;
+  path?: string | string[] | undefined;
+  role?: string | string[] | undefined;
+  exclude_tests?: boolean | undefined;
+}
+
+function scopeOf(args: ScopeArgs, indexes: readonly LoadedIndex[]): Scope {
+  const input: ScopeInput = { repo: args.repo, path: args.path, role: args.role, excludeTests: args.exclude_tests };
+  return makeScope(input, indexes);
+}
+
+export interface SearchCodeReferencesArgs extends ScopeArgs {
   indexes_path?: string | undefined;
   target_file: string;
   /** Comma-separated, as DeepCode takes them; a list is accepted too. */
@@ -47,7 +61,7 @@ export interface OverviewArgs {
   indexes_path?: string | undefined;
 }
 
-export interface SearchArgs {
+export interface SearchArgs extends ScopeArgs {
   query: string;
   target_file?: string | undefined;
   max_results?: number | undefined;
@@ -87,17 +101,24 @@ export async function searchCodeReferences(context: ToolContext, args: SearchCod
     if (snapshot.indexes.length === 0) {
       return failure(`No index files found or failed to load from: ${indexesPath}`, { target_file: args.target_file, indexes_path: indexesPath }, snapshot);
     }
-    const response = search(snapshot.corpus, {
+    let scope: Scope;
+    try {
+      scope = scopeOf(args, snapshot.indexes);
+    } catch (error) {
+      if (error instanceof CodeRagError) return notFound(error, { target_file: args.target_file, indexes_path: indexesPath }, snapshot);
+      throw error;
+    }
+    const response = scopedSearch(snapshot.corpus, {
       target: args.target_file,
       keywords: splitKeywords(args.keywords),
       maxResults: args.max_results ?? DEFAULT_MAX_RESULTS,
       granularity: 'symbol',
-    });
+    }, scope);
     const freshness = await freshnessOf(context, snapshot.indexes);
     // DeepCode's keys, with the references as locations: formatted_content already says what each file is.
     const render = (cut: SearchResponse) => {
       const json = searchResultJson(cut, indexesPath, snapshot.indexes, snapshot.warnings, freshness);
-      return { ...json, references: cut.references.map(locationOf) };
+      return { ...json, references: cut.references.map(locationOf), ...(response.scope ? { scope: response.scope } : {}) };
     };
     return { isError: false, json: budgeted(response, render, args.max_tokens ?? DEFAULT_MAX_TOKENS) };
   });
@@ -170,7 +191,14 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
   if (snapshot.indexes.length === 0) {
     return failure(`No index files found or failed to load from: ${indexesPath}`, { query: clipped(args.query, MAX_ECHOED), target_file: target, indexes_path: indexesPath }, snapshot);
   }
-  const ranked = search(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS, granularity: args.granularity ?? 'symbol' });
+  let scope: Scope;
+  try {
+    scope = scopeOf(args, snapshot.indexes);
+  } catch (error) {
+    if (error instanceof CodeRagError) return notFound(error, { query: clipped(args.query, MAX_ECHOED), target_file: target, indexes_path: indexesPath }, snapshot);
+    throw error;
+  }
+  const ranked = scopedSearch(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS, granularity: args.granularity ?? 'symbol' }, scope);
   const response = args.snippets ? await addSnippets(ranked, snapshot.indexes, { lines: args.snippets }) : ranked;
   const freshness = await freshnessOf(context, snapshot.indexes);
   const render = (cut: SearchResponse): Record<string, unknown> => ({
@@ -187,6 +215,7 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
     references: cut.references.map(searchHit),
     ...(cut.task ? { task: cut.task } : {}),
     ...(cut.notice ? { notice: cut.notice } : {}),
+    ...(ranked.scope ? { scope: ranked.scope } : {}),
     indexes_loaded: snapshot.indexes.map((i) => i.key),
     total_indexes_loaded: snapshot.indexes.length,
     warnings: [...snapshot.warnings],
@@ -195,13 +224,13 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
   return { isError: false, json: budgeted(response, render, args.max_tokens ?? DEFAULT_MAX_TOKENS) };
 }
 
-export interface FileOutlineArgs {
+export interface FileOutlineArgs extends Pick<ScopeArgs, 'role' | 'exclude_tests'> {
   repo: string;
   path: string;
   indexes_path?: string | undefined;
 }
 
-export interface FindSymbolArgs {
+export interface FindSymbolArgs extends ScopeArgs {
   name: string;
   kind?: string | undefined;
   max_results?: number | undefined;
@@ -216,7 +245,7 @@ export async function getFileOutline(context: ToolContext, args: FileOutlineArgs
   if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
   try {
     // The file's own status (ok, failed, skipped) is `file_status`: `status` is the answer's, as in every tool.
-    const { status: fileStatus, ...outline } = fileOutline(snapshot.indexes, args.repo, args.path);
+    const { status: fileStatus, ...outline } = scopedOutline(snapshot.indexes, args.repo, args.path, scopeOf({ role: args.role, exclude_tests: args.exclude_tests }, snapshot.indexes));
     return {
       isError: false,
       json: { status: 'success', ...outline, file_status: fileStatus, total_symbols: outline.symbols.length, indexes_path: indexesPath, warnings: [...snapshot.warnings] },
@@ -234,7 +263,7 @@ export async function findSymbolTool(context: ToolContext, args: FindSymbolArgs)
   const fields = { name: clipped(args.name, MAX_ECHOED), kind: args.kind ?? null, indexes_path: indexesPath };
   if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
   try {
-    const result = findSymbol(snapshot.indexes, args.name, { ...(args.kind ? { kind: args.kind } : {}), maxResults: args.max_results ?? DEFAULT_SYMBOL_RESULTS });
+    const result = scopedFindSymbol(snapshot.indexes, args.name, { ...(args.kind ? { kind: args.kind } : {}), maxResults: args.max_results ?? DEFAULT_SYMBOL_RESULTS }, scopeOf(args, snapshot.indexes));
     return {
       isError: false,
       json: { status: 'success', ...result, indexes_path: indexesPath, total_indexes_loaded: snapshot.indexes.length, warnings: [...snapshot.warnings] },

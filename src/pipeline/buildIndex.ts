@@ -58,6 +58,10 @@ export interface BuildIndexInput {
   ownOutput?: readonly string[];
   /** Folders the walk could not list (walk.ts). */
   unreadableFolders?: readonly string[];
+  /** The work tree was a shallow clone: its history is cut short. */
+  historyShallow?: boolean;
+  /** The normalised `origin` remote that names the repository (repository.ts). */
+  remote?: string | null;
   shard?: ShardInfo;
   startedAt: number;
   finishedAt: number;
@@ -137,6 +141,8 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
   };
   if (input.ownOutput?.length) metadata.own_output_excluded = [...input.ownOutput];
   if (input.unreadableFolders?.length) metadata.unreadable_folders = [...input.unreadableFolders];
+  if (input.historyShallow) metadata.history_shallow = true;
+  if (input.remote) metadata.repo_remote = input.remote;
   if (input.shard) metadata.shard = input.shard;
   if (run.provider !== 'static') {
     metadata.llm_answered_files = run.answeredFiles ?? 0;

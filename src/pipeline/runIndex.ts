@@ -13,7 +13,7 @@
  * Side effects (file reads, git, the clock, the event sink) come in as parameters with real defaults.
  */
 import { setMaxListeners } from 'node:events';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -35,6 +35,7 @@ import {
   repoIdentity,
   reuseStage,
   StreamedEntries,
+  stateFileFor,
   type EntryShape,
   type EntrySink,
   type IndexFacts,
@@ -52,10 +53,11 @@ import { writeIndexPack } from './packUpdate.js';
 import { writeSearchPacks, type PackWay } from './searchPacks.js';
 import { filesDigest, inShard, profileSettings, shardInfo, type Shard } from './shard.js';
 import { runGit, walkRepository, type GitRunner, type WalkOptions, type WalkResult } from './walk.js';
-import { indexPathFor, jsonStyle, prepareOutputDir, writeRunReports, type ReuseFigures, type WrittenRepo } from './writeIndex.js';
-import { UsageError } from '../shared/errors.js';
+import { jsonStyle, prepareOutputDir, writeRunReports, type ReuseFigures, type WrittenRepo } from './writeIndex.js';
+import { resolveRepositories } from './repository.js';
 import { readTrailingMetadata } from '../search/freshness.js';
 import { isIndexFileName } from '../search/load.js';
+import { packPathFor } from '../search/pack.js';
 
 /** Below this many files a run is dominated by compiling grammars, not by parsing: see preferFastStartup. */
 const FAST_STARTUP_MAX_FILES = 2000;
@@ -93,6 +95,10 @@ export interface IndexRepositoryOptions {
    * `.git` (`git archive`) may name the git directory and revision it came from. `history.enabled` still decides.
    */
   historySource?: HistorySource;
+  /** The repository's name, which names its index (repository.ts); its folder's name by default. */
+  repoName?: string;
+  /** The normalised `origin` remote the name came from, recorded in the index. */
+  remote?: string | null;
 }
 
 /** What profiling a repository knows besides its entries, which went to the entry sink. */
@@ -121,7 +127,7 @@ export async function indexRepositoryToFile(
   indexFile: string,
   options: IndexRepositoryOptions & { previousIndex: string | null; searchPack?: boolean },
 ): Promise<Omit<WrittenRepo, 'outputPath'> & { summaryRanges: Float64Array; reuse: ReuseFigures }> {
-  const entries = await StreamedEntries.create(indexFile, jsonStyle(options.config), options.searchPack ? path.basename(path.resolve(repoPath)) : null);
+  const entries = await StreamedEntries.create(indexFile, jsonStyle(options.config), options.searchPack ? (options.repoName ?? path.basename(path.resolve(repoPath))) : null);
   try {
     const { facts, state, reuse } = await profileRepository(repoPath, options, entries, options.previousIndex);
     const { searchPack, ...assembled } = await entries.write(facts, options.now ?? Date.now, state, options.config.output.include_metadata);
@@ -166,8 +172,11 @@ async function profileRepository(
     });
     entries.takeFrom(reuse.previous);
     previousTaken = true;
-    const { read, note } = await history;
+    const { read, note, shallow } = await history;
     if (note) run.emit({ type: 'info', message: `${run.repoName}: no commit history (${note})` });
+    if (shallow) {
+      run.emit({ type: 'warning', message: `${run.repoName}: a shallow clone: history holds only the commits fetched (${read?.read.commits.length ?? 0}); fetch the history to index it (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)` });
+    }
     entries.useHistory(read ? subjectsByFile(read.read.commits, read.subjects) : new Map());
     entries.extracting?.(reuse.toExtract.length);
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
@@ -183,10 +192,11 @@ async function profileRepository(
       inFlight: limiterSize(run.config, run.llm, run.extractors.threads),
     });
     const state: RunState = { startedAt: run.started, shape: run.shape, repo: await identity, goModule, walkedDigest: walked.repoFilesDigest, history: read };
+    const from = reuse.previous && reuse.previous.header.repo.path !== run.root ? { from: reuse.previous.header.repo.path } : {};
     return {
-      facts: indexFacts(run, walked, chosen),
+      facts: { ...indexFacts(run, walked, chosen), ...(shallow ? { historyShallow: true } : {}), ...(options.remote ? { remote: options.remote } : {}) },
       state,
-      reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed },
+      reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed, ...from },
     };
   } finally {
     if (run.ownsExtractors || options.releaseExtractors) await run.extractors.close();
@@ -229,7 +239,7 @@ function startRepository(repoPath: string, options: IndexRepositoryOptions): Rep
     options,
     config,
     llm,
-    repoName: path.basename(path.resolve(repoPath)),
+    repoName: options.repoName ?? path.basename(path.resolve(repoPath)),
     root: path.resolve(repoPath),
     signal,
     fatal,
@@ -281,7 +291,7 @@ async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
  * The commits whose subjects become the entries' `history`, read beside the walk: only those since the previous
  * run's HEAD when it can (history.ts). Null when history is off or there is none (then a note says why).
  */
-async function historyStage(run: RepoRun, previous: Promise<LoadedPrevious> | null): Promise<{ read: RecordedHistory | null; note?: string }> {
+async function historyStage(run: RepoRun, previous: Promise<LoadedPrevious> | null): Promise<{ read: RecordedHistory | null; note?: string; shallow?: boolean }> {
   const { enabled, max_subjects, max_commits, max_age_days } = run.config.history;
   if (!enabled) return { read: null };
   const loaded = previous ? await previous : null;
@@ -289,7 +299,15 @@ async function historyStage(run: RepoRun, previous: Promise<LoadedPrevious> | nu
   const source = run.options.historySource ?? { workTree: run.root };
   const settings = { maxSubjects: max_subjects, maxCommits: max_commits, maxAgeDays: max_age_days };
   const read = await readHistory(source, settings, recorded?.read ?? null, run.git);
-  return read.state === null ? { read: null, note: read.reason } : { read: { subjects: max_subjects, read: read.state } };
+  if (read.state === null) return { read: null, note: read.reason };
+  // A shallow clone that holds `history.max_commits` commits or more (a bounded deepen) has all the history a run reads.
+  const shallow = 'workTree' in source && read.state.commits.length < max_commits && (await isShallow(source.workTree, run.git));
+  return { read: { subjects: max_subjects, read: read.state }, ...(shallow ? { shallow } : {}) };
+}
+
+/** Whether a work tree is a shallow clone (git 2.15 and later answer; an older git's answer is taken as no). */
+async function isShallow(workTree: string, git: GitRunner): Promise<boolean> {
+  return git(['rev-parse', '--is-shallow-repository'], workTree).then((out) => out.trim() === 'true', () => false);
 }
 
 /** With `--prefilter` and a target structure, the files the model chose to profile; null when all are. */
@@ -400,8 +418,10 @@ export async function readGoModule(goMod: string): Promise<string | null> {
 }
 
 
-export interface RunIndexOptions extends IndexRepositoryOptions {
+export interface RunIndexOptions extends Omit<IndexRepositoryOptions, 'repoName' | 'remote'> {
   outDir: string;
+  /** `--name`: the name of the one repository indexed; by default its remote's, else its folder's (repository.ts). */
+  name?: string;
   /** Reuse the unchanged entries of the index already in `outDir` (default); false indexes every file again. */
   reuse?: boolean;
   /** Write each index's search pack and the folder's combined pack (default); a shard's partial index gets none. */
@@ -413,32 +433,6 @@ export interface RunIndexResult {
   reports: string[];
   /** How each index got its search pack, when packs were written (searchPacks.ts). */
   packs?: PackWay[];
-}
-
-/**
- * Each repository's index file, in the order given, a folder named twice taken once. Two folders whose indexes
- * would share a file (`a/app` and `b/app`) are refused before anything is written: the second would replace the
- * first's index.
- */
-export function indexFilesOf(repoPaths: readonly string[], options: Pick<RunIndexOptions, 'config' | 'outDir' | 'shard'>): Map<string, string> {
-  const outputs = new Map<string, string>();
-  const seen = new Set<string>();
-  const owners = new Map<string, string>();
-  for (const repoPath of repoPaths) {
-    const resolved = path.resolve(repoPath);
-    if (seen.has(resolved)) continue;
-    seen.add(resolved);
-    const outputPath = indexPathFor(options.outDir, options.config, path.basename(resolved), options.shard);
-    const other = owners.get(outputPath);
-    if (other !== undefined) {
-      throw new UsageError(`${other} and ${repoPath} would both be indexed into ${outputPath}: their folders have the same name`, {
-        hint: 'index them in separate runs with different --out folders',
-      });
-    }
-    owners.set(outputPath, repoPath);
-    outputs.set(repoPath, outputPath);
-  }
-  return outputs;
 }
 
 /**
@@ -474,7 +468,7 @@ function warnOfLeftBehindIndexes(outDir: string, written: readonly WrittenRepo[]
  * heap policy (heap.ts).
  */
 export async function runIndex(repoPaths: readonly string[], options: RunIndexOptions): Promise<RunIndexResult> {
-  const outputs = indexFilesOf(repoPaths, options);
+  const targets = await resolveRepositories(repoPaths, { config: options.config, outDir: options.outDir, shard: options.shard ?? null, ...(options.name !== undefined ? { name: options.name } : {}), ...(options.git ? { git: options.git } : {}) });
   preferCompactHeap();
   await prepareOutputDir(options.outDir);
   const extractors = options.extractors ?? createExtractors(options.config, options.readFile);
@@ -483,13 +477,17 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   const emit = options.onEvent ?? ignoreEvents;
   const written: WrittenRepo[] = [];
   try {
-    for (const [n, [repoPath, outputPath]] of [...outputs].entries()) {
+    for (const [n, target] of targets.entries()) {
+      const { repoPath, outputPath } = target;
+      if (target.note) emit({ type: 'info', message: `${target.name}: ${target.note}` });
       const repo = await indexRepositoryToFile(repoPath, outputPath, {
         ...options,
+        repoName: target.name,
+        remote: target.remote,
         extractors,
         hashLimit,
-        previousIndex: options.reuse === false ? null : outputPath,
-        releaseExtractors: !options.extractors && n === outputs.size - 1,
+        previousIndex: options.reuse === false ? null : target.previous,
+        releaseExtractors: !options.extractors && n === targets.length - 1,
         // Partial indexes are never searched.
         searchPack: !options.shard && options.searchPacks !== false,
       });
@@ -498,6 +496,10 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
         emit({ type: 'warning', message: `${index.repo_name}: no file could be profiled (${index.total_files} candidate files)` });
       }
       written.push({ ...repo, outputPath });
+      for (const old of target.replaces) {
+        removeIndexFiles(old);
+        emit({ type: 'info', message: `${index.repo_name}: ${path.basename(old)}, an index of this repository named after its folder, is replaced by ${path.basename(outputPath)}` });
+      }
       emit({ type: 'repo_done', repo: index.repo_name, output_path: outputPath });
     }
   } finally {
@@ -508,4 +510,9 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
   if (options.shard || options.searchPacks === false) return { written, reports };
   warnOfLeftBehindIndexes(options.outDir, written, emit);
   return { written, reports, packs: await writeSearchPacks(written) };
+}
+
+/** An index, its reuse state and its search pack, removed (an index replaced by its repository's under a new name). */
+function removeIndexFiles(indexFile: string): void {
+  for (const file of [indexFile, stateFileFor(indexFile), packPathFor(indexFile)]) rmSync(file, { force: true });
 }

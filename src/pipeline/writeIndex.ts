@@ -148,6 +148,8 @@ export interface ReuseFigures extends ReuseStats {
   extracted: number;
   /** Extracted files a grammar parsed. */
   parsed: number;
+  /** The folder the reused index was made in, when it is not this run's (another clone of the repository). */
+  from?: string;
 }
 
 export interface WrittenRepo {

@@ -5,8 +5,8 @@
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { CodeSymbol, SymbolKind } from '../index/types.js';
-import { CodeRagError, UsageError } from '../shared/errors.js';
+import type { CodeSymbol, FileSummary, SymbolKind } from '../index/types.js';
+import { UsageError } from '../shared/errors.js';
 import { clipped } from '../shared/text.js';
 import type { LoadedIndex } from './types.js';
 
@@ -47,7 +47,7 @@ function relativePath(filePath: string, repoPath: unknown, repoName: string): st
   // As written first; the file system is asked to resolve links only when that fails.
   const relative = under(filePath.trim(), root) ?? under(realOrSame(filePath.trim()), realOrSame(root));
   if (relative !== null) return relative;
-  throw new CodeRagError(`no file ${filePath} in ${repoName}: it is outside the folder the repository was indexed in${root ? ` (${root})` : ''}`, {
+  throw new UsageError(`no file ${filePath} in ${repoName}: it is outside the folder the repository was indexed in${root ? ` (${root})` : ''}`, {
     hint: 'give the path relative to the repository root, e.g. src/cache.ts',
   });
 }
@@ -75,7 +75,7 @@ function realOrSame(p: string): string {
 /**
  * The outline of one indexed file, symbols in line order. `repo` is a repository name or an index's key;
  * `filePath` is repository-relative (a leading `./` or backslashes are fine, and a path suffix that names one file
- * is enough) or absolute within the folder the repository was indexed in. Throws a CodeRagError naming what is
+ * is enough) or absolute within the folder the repository was indexed in. Throws a UsageError naming what is
  * indexed when the repository or file is not.
  */
 export function fileOutline(indexes: readonly LoadedIndex[], repo: string, filePath: string): FileOutline {
@@ -91,7 +91,7 @@ export function fileOutline(indexes: readonly LoadedIndex[], repo: string, fileP
       const base = wanted.slice(wanted.lastIndexOf('/') + 1);
       const near = (bySuffix.length ? bySuffix : inFolder.length ? inFolder : files.filter((f) => base && f.file_path.endsWith(base))).slice(0, 5).map((f) => f.file_path);
       const why = bySuffix.length > 1 ? ` (the path ends ${bySuffix.length} files)` : inFolder.length ? ` (a folder of ${inFolder.length} indexed files; outline takes one file)` : '';
-      throw new CodeRagError(`no file ${filePath || '(empty path)'} in ${loaded.index.repo_name}${why}`, {
+      throw new UsageError(`no file ${filePath || '(empty path)'} in ${loaded.index.repo_name}${why}`, {
         hint: near.length ? `did you mean ${near.join(', ')}?` : 'paths are relative to the repository root, e.g. src/cache.ts',
       });
     }
@@ -135,6 +135,8 @@ export interface FindSymbolOptions {
   kind?: string;
   /** At most this many matches (default 20). */
   maxResults?: number;
+  /** Only the files this keeps (a scope, scope.ts); every file by default. */
+  include?: (repo: string, file: FileSummary) => boolean;
 }
 
 export const DEFAULT_SYMBOL_RESULTS = 20;
@@ -164,6 +166,7 @@ export function findSymbol(indexes: readonly LoadedIndex[], name: string, option
   for (const loaded of indexes) {
     const { index } = loaded;
     for (const file of index.file_summaries) {
+      if (options.include && !options.include(index.repo_name, file)) continue;
       for (const symbol of file.symbols) {
         if (kind && symbol.kind !== kind) continue;
         const match = matchOf(symbol, query, path, lowerName, lowerPath);
@@ -236,7 +239,7 @@ function findIndex(indexes: readonly LoadedIndex[], repo: string): LoadedIndex {
     indexes.find((l) => (l.packed?.repoName ?? l.index.repo_name).toLowerCase() === wanted.toLowerCase());
   if (hit) return hit;
   const names = indexes.map((l) => l.packed?.repoName ?? l.index.repo_name);
-  throw new CodeRagError(`no index for repository "${repo}"`, { hint: names.length ? `indexed: ${names.join(', ')}` : 'run `coderag index <repo>` first' });
+  throw new UsageError(`no index for repository "${repo}"`, { hint: names.length ? `indexed: ${names.join(', ')}` : 'run `coderag index <repo>` first' });
 }
 
 function cleanPath(filePath: string): string {

@@ -48,7 +48,7 @@ describe('coderag outline, symbol and search --snippets on a freshly indexed rep
 
   it('fails with a hint for a file that is not indexed', async () => {
     const result = await runCli(['outline', 'retrylib', 'lib/retry.ts', '--indexes', out]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: no file lib/retry.ts in retrylib\nhint: did you mean src/retry.ts?');
   });
 
@@ -104,7 +104,7 @@ describe('an indexes folder with nothing to read', () => {
     const dir = makeTempDir();
     for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
     const result = await runCli([...args, '--indexes', dir]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(`error: no index files found in ${dir}: ${why}\nhint: run \`coderag index <repo> --out <dir>\` first`);
   });

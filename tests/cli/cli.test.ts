@@ -191,16 +191,13 @@ describe('coderag on bad input', () => {
     expect(missing.stderr).toContain('missing.yaml');
   });
 
-  it('refuses two repositories whose folders have the same name, in a dry run too, before writing anything', async () => {
+  it('indexes two repositories whose folders have the same name side by side, the second named with its parent folder', async () => {
     const first = makeTempRepo({ 'a.ts': 'export const a = 1;\n' }, { name: 'app' });
     const second = makeTempRepo({ 'b.ts': 'export const b = 1;\n' }, { name: 'app' });
     const out = path.join(makeTempDir(), 'out');
-    for (const mode of [[], ['--dry-run']]) {
-      const result = await runCli(['index', first.root, second.root, '--out', out, ...mode]);
-      expect(result.code, mode.join(' ')).toBe(2);
-      expect(result.stderr).toContain(`error: ${first.root} and ${second.root} would both be indexed into ${path.join(out, 'app_index.json')}`);
-      expect(existsSync(out)).toBe(false);
-    }
+    const result = await runCli(['index', first.root, second.root, '--out', out]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual([path.join(out, 'app_index.json'), path.join(out, `${path.basename(path.dirname(second.root))}_app_index.json`)]);
   });
 
   it('indexes an empty repository and warns that nothing could be profiled', async () => {

@@ -9,11 +9,12 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { artifactFiles, cacheFiles, newStores, runWorkflow, substitute, type RunResult, type Step, type Workflow } from '../support/actionsRunner.js';
-import { CLI } from '../support/cli.js';
+import { CLI, runCli } from '../support/cli.js';
 import { startFakeLlmServer, taggedPaths, type FakeLlmServer } from '../support/fakeLlmServer.js';
 import { npmEnv, packThisPackage, startFakeNpmRegistry, type FakeNpmRegistry } from '../support/fakeNpmRegistry.js';
 import { makeTempDir, makeTempRepo, type TempRepo } from '../support/tempRepo.js';
@@ -103,6 +104,18 @@ describe('examples/github-actions/nightly.yml', () => {
     }
   });
 
+  it('checks out the history CodeRAG reads: all of it, or at least history.max_commits commits', () => {
+    const [checkout] = usesOf(indexJob.steps, 'actions/checkout');
+    const depth = Number(checkout?.with?.['fetch-depth'] ?? 1);
+    expect(depth === 0 || depth >= 5000, `fetch-depth ${depth}`).toBe(true);
+  });
+
+  it('writes plain progress lines into the CI log, not one JSON event per file', () => {
+    const run = stepNamed(indexJob.steps, 'Index shard ${{ matrix.shard }} of ${{ env.SHARDS }}').run ?? '';
+    expect(run).toMatch(/coderag index [^\n]*--progress plain/);
+    expect(run).not.toContain('--progress json');
+  });
+
   it('keeps CodeRAG files outside the checkout, where no shard walks them', () => {
     const cachePath = String(usesOf(indexJob.steps, 'actions/cache/restore')[0]?.with?.path);
     expect(cachePath.startsWith('${{ runner.temp }}/')).toBe(true);
@@ -168,11 +181,12 @@ describe('three nights of the workflow, its run steps run in order and its actio
     status: string;
     reason?: string;
     profile_source: string;
+    history?: string[];
   }
   const mergedIndex = (run: RunResult) => {
     const dir = run.artifacts.get('coderag-indexes');
     if (!dir) throw new Error('no coderag-indexes artifact');
-    return JSON.parse(readFileSync(path.join(dir, 'demo_index.json'), 'utf8')) as { file_summaries: Summary[] };
+    return JSON.parse(readFileSync(path.join(dir, 'demo_index.json'), 'utf8')) as { file_summaries: Summary[]; analysis_metadata: { history_shallow?: boolean } };
   };
   const jobsOf = (run: RunResult, job: string) => run.jobs.filter((j) => j.job === job);
   const step = (run: RunResult, job: string, shard: number | null, name: string) => {
@@ -235,6 +249,7 @@ describe('three nights of the workflow, its run steps run in order and its actio
     copyFileSync(tarball, packagePath);
     origin.git('init', '-q');
     origin.git('add', '-A');
+    origin.git('commit', '-qm', 'the routes of the service', '--', 'src/http/routes.ts');
     origin.git('commit', '-qm', 'the repository a user indexes every night');
     // The model keys a user would have uncommented, pointed at the fake model; npm pointed at the offline registry.
     env = { ...npmEnv(path.join(work, 'prefix'), registry.url), OPENAI_API_KEY: 'sk-test-0123456789abcdefghij', OPENAI_BASE_URL: llm.openaiBaseUrl };
@@ -266,7 +281,8 @@ describe('three nights of the workflow, its run steps run in order and its actio
     const codes = shardJobs.map((j) => j.steps.find((s) => s.name.startsWith('Index shard'))!);
     const warned = codes.filter((s) => s.annotations.some((a) => a.startsWith('::warning::') && a.includes('some files failed')));
     expect(warned).toHaveLength(1);
-    expect(warned[0]!.stderr).toContain(`"path":"${FLAKY}","status":"failed"`);
+    expect(warned[0]!.stderr).toMatch(new RegExp(`^warning: demo: ${FLAKY} failed: `, 'm'));
+    expect(warned[0]!.stderr).not.toContain('"type":"file_done"');
     for (let shard = 1; shard <= SHARDS; shard++) {
       // The shard and its reuse state, which merge combines into the merged index's.
       expect(artifactFiles(run!, `coderag-shard-${shard}`)).toEqual([`.demo_index.shard-${shard}-of-${SHARDS}.json.state`, `demo_index.shard-${shard}-of-${SHARDS}.json`]);
@@ -319,6 +335,26 @@ describe('three nights of the workflow, its run steps run in order and its actio
     const files = mergedIndex(run).file_summaries;
     expect(files.find((f) => f.file_path === FLAKY)).toMatchObject({ status: 'ok', profile_source: 'llm' });
     expect(files.filter((f) => f.status === 'failed')).toEqual([]);
+  });
+
+  it('night 2: the merged index holds the commit history of every shard, and says nothing of a shallow clone', () => {
+    const index = mergedIndex(nights[1]!);
+    const withHistory = index.file_summaries.filter((f) => f.history?.length);
+    expect(withHistory.map((f) => f.file_path)).toEqual(expect.arrayContaining([FLAKY, 'src/http/routes.ts', 'lib/parse.py']));
+    expect(withHistory.find((f) => f.file_path === 'src/http/routes.ts')?.history).toEqual(['the routes of the service']);
+    expect(index.analysis_metadata.history_shallow).toBeUndefined();
+  });
+
+  it('reports a checkout one commit deep: the index records it and the closing line says so', async () => {
+    const shallow = path.join(makeTempDir(), 'demo');
+    await promisify(execFile)('git', ['clone', '-q', '--depth', '1', pathToFileURL(origin.root).href, shallow]);
+    const out = makeTempDir();
+    const ran = await runCli(['index', shallow, '--out', out, '--provider', 'static', '--progress', 'plain']);
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toMatch(/^demo: .*history cut short by a shallow clone/m);
+    expect(ran.stderr).toContain('demo: a shallow clone: history holds only the commits fetched (1)');
+    const written = JSON.parse(readFileSync(path.join(out, 'demo_index.json'), 'utf8')) as { analysis_metadata: { history_shallow?: boolean } };
+    expect(written.analysis_metadata.history_shallow).toBe(true);
   });
 
   it('night 3: a shard that breaks off still saves its cache, is not uploaded, and the merge says it is missing', () => {

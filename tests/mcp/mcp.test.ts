@@ -53,7 +53,7 @@ describe('coderag mcp over stdio, end to end', () => {
     expect([...names].sort()).toEqual(['find_symbol', 'get_file_outline', 'get_indexes_overview', 'search', 'search_code_references']);
     // The command bundles its own zod (package.json's bundle script); the SDK still reads its schemas.
     const references = tools.find((t) => t.name === 'search_code_references');
-    expect(Object.keys(references?.inputSchema.properties ?? {})).toEqual(['indexes_path', 'target_file', 'keywords', 'max_results', 'max_tokens']);
+    expect(Object.keys(references?.inputSchema.properties ?? {})).toEqual(['indexes_path', 'target_file', 'keywords', 'max_results', 'max_tokens', 'repo', 'path', 'role', 'exclude_tests']);
     expect(references?.inputSchema.required).toEqual(['target_file']);
     // The start-up line and --help name every tool the server has, no more.
     expect(stderr).toContain(`coderag mcp: serving ${out} on stdio (tools: ${names.join(', ')})`);

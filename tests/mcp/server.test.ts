@@ -31,7 +31,7 @@ describe('the MCP server in process', () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(['find_symbol', 'get_file_outline', 'get_indexes_overview', 'search', 'search_code_references']);
-    expect(Object.keys(byName.search_code_references?.inputSchema.properties ?? {})).toEqual(['indexes_path', 'target_file', 'keywords', 'max_results', 'max_tokens']);
+    expect(Object.keys(byName.search_code_references?.inputSchema.properties ?? {})).toEqual(['indexes_path', 'target_file', 'keywords', 'max_results', 'max_tokens', 'repo', 'path', 'role', 'exclude_tests']);
     expect(byName.search_code_references?.inputSchema.required).toEqual(['target_file']);
     expect(Object.keys(byName.get_indexes_overview?.inputSchema.properties ?? {})).toEqual(['indexes_path']);
     expect(byName.search?.inputSchema.required).toEqual(['query']);

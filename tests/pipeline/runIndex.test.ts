@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
@@ -36,14 +36,16 @@ describe('the orchestrator', () => {
 });
 
 describe('repositories whose folders have the same name', () => {
-  it('are refused before anything is written, as the second index would replace the first', async () => {
+  it('are indexed side by side, the second named with its parent folder, neither replacing the other', async () => {
     const first = makeTempRepo(FILES, { name: 'app' });
     const second = makeTempRepo(FILES, { name: 'app' });
     const out = path.join(makeTempDir(), 'out');
-    const run = runIndex([first.root, second.root], { config: defaultConfig(), outDir: out });
-    await expect(run).rejects.toThrow(`${first.root} and ${second.root} would both be indexed into ${path.join(out, 'app_index.json')}: their folders have the same name`);
-    await expect(run).rejects.toMatchObject({ exitCode: 2 });
-    expect(existsSync(out)).toBe(false);
+    const { written } = await runIndex([first.root, second.root], { config: defaultConfig(), outDir: out });
+    const parent = path.basename(path.dirname(second.root));
+    expect(written.map((w) => [w.index.repo_name, path.basename(w.outputPath)])).toEqual([
+      ['app', 'app_index.json'],
+      [`${parent}/app`, `${parent}_app_index.json`],
+    ]);
   });
 
   it('are one repository when one folder is named twice', async () => {

@@ -18,6 +18,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fg from 'fast-glob';
 import { makeTempDir } from './tempRepo.js';
 
@@ -101,7 +102,7 @@ export function newStores(): Stores {
 }
 
 const KNOWN_INPUTS: Record<string, string[]> = {
-  'actions/checkout': [],
+  'actions/checkout': ['fetch-depth'],
   'actions/setup-node': ['node-version'],
   'actions/cache/restore': ['path', 'key', 'restore-keys', 'fail-on-cache-miss'],
   'actions/cache/save': ['path', 'key'],
@@ -305,7 +306,11 @@ function useAction(action: string, inputs: Record<string, string>, scope: Action
   const caches = options.stores.caches;
   switch (action) {
     case 'actions/checkout': {
-      stepResult.stdout = execFileSync('git', ['clone', '-q', options.origin, workspace], { encoding: 'utf8' });
+      // As on GitHub: one commit deep unless fetch-depth says otherwise (0: all history). A file:// URL, since git
+      // ignores --depth for a clone from a local path.
+      const depth = Number(inputs['fetch-depth'] ?? '1');
+      const deep = depth === 0 ? [] : ['--depth', String(depth)];
+      stepResult.stdout = execFileSync('git', ['clone', '-q', ...deep, pathToFileURL(options.origin).href, workspace], { encoding: 'utf8' });
       return;
     }
     case 'actions/setup-node': {

@@ -65,7 +65,7 @@ export function createRunner(configure: (config: Config) => void = () => {}) {
   };
   const extractors = new ExtractorPool(0, readFileCounting);
   return {
-    async index(repo: string, outDir: string, options: { reuse?: boolean; config?: Config } = {}): Promise<Run> {
+    async index(repo: string, outDir: string, options: { reuse?: boolean; config?: Config; name?: string } = {}): Promise<Run> {
       const config = options.config ?? defaultConfig();
       configure(config);
       reads = [];
@@ -77,6 +77,7 @@ export function createRunner(configure: (config: Config) => void = () => {}) {
         readFile: readFileCounting,
         onEvent: (e) => events.push(e),
         reuse: options.reuse ?? true,
+        ...(options.name !== undefined ? { name: options.name } : {}),
       });
       const written = result.written[0];
       if (!written?.reuse) throw new Error('runIndex wrote no index');

@@ -7,7 +7,8 @@ import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { selectProvider } from '../../llm/select.js';
 import { createLlmSession } from '../../pipeline/llmSession.js';
-import { indexFilesOf, runIndex } from '../../pipeline/runIndex.js';
+import { runIndex } from '../../pipeline/runIndex.js';
+import { resolveRepositories } from '../../pipeline/repository.js';
 import { parseShard } from '../../pipeline/shard.js';
 import { AbortedError, UsageError } from '../../shared/errors.js';
 import type { ProgressFormat } from '../progress.js';
@@ -42,6 +43,8 @@ export interface IndexFlags {
   wait?: boolean;
   /** A batch manifest to collect. */
   collect?: string;
+  /** The repository's name, which names its index (default: its remote's, else its folder's). */
+  name?: string;
 }
 
 /** Answers the exit code: 0, or EXIT_FILES_FAILED when some files failed. */
@@ -73,7 +76,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   set('budget', 'max_cost', flags.maxCost);
   set('budget', 'max_calls', flags.maxCalls);
   const { config, file } = await loadConfig({ configPath: flags.config, overrides });
-  const repos = await resolveRepos(repoArgs, config);
+  const repos = await resolveRepos(repoArgs, config, flags.name);
   const choice = selectProvider(config);
   const targetFile = flags.targetStructure ?? config.relationships.target_structure_file;
   const targetStructure = targetFile ? await readTargetStructure(targetFile) : null;
@@ -99,7 +102,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
       await (flags.dryRun ? modes.dryRunCommand(setup, flags) : modes.batchCommand(setup, flags));
       return 0;
     }
-    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, shard, reuse: !flags.full });
+    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, shard, reuse: !flags.full, ...(flags.name !== undefined ? { name: flags.name } : {}) });
     const exitCode = reportRun(result, progress, flags, started, Boolean(llm?.budget?.stopped));
     throwIfStopped(llm?.budget ?? null);
     return exitCode;
@@ -119,11 +122,12 @@ function checkModeFlags(repoArgs: string[], flags: IndexFlags): void {
   if (flags.batch && (flags.maxCost !== undefined || flags.maxCalls !== undefined)) {
     throw new UsageError('--max-cost and --max-calls limit live runs; a batch is priced before it is sent', { hint: 'see its price with --dry-run' });
   }
+  if (flags.name !== undefined && (flags.batch || flags.collect)) throw new UsageError('--name goes with live runs, not with --batch or --collect', { hint: 'a batch writes its indexes under the names its repositories have' });
   if (flags.batch && !flags.cache && !flags.wait) throw new UsageError('--batch without --wait needs the profile cache: collected answers are merged through it');
 }
 
 /** Repositories from the command line, or DeepCode's layout: every folder directly under `paths.code_base_path`. */
-export async function resolveRepos(repoArgs: string[], config: Config): Promise<string[]> {
+export async function resolveRepos(repoArgs: string[], config: Config, name?: string): Promise<string[]> {
   let repos = repoArgs;
   if (repos.length === 0) {
     const base = config.paths.code_base_path;
@@ -139,8 +143,10 @@ export async function resolveRepos(repoArgs: string[], config: Config): Promise<
     if (!info) throw new UsageError(`repository not found: ${repo}`);
     if (!info.isDirectory()) throw new UsageError(`not a folder: ${repo}`);
   }
-  // Checked here too, so a dry run or a batch (priced and paid before the index is written) refuses them first.
-  return [...indexFilesOf(repos, { config, outDir: config.paths.output_dir }).keys()];
+  // Named here too, so a dry run or a batch (priced and paid before the index is written) refuses two clones of
+  // one repository, or a bad --name, first.
+  const targets = await resolveRepositories(repos, { config, outDir: config.paths.output_dir, ...(name !== undefined ? { name } : {}) });
+  return targets.map((t) => t.repoPath);
 }
 
 export async function readTargetStructure(file: string): Promise<string> {

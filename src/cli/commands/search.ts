@@ -6,7 +6,8 @@ import { fitResponse } from '../../search/budget.js';
 import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
 import { checkFreshness } from '../../search/freshness.js';
 import { INDEXES_HINT, isIndexFileName, loadIndexes, PackMismatchError } from '../../search/load.js';
-import { SearchCorpus, search } from '../../search/search.js';
+import { makeScope, scopedSearch, scopeText, type ScopeInput } from '../../search/scope.js';
+import { SearchCorpus } from '../../search/search.js';
 import { readRepositoryFile } from '../../search/sourceFiles.js';
 import type { ElementType, Granularity, ScorerName } from '../../search/types.js';
 import { CodeRagError, UsageError } from '../../shared/errors.js';
@@ -25,6 +26,11 @@ export interface SearchFlags {
   json: boolean;
   snippets?: number;
   maxTokens?: number;
+  /** The answer's scope (search/scope.ts): repositories, path globs, roles. */
+  repo?: string[];
+  path?: string[];
+  role?: string[];
+  excludeTests?: boolean;
 }
 
 export async function indexesDir(flagDir: string | undefined, configPath: string | undefined): Promise<string> {
@@ -41,6 +47,7 @@ export async function indexesDir(flagDir: string | undefined, configPath: string
  * (the warnings printed before it name each file and why).
  */
 export async function noIndexesError(dir: string, warnings: readonly string[]): Promise<CodeRagError> {
+  // Exit code 2, as for a folder that is not there: the command line named a folder that holds no index.
   const names = await readdir(dir).catch(() => [] as string[]);
   const json = names.filter(isIndexFileName);
   const why =
@@ -51,7 +58,7 @@ export async function noIndexesError(dir: string, warnings: readonly string[]): 
         : warnings.length
           ? `none of its ${json.length} .json file(s) could be read as a repository index (see the warnings above)`
           : `its ${json.length} .json file(s) are run reports, not repository indexes`;
-  return new CodeRagError(`no index files found in ${dir}: ${why}`, { hint: INDEXES_HINT });
+  return new UsageError(`no index files found in ${dir}: ${why}`, { hint: INDEXES_HINT });
 }
 
 /** A query file larger than this is not a query. */
@@ -108,9 +115,10 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
       for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
       throw await noIndexesError(dir, warnings);
     }
+    const scope = makeScope(scopeInput(flags), indexes);
     // Started first: its git processes run while the query is ranked.
     const checking = checkFreshness(indexes);
-    const ranked = search(new SearchCorpus(indexes, { readFile: readRepositoryFile }), {
+    const ranked = scopedSearch(new SearchCorpus(indexes, { readFile: readRepositoryFile }), {
       target: flags.target,
       keywords,
       ...(query ? { query } : {}),
@@ -118,7 +126,7 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
       ...(flags.type ? { type: flags.type } : {}),
       ...(flags.granularity ? { granularity: flags.granularity } : {}),
       scorer: flags.scorer,
-    });
+    }, scope);
     return { indexes, warnings, checking, ranked };
   };
   const { indexes, warnings, checking, ranked } = await loadAndRank(true).catch(async (error: unknown) => {
@@ -134,8 +142,14 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   const freshness = await checking;
   for (const warning of staleWarnings(freshness)) process.stderr.write(`warning: ${warning}\n`);
   // Cut to --max-tokens by leaving out the last results; with no budget, fitResponse renders the whole answer.
+  const { scope } = ranked;
   const text = flags.json
-    ? fitResponse(response, (cut, leftOut) => JSON.stringify({ ...searchResultJson(cut, dir, indexes, warnings, freshness), ...(leftOut ? { truncated: leftOut } : {}) }, null, 2), (t) => t, flags.maxTokens)
-    : fitResponse(response, (cut, leftOut) => `${formatMarkdown(cut)}${leftOut ? `\n\n> ${leftOut.references_left_out} references and ${leftOut.symbols_left_out} symbols left out to fit --max-tokens ${leftOut.max_tokens}` : ''}`, (t) => t, flags.maxTokens);
+    ? fitResponse(response, (cut, leftOut) => JSON.stringify({ ...searchResultJson(cut, dir, indexes, warnings, freshness), ...(leftOut ? { truncated: leftOut } : {}), ...(scope ? { scope } : {}) }, null, 2), (t) => t, flags.maxTokens)
+    : fitResponse(response, (cut, leftOut) => `${scope ? `> scope: ${scopeText(scope)}\n\n` : ''}${formatMarkdown(cut)}${leftOut ? `\n\n> ${leftOut.references_left_out} references and ${leftOut.symbols_left_out} symbols left out to fit --max-tokens ${leftOut.max_tokens}` : ''}`, (t) => t, flags.maxTokens);
   process.stdout.write(`${text}\n`);
+}
+
+/** The scope flags of `search`, `symbol` and `outline`. */
+export function scopeInput(flags: { repo?: string[] | undefined; path?: string[] | undefined; role?: string[] | undefined; excludeTests?: boolean | undefined }): ScopeInput {
+  return { repo: flags.repo, path: flags.path, role: flags.role, excludeTests: flags.excludeTests };
 }

@@ -4,13 +4,17 @@
  */
 import { formatOutlineText, formatSymbolsText } from '../../search/format.js';
 import { loadIndexes } from '../../search/load.js';
-import { fileOutline, findSymbol } from '../../search/symbols.js';
-import { indexesDir, noIndexesError } from './search.js';
+import { makeScope, scopedFindSymbol, scopedOutline, scopeText } from '../../search/scope.js';
+import { indexesDir, noIndexesError, scopeInput } from './search.js';
 
 interface CommonFlags {
   indexes?: string;
   config?: string;
   json: boolean;
+  repo?: string[];
+  path?: string[];
+  role?: string[];
+  excludeTests?: boolean;
 }
 
 async function loadFolder(flags: CommonFlags) {
@@ -23,14 +27,14 @@ async function loadFolder(flags: CommonFlags) {
 
 export async function outlineCommand(repo: string, filePath: string, flags: CommonFlags): Promise<void> {
   const { dir, indexes, warnings } = await loadFolder(flags);
-  const outline = fileOutline(indexes, repo, filePath);
+  const outline = scopedOutline(indexes, repo, filePath, makeScope(scopeInput(flags), indexes));
   const text = flags.json ? JSON.stringify({ ...outline, total_symbols: outline.symbols.length, indexes_path: dir, warnings }, null, 2) : formatOutlineText(outline);
   process.stdout.write(`${text}\n`);
 }
 
 export async function symbolCommand(name: string, flags: CommonFlags & { kind?: string; maxResults: number }): Promise<void> {
   const { dir, indexes, warnings } = await loadFolder(flags);
-  const result = findSymbol(indexes, name, { ...(flags.kind ? { kind: flags.kind } : {}), maxResults: flags.maxResults });
-  const text = flags.json ? JSON.stringify({ ...result, indexes_path: dir, warnings }, null, 2) : formatSymbolsText(result);
+  const result = scopedFindSymbol(indexes, name, { ...(flags.kind ? { kind: flags.kind } : {}), maxResults: flags.maxResults }, makeScope(scopeInput(flags), indexes));
+  const text = flags.json ? JSON.stringify({ ...result, indexes_path: dir, warnings }, null, 2) : `${result.scope ? `scope: ${scopeText(result.scope)}\n` : ''}${formatSymbolsText(result)}`;
   process.stdout.write(`${text}\n`);
 }

@@ -16,4 +16,4 @@ export { MemoryEntries, type EntrySink, type FreshEntry, type IndexFacts } from 
 export { StreamedEntries, type RunState } from './indexAssembly.js';
 export { fileDigest, loadPreviousIndex, type LoadedPrevious } from './previousIndex.js';
 export { entryShape, EXTRACT_VERSION, repoIdentity, reuseStage, type ProfileKind, type ReusedEntry } from './reuse.js';
-export { loadReuseState, type EntryShape, type RecordedHistory, type StateDetails, type StateHeader, type StoredRecord } from './reuseState.js';
+export { loadReuseState, stateFileFor, type EntryShape, type RecordedHistory, type StateDetails, type StateHeader, type StoredRecord } from './reuseState.js';

@@ -7,6 +7,7 @@
  * with a note when only the state is missing or stale, or when extraction changed since. The run then
  * rebuilds the index.
  */
+import { normalizeRemote } from '../../shared/gitRemote.js';
 import { createHash } from 'node:crypto';
 import { open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -123,8 +124,8 @@ export async function acceptPreviousIndex(loaded: LoadedPrevious, indexFile: str
   if (loaded.ok && !sameRepository(loaded.repo, repo)) {
     // Every entry is keyed by what its file holds, so a fork's, a mirror's or another folder's index serves
     // as well; only the mtime shortcut needs the same folder, and the reuse stage uses it only there.
-    const from = loaded.repo.origin ? `another clone (${loaded.repo.origin})` : `another folder (${loaded.repo.path})`;
-    emit({ type: 'info', message: `${repoName}: previous index ${indexFile} was made from ${from}; this index replaces it, reusing its entries where a git blob or content hash matches` });
+    const from = loaded.repo.origin ? `another clone, in ${loaded.repo.path} (${loaded.repo.origin})` : `another folder (${loaded.repo.path})`;
+    emit({ type: 'info', message: `${repoName}: previous index ${indexFile} was made from ${from}; its entries are reused where a git blob or content hash matches` });
   }
   if (loaded.ok) return loaded.previous;
   if (loaded.warning) emit({ type: 'warning', message: `${repoName}: previous index ${indexFile} ${loaded.warning}; ignored, every file is indexed again` });
@@ -178,7 +179,7 @@ export async function fileDigest(file: string): Promise<string> {
 /** The same folder, or clones of one origin (a local origin may be the other's folder). */
 export function sameRepository(a: RepoIdentity, b: RepoIdentity): boolean {
   if (a.path === b.path) return true;
-  if (a.origin && b.origin) return a.origin === b.origin;
+  if (a.origin && b.origin) return normalizeRemote(a.origin, a.path) === normalizeRemote(b.origin, b.path);
   return localOrigin(a.origin) === b.path || localOrigin(b.origin) === a.path;
 }
 

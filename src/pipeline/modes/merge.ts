@@ -112,6 +112,8 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config): Merg
     excludedByRule: meta.excluded_by_rule ?? {},
     ownOutput: [...new Set(metas.flatMap((m) => m.own_output_excluded ?? []))].sort(),
     unreadableFolders: [...new Set(metas.flatMap((m) => m.unreadable_folders ?? []))].sort(),
+    historyShallow: metas.some((m) => m.history_shallow === true),
+    remote: meta.repo_remote ?? null,
     startedAt: Number.isFinite(startedAt) ? startedAt : Date.now(),
     finishedAt: Number.isFinite(finishedAt) ? finishedAt : Date.now(),
     run: {

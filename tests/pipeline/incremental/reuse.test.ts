@@ -211,8 +211,11 @@ describe('the previous index of another clone', () => {
     expect(run.reuse).toMatchObject({ reused: FILES, byMtime: 0, byBlob: FILES, byHash: 0, extracted: 0 });
     expect(run.reads).toEqual([]);
     expect(warnings(run)).toEqual([]);
-    expect(run.events).toContainEqual(expect.objectContaining({ type: 'info', message: expect.stringContaining('was made from another clone (https://example.invalid/upstream/poly.git)') }));
-    const full = await runner.index(fork, makeTempDir(), { reuse: false });
+    expect(run.events).toContainEqual(expect.objectContaining({ type: 'info', message: expect.stringContaining(`was made from another clone, in ${repo} (https://example.invalid/upstream/poly.git)`) }));
+    // Another repository: its index is seeded from the upstream's, which it does not overwrite.
+    expect(path.basename(run.outputPath)).toBe('fork_poly_index.json');
+    expect(JSON.parse(readFileSync(path.join(out, 'poly_index.json'), 'utf8')).analysis_metadata.repo_path).toBe(repo);
+    const full = await runner.index(fork, makeTempDir(), { reuse: false, name: 'fork/poly' });
     expect(comparable(run.outputPath)).toEqual(comparable(full.outputPath));
   });
 
@@ -231,7 +234,9 @@ describe('the previous index of another clone', () => {
 
     const run = await runner.index(other, out);
     expect(run.reuse).toMatchObject({ reused: FILES - 1, byMtime: 0, byBlob: 0, byHash: FILES - 1, extracted: 1 });
-    const full = await runner.index(other, makeTempDir(), { reuse: false });
+    // Another folder while the first is still there: another repository, named with its parent folder.
+    expect(run.index.repo_name).toBe(`${path.basename(path.dirname(other))}/poly`);
+    const full = await runner.index(other, makeTempDir(), { reuse: false, name: run.index.repo_name });
     expect(comparable(run.outputPath)).toEqual(comparable(full.outputPath));
   });
 });
