@@ -70,7 +70,9 @@ describe('the docs', () => {
 
   it('run nearly every shell example: only a few are marked norun', () => {
     expect(runnable.length).toBeGreaterThanOrEqual(8);
-    expect(shellBlocks.filter((b) => b.norun).length).toBeLessThanOrEqual(6);
+    // Six of the other pages' (installing, npm test, what needs a model) and three of serve.md's: a server that runs
+    // until stopped, a client's configuration and systemd (tests/serve starts the server itself).
+    expect(shellBlocks.filter((b) => b.norun).length).toBeLessThanOrEqual(9);
   });
 });
 
