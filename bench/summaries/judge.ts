@@ -82,7 +82,8 @@ export function headerDoc(content: string, language: string): string | undefined
     break;
   }
   for (const block of blocks) {
-    const paragraph = block.split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim()).find((p) => p !== '') ?? '';
+    // JSDoc's `@file` / `@module name` tag opens the file's doc; the text after it is the doc.
+    const paragraph = (block.split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim()).find((p) => p !== '') ?? '').replace(/^@(?:file|fileoverview|overview)\b\s*|^@module(?:\s+[\w./@-]+)?\s*/i, '');
     if (!paragraph || DIRECTIVE.test(paragraph) || LICENCE.test(paragraph) || looksLikeCode(paragraph)) continue;
     if (paragraph.split(/\s+/).filter((w) => WORD.test(w)).length < 3) continue;
     return paragraph;

@@ -1,6 +1,6 @@
 /**
  * What a file's comments say: the doc comment above a declaration, the file's leading doc, and, when it has
- * none, its first comment written as prose (licence headers, tool pragmas and commented-out code are not).
+ * none, its main definition's doc (licence headers, tool directives, boilerplate and commented-out code are not).
  */
 import type { Node, Tree } from 'web-tree-sitter';
 import type { GrammarId } from './languages.js';
@@ -75,6 +75,8 @@ export function docFor(node: Node, grammar: GrammarId, source: string, startInde
  * across lines when its brackets are), or -1 when the line ends no attribute.
  */
 function attributeStart(source: string, lineStart: number, trimmed: string): number {
+  // `@author … */` closes a Javadoc: a tag inside a comment, not an annotation.
+  if (trimmed.endsWith('*/')) return -1;
   if (ATTRIBUTE_LINE.test(trimmed)) return lineStart;
   if (!/[)\]}]$/.test(trimmed)) return -1;
   let depth = 0;
@@ -95,6 +97,11 @@ function isFileStart(source: string, offset: number): boolean {
   return source.slice(0, offset).replace(/^#!.*/, '').trim() === '';
 }
 
+/** JSDoc's file-level tags, whose text is the file's doc: `@file Parses…`, `@fileoverview …`, `@module name …`. */
+const FILE_TAG = /^@(?:file|fileoverview|overview)\b\s*|^@module(?:\s+[\w./@-]+)?\s*/i;
+/** Where a doc's tag section begins (`@param`, `@returns`, `@private`): the prose ends there. */
+const TAG_SECTION = /\s@[a-z]+\b[\s\S]*$/i;
+
 /** Strips comment markers and returns the first paragraph, shortened. */
 export function cleanDoc(raw: string): string | undefined {
   const text = raw
@@ -104,82 +111,125 @@ export function cleanDoc(raw: string): string | undefined {
     .map((line) => line.replace(/^\s*(\/\/[/!]?|#+!?|\*|--|;+)\s?/, '').trimEnd())
     .join('\n')
     .replace(/<\/?(summary|remarks|para|c|code|see[^>]*|param[^>]*|returns)>/g, '')
-    .trim();
-  const paragraph = text.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').trim();
-  if (!paragraph || /^(@|eslint|prettier|tslint|istanbul|jshint|noqa|pylint|type:|-\*-)/i.test(paragraph)) return undefined;
+    .trim()
+    .replace(FILE_TAG, '');
+  const paragraph = text.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').replace(TAG_SECTION, '').trim();
+  if (!paragraph || /^(@|eslint|prettier|tslint|istanbul|jshint|noqa|pylint|pragma|type:|-\*-)/i.test(paragraph) || NOT_PROSE.test(paragraph)) return undefined;
   return paragraph.length > DOC_MAX ? `${paragraph.slice(0, DOC_MAX - 1).trimEnd()}…` : paragraph;
 }
 
 /** Comments that speak to tools or lawyers, not readers. */
-const NOT_PROSE = /copyright|licen[cs]e|spdx|all rights reserved|@flow|@preserve|eslint|jshint|jscs:|tslint|prettier-ignore|istanbul|c8 ignore|@ts-|^\W*globals?\s+\w|sourceMappingURL|^\s*#!|-\*-|noqa|pylint:|type:\s*ignore|go:build|\+build|go:generate|#region|#endregion|nolint|rubocop|frozen_string_literal|phpcs|@codingStandards|webpackChunkName|webpackIgnore|@vite-ignore|^\W*(?:todo|fixme|xxx|hack)\b|\bgenerated (?:from|by)\b|auto-?generated|do not edit/i;
+const NOT_PROSE = /copyright|licen[cs]e[ds]?\b|spdx|pragma\b|all rights reserved|@flow|@preserve|eslint|jshint|jscs:|tslint|prettier-ignore|istanbul|c8 ignore|@ts-|^\W*globals?\s+\w|sourceMappingURL|^\s*#!|-\*-|noqa|pylint:|type:\s*ignore|go:build|\+build|go:generate|#region|#endregion|nolint|rubocop|frozen_string_literal|phpcs|@codingStandards|webpackChunkName|webpackIgnore|@vite-ignore|^\W*(?:todo|fixme|xxx|hack)\b|\bgenerated (?:from|by)\b|auto-?generated|do not edit/i;
 
 /**
- * The file's own doc: a leading comment block (licence headers and shebangs skipped), a Python module
- * docstring, or Rust's `//!` inner docs.
+ * Header comments several files share word for word because a template put them there, not because they say what
+ * the file is: express's and koa's "Module dependencies." and "Expose `X`.", "Module exports."
+ */
+const BOILERPLATE = /^(?:module (?:dependencies|exports|variables)|expose\b|exports?\b|imports?\b|dependencies\b|constants?\b|helpers?\b|private\b|public\b|globals?\b|utils?\b|@private)\W*(?:\S+\W*)?$/i;
+
+/** Statements a file may open with before its own doc: `'use strict'`, `<?php`, a shebang, Go's `//go:build`. */
+const PREAMBLE_NODES = new Set(['php_tag', 'hash_bang_line', 'preproc_ifdef']);
+
+/**
+ * The file's own doc: its leading comment block or Python module docstring, after a shebang, an encoding line,
+ * `'use strict'`, licence and generated banners and tool directives, which never are the doc; Rust's `//!`
+ * inner docs, JSDoc's `@file` / `@module`. Go's package comment stands above `package`; elsewhere a comment
+ * below `package` (Java, C#, PHP namespaces) still leads the file. Template boilerplate ("Module
+ * dependencies.") and commented-out code are skipped.
  */
 export function moduleDoc(tree: Tree, grammar: GrammarId): string | undefined {
   const root = tree.rootNode;
   const blocks: string[] = [];
-  for (let i = 0; i < root.namedChildCount && i < 8; i++) {
+  // Each line of a `//` licence is a node of its own: the bound is on what comes before the code, not on nodes.
+  for (let i = 0; i < root.namedChildCount && i < 400; i++) {
     const node = root.namedChild(i);
     if (!node) break;
-    if (grammar === 'python' && node.type === 'expression_statement' && node.namedChild(0)?.type === 'string') {
-      return cleanDoc(node.namedChild(0)?.text ?? '');
+    if (node.type === 'expression_statement' && node.namedChild(0)?.type === 'string') {
+      if (grammar === 'python') {
+        if (blocks.length === 0 || blocks.every((b) => !isHeaderDoc(b))) return cleanHeader(node.namedChild(0)?.text ?? '');
+        break;
+      }
+      if (/^['"]use (?:strict|client|server)['"]$/.test(node.namedChild(0)?.text ?? '')) continue;
     }
     if (node.type.includes('comment')) {
       blocks.push(node.text);
       continue;
     }
-    if (['package_clause', 'package_declaration', 'namespace_declaration', 'php_tag', 'hash_bang_line', 'preproc_ifdef'].includes(node.type) && blocks.length === 0) {
-      continue;
-    }
+    if (PREAMBLE_NODES.has(node.type)) continue;
+    if (grammar !== 'go' && ['package_clause', 'package_declaration', 'namespace_declaration'].includes(node.type) && blocks.every((b) => !isHeaderDoc(b))) continue;
     break;
   }
-  const grouped = blocks.join('\n').split(/\n(?=\s*\/\*)/);
-  for (const block of grouped) {
-    if (NOT_PROSE.test(block)) continue;
-    const doc = cleanDoc(block);
-    if (doc && doc.length > 12) return doc;
+  // Consecutive line comments are one block; a blank line or a block comment starts the next.
+  for (const block of splitBlocks(blocks, root.text)) {
+    const doc = cleanHeader(block);
+    if (doc) return doc;
   }
   return undefined;
 }
 
-/** How a comment starts, by grammar: `#` in Python and Ruby (and PHP), `//` and `/*` elsewhere. */
-const COMMENT_START: Partial<Record<GrammarId, RegExp>> = { python: /#/g, ruby: /#/g, php: /\/\/|\/\*|#/g };
-const C_STYLE_COMMENT = /\/\/|\/\*/g;
-/** Comment markers looked up before giving up; most are inside strings (URLs) when they are not comments. */
-const MAX_LOOKUPS = 60;
+function isHeaderDoc(block: string): boolean {
+  return cleanHeader(block) !== undefined;
+}
+
+/** A header block's doc, or undefined when it is a licence, a banner, a directive, boilerplate or code. */
+function cleanHeader(block: string): string | undefined {
+  if (/^\s*(?:\/\/|#)\s*(?:go:|\+build|nolint|noqa|type:|pylint:|eslint|prettier|@ts-)/.test(block)) return undefined;
+  const firstParagraph = block.split(/\n\s*(?:\*|\/\/|#)?\s*\n/)[0] ?? block;
+  if (NOT_PROSE.test(firstParagraph)) return undefined;
+  const doc = cleanDoc(block);
+  if (!doc || doc.length <= 12 || BOILERPLATE.test(doc) || !isProse(doc)) return undefined;
+  return doc;
+}
+
+function lineMarker(text: string): string {
+  return /^(?:\/\/[/!]?|#|--)/.exec(text)?.[0] ?? '';
+}
+
+/** The comment texts as blocks: line comments on consecutive lines join; anything else stands alone. */
+function splitBlocks(comments: string[], source: string): string[] {
+  const blocks: string[] = [];
+  let searchFrom = 0;
+  let lastEnd = -2;
+  for (const text of comments) {
+    const at = source.indexOf(text, searchFrom);
+    const gap = at >= 0 ? source.slice(lastEnd, at) : '\n\n';
+    // `//!` after a `//` licence line starts Rust's inner doc: only lines of one marker join.
+    const marker = lineMarker(text);
+    const joins = blocks.length > 0 && marker !== '' && marker === lineMarker(blocks[blocks.length - 1] ?? '') && lastEnd >= 0 && /^[ \t]*\n[ \t]*$/.test(gap);
+    if (joins) blocks[blocks.length - 1] += `\n${text}`;
+    else blocks.push(text);
+    if (at >= 0) {
+      searchFrom = at + text.length;
+      lastEnd = searchFrom;
+    }
+  }
+  return blocks;
+}
 
 /**
- * The file's first comment that reads as prose: at least three words, not a licence or a tool's pragma, not
- * commented-out code, not the doc of a member (rows in `memberRows`: a method's doc speaks for the method,
- * not the file). Comments on consecutive lines form one block. Comment markers are found in the text and
- * checked against the tree (a `//` in a URL string is not a comment), which costs far less than walking
- * every node for the comments.
+ * The doc comment of a file's main definition, for a file with no doc of its own: the top-level definition named
+ * like the file (`request.js` and `Request`, `DataNode.java` and `DataNode`), else the file's only class-like
+ * definition, else its only export. Never the doc of a helper that happens to come first, nor an inner comment.
  */
-export function firstProseComment(tree: Tree, grammar: GrammarId, source: string, memberRows: ReadonlySet<number> = new Set()): string | undefined {
-  const pattern = new RegExp((COMMENT_START[grammar] ?? C_STYLE_COMMENT).source, 'g');
-  const root = tree.rootNode;
-  let lookups = 0;
-  for (let match = pattern.exec(source); match && lookups < MAX_LOOKUPS; match = pattern.exec(source)) {
-    lookups++;
-    const first = root.descendantForIndex(match.index, match.index + match[0].length);
-    if (!first || !first.type.includes('comment') || first.startIndex !== match.index) continue;
-    const block = [first.text];
-    let last = first;
-    for (let next = first.nextNamedSibling; next?.type.includes('comment') && next.startPosition.row === last.endPosition.row + 1; next = next.nextNamedSibling) {
-      block.push(next.text);
-      last = next;
-    }
-    pattern.lastIndex = Math.max(pattern.lastIndex, last.endIndex);
-    const text = block.join('\n');
-    if (NOT_PROSE.test(text) || memberRows.has(last.endPosition.row + 1)) continue;
-    const doc = cleanDoc(text);
-    if (doc && isProse(doc)) return doc;
+export function mainDefinitionDoc(filePath: string, symbols: ReadonlyArray<{ kind: string; name: string; ast_path: string; doc?: string }>, exports: readonly string[]): string | undefined {
+  const topLevel = symbols.filter((s) => !s.ast_path.includes('-'));
+  const base = (filePath.split('/').pop() ?? '').replace(/\..*$/, '');
+  const key = (name: string): string => name.replace(/[-_.]/g, '').toLowerCase();
+  const classLike = topLevel.filter((s) => ['class', 'struct', 'trait', 'interface', 'enum'].includes(s.kind));
+  const exported = topLevel.filter((s) => exports.includes(s.name));
+  const candidates = [
+    topLevel.find((s) => key(s.name) === key(base) || `${key(s.name)}s` === key(base)),
+    classLike.length === 1 ? classLike[0] : undefined,
+    exported.length === 1 ? exported[0] : undefined,
+  ];
+  for (const symbol of candidates) {
+    const doc = symbol?.doc;
+    if (doc && !BOILERPLATE.test(doc) && isProse(doc)) return doc;
   }
   return undefined;
 }
 
+/** Whether a doc reads as prose: at least three words, not a rule of dashes, not commented-out code. */
 function isProse(text: string): boolean {
   if (text.length < 16 || /^[-=*#~_/\\ ]+$/.test(text)) return false;
   if (/[;{}]$|^(if|for|while|var|let|const|return|import|export|function|def|class|public|private|static)\b|\w\(.*\)\s*;?$|=>|^[\w.]+\s*=\s*\S/.test(text)) return false;

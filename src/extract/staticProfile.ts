@@ -16,7 +16,7 @@ import { findImports, importStyleOf, resolveImports, type RawImport, type RepoFi
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
 import { detectRole, describeFileType } from './role.js';
-import { firstProseComment, isCodeAt, moduleDoc } from './comments.js';
+import { isCodeAt, mainDefinitionDoc, moduleDoc } from './comments.js';
 import { composeSummary, mainFunctions, shorten } from './summary.js';
 import { extractOutline } from './symbols.js';
 import { symbolTerms } from './symbolTerms.js';
@@ -74,9 +74,8 @@ export async function extractStaticFacts(filePath: string, content: string, cont
       [{ symbols, exports }, doc, comment, testModules, rawImports] = await context.parsers.withTree(grammar, content, (tree) => {
         const leading = moduleDoc(tree, grammar);
         const outline = extractOutline(tree, grammar, content);
-        const memberRows = new Set(outline.symbols.filter((s) => s.ast_path.includes('-')).map((s) => s.start_line - 1));
-        const prose = leading ? undefined : firstProseComment(tree, grammar, content, memberRows);
-        return [outline, leading, prose, inlineTestModules(tree, grammar), findImports(content, style, (index) => isCodeAt(tree, index))] as const;
+        const main = leading ? undefined : mainDefinitionDoc(filePath, outline.symbols, outline.exports);
+        return [outline, leading, main, inlineTestModules(tree, grammar), findImports(content, style, (index) => isCodeAt(tree, index))] as const;
       });
     } catch (error) {
       parseError = (error as Error).message;

@@ -81,8 +81,9 @@ export interface FileSummary {
   vocabulary?: string;
   secrets_redacted?: number;
   /**
-   * Where a static profile's summary comes from: the file's leading doc comment or docstring, its first prose
-   * comment, or a sentence composed from its definitions, exports and imports. Absent when a model wrote it.
+   * Where a static profile's summary comes from: `doc`, the file's own header comment or docstring; `comment`, the
+   * doc comment of its main definition (indexes before extraction 9: its first prose comment); `composed`, a
+   * sentence from its definitions, exports and imports. Absent when a model wrote it.
    */
   summary_source?: SummarySource;
   /**

@@ -190,10 +190,10 @@ describe('definitions at any depth, with their nesting and exact lines', () => {
 });
 
 describe('the static summary', () => {
-  it('skips a licence header and takes the first prose comment, even inside a wrapper', async () => {
+  it('skips a licence header and never takes a comment from inside the code, even the first one in a wrapper', async () => {
     const umd = await facts('umd-ip.js');
-    expect(umd.summary).toBe('Parses, expands and compares IPv4 and IPv6 addresses without a network stack.');
-    expect(umd.summary_source).toBe('comment');
+    expect(umd.summary).toBe('Defines functions expandIPv6 and parseIPv4.');
+    expect(umd.summary_source).toBe('composed');
   });
 
   it('ignores shebangs, eslint and @ts- pragmas, istanbul hints, TODOs and commented-out code', async () => {
