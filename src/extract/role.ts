@@ -1,11 +1,19 @@
 /**
- * A file's role from its path alone: test, config, docs, entry point, build, example or plain source. Search
- * uses it to keep tests and docs below source unless a query asks for them.
+ * A file's role from its path alone: test, config, docs, entry point, build, example, benchmark, type
+ * declarations, lock file or plain source. Search uses it to keep tests, docs, declarations and lock files below
+ * source unless a query asks for them.
  */
 import path from 'node:path';
 import type { FileRole } from '../index/types.js';
 
-const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testing', 'e2e', '__mocks__', 'fixtures', 'testdata']);
+const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'testing', 'e2e', '__mocks__', 'fixtures', 'testdata', 'test_data', 'test-data', '__snapshots__', 'test_utils', 'test-utils', 'cypress', 'functional_tests', 'functional-tests', 'integration_tests', 'integration-tests']);
+/** Benchmarks: `bench/`, `benches/` (Rust's convention), `benchmark(s)/`. */
+const BENCH_DIRS = new Set(['bench', 'benches', 'benchmark', 'benchmarks']);
+/** Documentation sites: a top-level `website/` or `docs-site/` is the project's site, whatever its language. */
+const SITE_DIRS = new Set(['website', 'docs-site', 'doc-site']);
+/** Type declarations beside an implementation: TypeScript's `.d.ts` family, Python's stubs. */
+const DECLARATION_FILE = /\.d\.[cm]?ts$|\.pyi$/;
+const LOCK_FILES = /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.ya?ml|yarn\.lock|bun\.lockb?|deno\.lock|cargo\.lock|poetry\.lock|pipfile\.lock|pdm\.lock|uv\.lock|composer\.lock|gemfile\.lock|go\.sum|gradle\.lockfile|flake\.lock|mix\.lock|pubspec\.lock|podfile\.lock|packages\.lock\.json)$/i;
 const DOC_DIRS = new Set(['docs', 'doc', 'documentation']);
 const EXAMPLE_DIRS = new Set(['example', 'examples', 'demo', 'demos', 'samples', 'sample']);
 const ENTRY_STEMS = new Set(['main', 'index', 'cli', '__main__', 'app', 'server', 'program', 'mod', 'lib']);
@@ -22,18 +30,21 @@ export function detectRole(filePath: string): FileRole {
   const stem = base.slice(0, base.length - ext.length);
 
   if (dirs.some((d) => TEST_DIRS.has(d)) || isTestFileName(filePath, stem, ext)) return 'test';
+  if (LOCK_FILES.test(base)) return 'lockfile';
+  if (dirs.some((d) => BENCH_DIRS.has(d))) return 'benchmark';
+  if (DECLARATION_FILE.test(base)) return 'types';
   if (BUILD_FILES.test(base)) return 'build';
   if (CONFIG_FILES.test(base) || (CONFIG_EXTENSIONS.has(ext) && !dirs.some((d) => DOC_DIRS.has(d)))) return 'config';
-  if (DOC_EXTENSIONS.has(ext) || dirs.some((d) => DOC_DIRS.has(d))) return 'docs';
+  if (DOC_EXTENSIONS.has(ext) || dirs.some((d) => DOC_DIRS.has(d)) || SITE_DIRS.has(dirs[0] ?? '')) return 'docs';
   if (dirs.some((d) => EXAMPLE_DIRS.has(d))) return 'example';
   const shallow = dirs.length === 0 || (dirs.length === 1 && ['src', 'lib', 'bin', 'app'].includes(dirs[0] ?? ''));
   if (dirs.includes('bin') || dirs[0] === 'cmd' && stem === 'main' || (shallow && ENTRY_STEMS.has(stem))) return 'entry_point';
   return 'source';
 }
 
-/** `x.test.ts`, `x_test.go`, `test_x.py`, `conftest.py`, `FooTest.java`, `foo_spec.rb`. */
+/** `x.test.ts`, `x_test.go`, `test_x.py`, `conftest.py`, `FooTest.java`, `foo_spec.rb`, tsd's `index.test-d.ts`. */
 function isTestFileName(filePath: string, stem: string, ext: string): boolean {
-  if (/[._-](test|spec)s?$/.test(stem) || /^test_/.test(stem) || stem === 'conftest') return true;
+  if (/[._-](test|spec)s?(?:-d)?(?:\.d)?$/.test(stem) || /^test_/.test(stem) || stem === 'conftest') return true;
   const original = path.posix.basename(filePath, path.posix.extname(filePath));
   return ['.java', '.cs', '.kt', '.scala', '.php', '.swift'].includes(ext) && /[a-z0-9](Test|Tests|Spec)$/.test(original);
 }
@@ -48,6 +59,9 @@ const ROLE_WORDS: Record<FileRole, string> = {
   example: 'example',
   data: 'data',
   generated: 'generated code',
+  types: 'type declarations',
+  benchmark: 'benchmark',
+  lockfile: 'lock file',
 };
 
 /** DeepCode's free-text `file_type`, built from facts: "TypeScript source", "Python test", "YAML configuration". */

@@ -95,7 +95,11 @@ export interface FileSummary {
 
 export type SummarySource = 'doc' | 'comment' | 'composed';
 
-export type FileRole = 'source' | 'test' | 'config' | 'entry_point' | 'docs' | 'build' | 'example' | 'data' | 'generated';
+/**
+ * What a file is, from its path: `types` is a declaration file (`.d.ts`, `.d.mts`, `.pyi`) beside an
+ * implementation; `benchmark` a benchmark (`bench/`, `benches/`); `lockfile` a package manager's lock file.
+ */
+export type FileRole = 'source' | 'test' | 'config' | 'entry_point' | 'docs' | 'build' | 'example' | 'data' | 'generated' | 'types' | 'benchmark' | 'lockfile';
 
 export interface FileRelationship {
   repo_file_path: string;

@@ -91,7 +91,8 @@ export const DEFAULT_PARAMS: Bm25fParams = {
   liftTests: 0.2,
   centrality: 0.2,
   size: 1.5,
-  roles: { test: 0.4, docs: 0.35, config: 0.35, example: 0.4, build: 0.4, data: 0.3, generated: 0.2 },
+  // Declarations below their implementation (semble weighs .d.ts 0.7); a lock file under any code that matches.
+  roles: { test: 0.4, docs: 0.35, config: 0.35, example: 0.4, build: 0.4, data: 0.3, generated: 0.2, types: 0.6, benchmark: 0.4, lockfile: 0.01 },
   nonCode: 0.5,
   taskWords: 0,
   targetName: 2,
@@ -110,6 +111,10 @@ const ROLE_WORDS: Partial<Record<FileRole, readonly string[]>> = {
   example: ['exampl', 'demo', 'sampl'],
   config: ['ci', 'workflow', 'lint', 'eslint', 'tsconfig', 'prettier', 'dependabot'],
   build: ['makefil', 'dockerfil', 'webpack', 'rollup', 'gulp', 'grunt'],
+  // Not `typ`: "type" is an everyday code word (TypeError, the type of a value).
+  types: ['typescript', 'declaration', 'dts', 'stub'],
+  benchmark: ['bench', 'benchmark'],
+  lockfile: ['lockfil'],
 };
 
 /**

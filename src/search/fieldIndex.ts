@@ -22,7 +22,8 @@ export const FIELD_BITS = 4;
 /** Counts above this are stored as this: saturation makes the difference meaningless, and it keeps postings in 31 bits. */
 const MAX_COUNT = (1 << (31 - FIELD_BITS)) - 1;
 
-export const ROLES: readonly FileRole[] = ['source', 'entry_point', 'test', 'docs', 'config', 'example', 'build', 'data', 'generated'];
+/** Roles by number, as packs store them: new roles are appended, so a pack written before them reads the same. */
+export const ROLES: readonly FileRole[] = ['source', 'entry_point', 'test', 'docs', 'config', 'example', 'build', 'data', 'generated', 'types', 'benchmark', 'lockfile'];
 
 export interface IndexedDoc {
   repo: string;

@@ -325,7 +325,8 @@ function bestSymbols(file: FileSummary, query: SymbolQuery, corpus: SearchCorpus
 
 /** Among equal scores, source before tests and docs. */
 function roleRank(role: string): number {
-  return role === 'source' || role === 'entry_point' ? 0 : role === 'test' || role === 'docs' || role === 'example' ? 2 : 1;
+  if (role === 'lockfile') return 3;
+  return role === 'source' || role === 'entry_point' ? 0 : role === 'test' || role === 'docs' || role === 'example' || role === 'benchmark' ? 2 : 1;
 }
 
 const MAX_SYMBOLS_PER_REFERENCE = 8;

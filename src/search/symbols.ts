@@ -248,5 +248,6 @@ function cleanPath(filePath: string): string {
 
 /** Source first, then everything else, tests and docs last. */
 function roleRank(role: string | undefined): number {
-  return !role || role === 'source' || role === 'entry_point' ? 0 : role === 'test' || role === 'docs' || role === 'example' ? 2 : 1;
+  if (role === 'lockfile') return 3;
+  return !role || role === 'source' || role === 'entry_point' ? 0 : role === 'test' || role === 'docs' || role === 'example' || role === 'benchmark' ? 2 : 1;
 }
