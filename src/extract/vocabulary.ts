@@ -22,6 +22,8 @@ import { formatVocabulary } from '../index/vocabulary.js';
  */
 export const MAX_VOCABULARY = 1000;
 const MAX_WORD_LENGTH = 48;
+/** A number of three to five digits standing alone: not part of a name, a decimal, a version or a longer number. */
+const STANDALONE_NUMBER = /(?<![\w.])\d{3,5}(?![\w]|\.\d)/g;
 /** The `REDACTED` of `[REDACTED:aws_access_key]`, which screening leaves in place of each secret. */
 const REDACTION_MARK = 'REDACTED';
 
@@ -32,7 +34,11 @@ export function fileVocabulary(content: string): string {
 /** The entries `fileVocabulary` writes, as [word, count], most frequent first: what `parseVocabulary` reads back. */
 export function vocabularyEntries(content: string): Array<[string, number]> {
   const byKey = new Map<string, VocabularyEntry>();
-  for (const [word, n] of countIdentifiers(redactSecrets(content).text)) {
+  const text = redactSecrets(content).text;
+  const counts = countIdentifiers(text);
+  // Numbers the code uses (`404`, `res.status(500)`, errno `10061`) are words a request names them by.
+  for (const [number] of text.matchAll(STANDALONE_NUMBER)) counts.set(number, (counts.get(number) ?? 0) + 1);
+  for (const [word, n] of counts) {
     if (word.length < 2 || word.length > MAX_WORD_LENGTH) continue;
     const key = word.toLowerCase();
     if (SEARCH_STOPWORDS.has(key) || word === REDACTION_MARK) continue;

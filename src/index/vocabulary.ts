@@ -25,4 +25,5 @@ export function parseVocabulary(vocabulary: string | undefined): Array<[string, 
 /** The largest count a stored vocabulary is read with. */
 export const MAX_STORED_COUNT = 1e6;
 
-const WORD = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** An identifier, or a number the file uses on its own (`404`). */
+const WORD = /^(?:[A-Za-z_$][A-Za-z0-9_$]*|\d{3,5})$/;

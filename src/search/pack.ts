@@ -26,7 +26,7 @@ import { writeFileAtomicSync } from '../shared/atomicFile.js';
 import type { IndexedState } from './types.js';
 import { TERM_BLOCK, termBlocksOf, termTableFromBlocks, validStarts, type BlockBytes } from './termTable.js';
 
-export const PACK_VERSION = 10;
+export const PACK_VERSION = 11;
 export const PACK_DIR = '.coderag-search';
 const MAGIC = 'CRAGPACK';
 const PREFIX_BYTES = MAGIC.length + 4;

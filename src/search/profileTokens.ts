@@ -31,6 +31,8 @@ export class Tokenizer {
   identifier(id: string): readonly string[] {
     let out = this.memo.get(id);
     if (out === undefined) {
+      // A number the code uses (404, 500, an errno) is a word of its own; shorter and longer ones are noise.
+      if (isDigits(id)) return id.length >= MIN_NUMBER && id.length <= MAX_NUMBER ? [id] : [];
       const words = splitIdentifier(id);
       const parts: string[] = [];
       for (const w of words) {
@@ -52,15 +54,38 @@ export class Tokenizer {
     return out;
   }
 
-  /** Appends the tokens of free text or code to `out`. */
+  /**
+   * Appends the tokens of free text or code to `out`. A negation and the word after it (`not found`, `no
+   * content`) also give the two as one token, as the identifier `NotFound` does, so the phrase is not lost to
+   * the stopword `not`.
+   */
   text(value: string, out: string[] = []): string[] {
-    for (const match of value.matchAll(IDENTIFIER)) for (const t of this.identifier(match[0])) out.push(t);
+    let negation = '';
+    let negationEnd = -1;
+    for (const match of value.matchAll(IDENTIFIER)) {
+      const word = match[0];
+      if (negation && /^[\s_-]+$/.test(value.slice(negationEnd, match.index)) && !isDigits(word)) {
+        const joined = negation + word.toLowerCase();
+        if (joined.length > 3) out.push(searchStem(joined));
+      }
+      for (const t of this.identifier(word)) out.push(t);
+      negation = NEGATIONS.has(word.toLowerCase()) ? word.toLowerCase() : '';
+      negationEnd = match.index + word.length;
+    }
     return out;
   }
 }
 
-/** What the tokenizer reads as one identifier in text or code; none spans a line break. */
-export const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/g;
+/**
+ * What the tokenizer reads as one identifier in text or code, none spanning a line break: a name, or a number
+ * standing alone (not part of a name, a decimal or a version).
+ */
+export const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*|(?<![\w.])\d+(?![\w]|\.\d)/g;
+/** Digits a number token has: 404, 500, 1062 (MySQL's duplicate key), 10061 (Winsock's refused connection). */
+const MIN_NUMBER = 3;
+const MAX_NUMBER = 5;
+/** Words that negate the next: kept as part of a phrase (`not found` -> `notfound`). */
+const NEGATIONS: ReadonlySet<string> = new Set(['not', 'no', 'non']);
 const MEMO_LIMIT = 100_000;
 
 /** `base64` -> `base`; a word that does not end in digits -> ''. */

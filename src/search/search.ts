@@ -57,7 +57,22 @@ export function keywordsOf(request: SearchRequest): string[] {
  */
 export function queryWords(text: string): string[] {
   const out = new Map<string, string>();
-  for (const [identifier] of text.matchAll(IDENTIFIER)) {
+  let negation: { word: string; end: number } | null = null;
+  for (const match of text.matchAll(QUERY_WORD)) {
+    const identifier = match[0];
+    const after = negation && /^[\s_-]+$/.test(text.slice(negation.end, match.index)) ? negation.word : '';
+    negation = NEGATIONS.has(identifier.toLowerCase()) ? { word: identifier, end: match.index + identifier.length } : null;
+    if (/^\d+$/.test(identifier)) {
+      // A number the code uses: an HTTP status, an error number.
+      if (identifier.length >= 3 && identifier.length <= 5) out.set(identifier, identifier);
+      continue;
+    }
+    // `not found` stays a phrase: the tokenizer makes it `notfound` as well as `found`, as `NotFound` gives.
+    if (after) {
+      const phrase = `${after} ${identifier}`;
+      if (!out.has(phrase.toLowerCase())) out.set(phrase.toLowerCase(), phrase);
+      continue;
+    }
     const parts = words(identifier);
     if (!parts.some(isSearchWord)) continue;
     // One word keeps its case (`Context`: a class name), without the `_` or `$` around it.
@@ -67,7 +82,9 @@ export function queryWords(text: string): string[] {
   return [...out.values()];
 }
 
-const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+/** An identifier, or a number standing alone (not in a name, a decimal or a version). */
+const QUERY_WORD = /[A-Za-z_$][A-Za-z0-9_$]*|(?<![\w$.])\d+(?![\w$]|\.\d)/g;
+const NEGATIONS: ReadonlySet<string> = new Set(['not', 'no', 'non']);
 
 /** `part` (lower-cased) as `identifier` writes it. */
 function caseOf(identifier: string, part: string): string {

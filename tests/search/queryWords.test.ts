@@ -1,0 +1,45 @@
+/**
+ * Query words the code uses are kept: numbers (404, 500, an error number) and negations inside a phrase
+ * (`not found`), on both sides, so a request finds `res.status(404)` and `NotFound`.
+ */
+import { describe, expect, it } from 'vitest';
+import { vocabularyEntries } from '../../src/extract/vocabulary.js';
+import { Tokenizer } from '../../src/search/profileTokens.js';
+import { search } from '../../src/search/search.js';
+import { corpusOf, staticProfile } from '../support/fileSummary.js';
+import { formatVocabulary } from '../../src/index/vocabulary.js';
+
+describe('the tokenizer', () => {
+  const tokenizer = new Tokenizer();
+
+  it('keeps numbers of three to five digits that stand alone, and drops short ones, decimals and versions', () => {
+    expect(tokenizer.text('custom handler for 404 routes')).toContain('404');
+    expect(tokenizer.text('errno 10061 and 500')).toEqual(['errno', '10061', '500']);
+    expect(tokenizer.text('retry 3 times after 2.5 s, version 1.2.300')).not.toContain('300');
+    expect(tokenizer.text('retry 3 times')).toEqual(['retry', 'tim']);
+  });
+
+  it('keeps a negation inside a phrase as one word with the next, as the identifier NotFound gives', () => {
+    const phrase = tokenizer.text('custom handler for 404 not found routes');
+    expect(phrase).toEqual(['custom', 'handler', '404', 'notfound', 'found', 'rout']);
+    expect(tokenizer.identifier('NotFound')).toContain('notfound');
+    expect(tokenizer.text('no content')).toContain('nocontent');
+    expect(tokenizer.text('not. found')).not.toContain('notfound');
+  });
+});
+
+describe('a search', () => {
+  const corpus = corpusOf([
+    staticProfile('lib/four-oh-four.js', { vocabulary: formatVocabulary(vocabularyEntries("reply.code(404).send({ message: 'Route not found' })")) }),
+    staticProfile('lib/reply.js', { vocabulary: formatVocabulary(vocabularyEntries('reply code send found header route 200')) }),
+  ]);
+
+  it('answers a query that is only a number', () => {
+    const answer = search(corpus, { query: '404', maxResults: 5 });
+    expect(answer.references.map((r) => r.file_path)[0]).toBe('lib/four-oh-four.js');
+  });
+
+  it('ranks the file that says "not found" first for a query that says it', () => {
+    expect(search(corpus, { query: 'route not found', maxResults: 5 }).references[0]?.file_path).toBe('lib/four-oh-four.js');
+  });
+});
