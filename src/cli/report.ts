@@ -99,7 +99,7 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: Re
   const unreadable = meta.unreadable_folders ?? [];
   const unreadablePart = unreadable.length ? `, ${unreadable.length} unreadable folder${unreadable.length === 1 ? '' : 's'} not indexed` : '';
   const shallowPart = meta.history_shallow ? ', history cut short by a shallow clone' : '';
-  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${ownPart}${unreadablePart}${shallowPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
+  const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${skippedFoldersPart(meta.skipped_folders)}${ownPart}${unreadablePart}${shallowPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
   if (meta.provider === 'static') return head;
   const tokens = meta.token_usage;
   const perFileTokens = answerTokensPerFile(meta);
@@ -114,6 +114,18 @@ function answerTokensPerFile(meta: RepoIndex['analysis_metadata']): number | nul
   const answered = meta.llm_answered_files ?? 0;
   return answered > 0 ? Math.round(meta.token_usage.completion_tokens / answered) : null;
 }
+
+/** The folders skipped by name, most files first: `, 14 files in skipped folders (build/ 9, test/build/ 5)`. */
+function skippedFoldersPart(folders: Record<string, number> | undefined): string {
+  const listed = Object.entries(folders ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const total = listed.reduce((n, [, count]) => n + count, 0);
+  if (!total) return '';
+  const shown = listed.slice(0, MAX_SKIPPED_FOLDERS_SHOWN).map(([folder, n]) => `${folder} ${n}`);
+  const more = listed.length > shown.length ? `, ${listed.length - shown.length} more folders` : '';
+  return `, ${total} file${total === 1 ? '' : 's'} in skipped folders (${shown.join(', ')}${more})`;
+}
+
+const MAX_SKIPPED_FOLDERS_SHOWN = 5;
 
 function reusePart(reuse: ReuseFigures | undefined, unchanged: boolean | undefined): string {
   if (!reuse || (reuse.reused === 0 && reuse.removed === 0)) return '';
@@ -136,6 +148,7 @@ function runSummary(written: Array<{ index: WrittenIndex; outputPath: string }>,
       files_by_status: index.analysis_metadata.files_by_status,
       skipped_by_reason: index.analysis_metadata.skipped_by_reason,
       excluded_by_rule: index.analysis_metadata.excluded_by_rule ?? {},
+      skipped_folders: index.analysis_metadata.skipped_folders ?? {},
       git_commit: index.analysis_metadata.git_commit,
       git_dirty: index.analysis_metadata.git_dirty ?? null,
       ...(index.analysis_metadata.shard ? { shard: `${index.analysis_metadata.shard.index}/${index.analysis_metadata.shard.count}` } : {}),

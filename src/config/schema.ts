@@ -12,9 +12,14 @@ const DEFAULT_EXTENSIONS = [
   '.md', '.rst', '.txt', '.json', '.yaml', '.yml', '.toml', '.ini', '.cfg', '.sql', '.html', '.css', '.scss', '.vue',
 ];
 
+/**
+ * Folders skipped at any depth. `build`, `out`, `target` and `env` are not among them: a folder of that name is
+ * often source (fastify's `build/`, `test/build/`), so the walk skips it only as build output, where git ignores it
+ * or, outside git, always (walk.ts `BUILD_OUTPUT_DIRECTORIES`).
+ */
 const DEFAULT_SKIP_DIRECTORIES = [
-  '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'vendor', '__pycache__', '.venv', 'venv', 'env',
-  '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', 'dist', 'build', 'out', 'target', 'coverage', '.next',
+  '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'vendor', '__pycache__', '.venv', 'venv',
+  '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', 'dist', 'coverage', '.next',
   '.nuxt', '.cache', '.idea', '.vscode', '.gradle', '.terraform',
 ];
 

@@ -75,10 +75,27 @@ function isBinary(bytes: Buffer): boolean {
   return sample.includes(0);
 }
 
+/** A line that is a comment, or inside a block comment, in the languages indexed: `//`, `#`, `/*`, ` *`, `--`, `;`, `<!--`. */
+const COMMENT_LINE = /^\s*(?:\/\/|#|\/\*|\*|--|;|<!--|"""|''')/;
+/** Prose files, whose header comment can only be an HTML one. */
+const PROSE_FILE = /\.(?:md|markdown|mdx|rst|txt|adoc)$/i;
+
+/**
+ * The comment lines of a file's head, where a generator writes its banner (`// Code generated … DO NOT EDIT.`);
+ * prose that says "error code generated" is not a banner. A prose file's banner is an HTML comment.
+ */
+function headerComments(filePath: string, head: string): string {
+  const comment = PROSE_FILE.test(filePath) ? /^\s*<!--/ : COMMENT_LINE;
+  return head
+    .split('\n')
+    .filter((line) => comment.test(line))
+    .join('\n');
+}
+
 /** Minified bundles and files that say they were generated: profiling them adds noise, not knowledge. */
 export function generatedReason(filePath: string, content: string): string | null {
   if (GENERATED_NAME.test(path.posix.basename(filePath))) return 'file name marks generated or minified output';
-  if (GENERATED_MARKER.test(content.slice(0, 600))) return 'header says the file is generated';
+  if (GENERATED_MARKER.test(headerComments(filePath, content.slice(0, 600)))) return 'header says the file is generated';
   if (content.length > 2000) {
     const lines = content.split('\n');
     const longest = lines.reduce((max, line) => Math.max(max, line.length), 0);

@@ -169,6 +169,11 @@ export interface AnalysisMetadata {
    * in other folders write and reuse one index. Absent for a repository without one.
    */
   repo_remote?: string;
+  /**
+   * Folders skipped by name (`skip_directories`; outside git, build output such as `build/`), repo-relative ending
+   * in `/`, with the files of supported extensions each held. Absent when none was.
+   */
+  skipped_folders?: Record<string, number>;
   /** Set on a partial index (`coderag index --shard i/n`); `coderag merge` combines a complete set. */
   shard?: ShardInfo;
   /** Model runs: files whose profile a model answer gave in this run (not from the cache). */

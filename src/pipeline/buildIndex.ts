@@ -62,6 +62,8 @@ export interface BuildIndexInput {
   historyShallow?: boolean;
   /** The normalised `origin` remote that names the repository (repository.ts). */
   remote?: string | null;
+  /** Folders skipped by name, with the files each held (walk.ts `skippedFolders`). */
+  skippedFolders?: Record<string, number>;
   shard?: ShardInfo;
   startedAt: number;
   finishedAt: number;
@@ -143,6 +145,7 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
   if (input.unreadableFolders?.length) metadata.unreadable_folders = [...input.unreadableFolders];
   if (input.historyShallow) metadata.history_shallow = true;
   if (input.remote) metadata.repo_remote = input.remote;
+  if (input.skippedFolders && Object.keys(input.skippedFolders).length) metadata.skipped_folders = { ...input.skippedFolders };
   if (input.shard) metadata.shard = input.shard;
   if (run.provider !== 'static') {
     metadata.llm_answered_files = run.answeredFiles ?? 0;

@@ -369,6 +369,7 @@ function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | 
     excludedByRule: walked.excludedByRule,
     ownOutput: walked.ownOutput,
     unreadableFolders: walked.unreadable,
+    skippedFolders: walked.skippedFolders,
     ...(walked.shard ? { shard: shardInfo(walked.shard, walkedPaths, profileSettings(run.config, facts)) } : {}),
     startedAt: run.started,
     run: facts,

@@ -48,7 +48,21 @@ export interface WalkResult {
   ownOutput: string[];
   /** Folders that could not be listed or looked into (permission denied), repo-relative with a trailing `/`: their files are not in `files`. */
   unreadable: string[];
+  /**
+   * Folders skipped by name (`skipDirectories`, and build output outside git), repo-relative with a trailing `/`,
+   * with the files of supported extensions each held: what the closing line says was left out.
+   */
+  skippedFolders: Record<string, number>;
 }
+
+/**
+ * Names of build output that may as well be source (`build/build-validation.js`): in a git work tree git's
+ * ignore rules decide (an ignored `target/` is never listed); outside git, with no such say, they are skipped.
+ */
+export const BUILD_OUTPUT_DIRECTORIES: readonly string[] = ['build', 'out', 'target', 'env'];
+
+/** Skipped folders a walk outside git does not even list (version control, installed packages, caches): not counted. */
+const NEVER_ENTERED: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', 'node_modules', 'bower_components', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', '.cache', '.gradle', '.terraform', '.next', '.nuxt']);
 
 /** The tool's own ignore file, beside `.gitignore`. */
 export const CODERAG_IGNORE = '.coderagignore';
@@ -100,7 +114,8 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   const unreadable = new Set<string>();
   const candidates = listed ?? (await listWithGlob(root, options, unreadable));
   const extensions = new Set(options.supportedExtensions.map((e) => e.toLowerCase()));
-  const skip = new Set(options.skipDirectories);
+  const skip = new Set(listed ? options.skipDirectories : [...options.skipDirectories, ...BUILD_OUTPUT_DIRECTORIES]);
+  const skippedFolders: Record<string, number> = {};
   const ownRules = await loadIgnoreFiles(root, candidates, CODERAG_IGNORE);
   const excludedByRule: Record<string, number> = {};
   const ownOutput = ownOutputOf(root, candidates, options.ownOutput ?? []);
@@ -112,7 +127,12 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   for (const relative of [...new Set(candidates)].sort()) {
     if (!extensions.has(path.posix.extname(relative).toLowerCase())) continue;
     const segments = relative.split('/');
-    if (segments.slice(0, -1).some((segment) => skip.has(segment))) continue;
+    const skippedAt = segments.findIndex((segment, i) => i < segments.length - 1 && skip.has(segment));
+    if (skippedAt >= 0) {
+      const folder = `${segments.slice(0, skippedAt + 1).join('/')}/`;
+      skippedFolders[folder] = (skippedFolders[folder] ?? 0) + 1;
+      continue;
+    }
     const own = ownOutput(relative);
     if (own !== null) {
       leftOut.add(own);
@@ -138,7 +158,12 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   const gitDirty = gitCommit && asked ? await asked.dirty : null;
   // Nor is one .coderagignore excludes, or CodeRAG's own output.
   const missed = [...unreadable].filter((folder) => folder === './' || (excludingRule(folder, ownRules) === null && ownOutput(folder) === null));
-  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule, ownOutput: [...leftOut].sort(), unreadable: missed.sort() };
+  return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule, ownOutput: [...leftOut].sort(), unreadable: missed.sort(), skippedFolders: sortedCounts(skippedFolders) };
+}
+
+/** Counts with their keys in code order, so an index says them alike from run to run. */
+function sortedCounts(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** A search pack folder (search/pack.ts PACK_DIR): it sits beside the indexes it serves. */
@@ -287,7 +312,9 @@ async function listWithGlob(root: string, options: WalkOptions, unreadable: Set<
     dot: true,
     onlyFiles: false,
     followSymbolicLinks: false,
-    ignore: options.skipDirectories.map((dir) => `**/${dir}/**`),
+    // Folders that hold thousands of files nobody wrote are never entered; the other skipped ones are listed, so the
+    // closing line can say how many files each held.
+    ignore: options.skipDirectories.filter((dir) => NEVER_ENTERED.has(dir)).map((dir) => `**/${dir}/**`),
     suppressErrors: true,
     fs: { ...options.fs, readdir: noting as unknown as FileSystemAdapter['readdir'] },
   });

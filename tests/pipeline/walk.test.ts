@@ -69,8 +69,13 @@ describe.each([
   });
 
   it('matches skip_directories as whole path segments only', async () => {
-    const repo = repoWith({ 'build/out.ts': 'x', 'rebuild/tool.ts': 'x', 'src/build/nested.ts': 'x', 'src/builder.ts': 'x' }, git);
-    expect(await walkedPaths(repo.root)).toEqual(['rebuild/tool.ts', 'src/builder.ts']);
+    const repo = repoWith({ 'dist/out.ts': 'x', 'redist/tool.ts': 'x', 'src/dist/nested.ts': 'x', 'src/distant.ts': 'x' }, git);
+    expect(await walkedPaths(repo.root)).toEqual(['redist/tool.ts', 'src/distant.ts']);
+  });
+
+  it('names every folder it skipped by name, with the files of supported extensions each held', async () => {
+    const repo = repoWith({ 'dist/a.js': 'x', 'dist/b.js': 'x', 'dist/notes.bin': 'x', 'src/dist/c.ts': 'x', 'src/d.ts': 'x' }, git);
+    expect((await walkRepository(repo.root, options)).skippedFolders).toEqual({ 'dist/': 2, 'src/dist/': 1 });
   });
 
   it('returns repo-relative POSIX paths in sorted order', async () => {
@@ -266,5 +271,23 @@ describe.each([
     const result = await walkRepository(repo.root, { ...options, ownOutput: [repo.root] });
     expect(result.files.map((f) => f.path)).toEqual(['src/app.ts']);
     expect(result.ownOutput).toEqual(['repo_index.json']);
+  });
+});
+
+describe('a folder named like build output', () => {
+  const files = { 'build/build-validation.js': 'x', 'test/build/version.test.js': 'x', 'target/classes/A.java': 'x', 'lib/a.js': 'x' };
+
+  it('is walked in a git work tree when git tracks it: a build/ folder of source is source', async () => {
+    const repo = repoWith({ ...files, '.gitignore': 'target/\n' }, true);
+    const walked = await walkRepository(repo.root, options);
+    expect(walked.files.map((f) => f.path)).toEqual(['build/build-validation.js', 'lib/a.js', 'test/build/version.test.js']);
+    expect(walked.skippedFolders).toEqual({});
+  });
+
+  it('is skipped outside git, where nothing says it is not build output, and counted', async () => {
+    const repo = repoWith(files, false);
+    const walked = await walkRepository(repo.root, options);
+    expect(walked.files.map((f) => f.path)).toEqual(['lib/a.js']);
+    expect(walked.skippedFolders).toEqual({ 'build/': 1, 'target/': 1, 'test/build/': 1 });
   });
 });

@@ -114,6 +114,8 @@ function mergeRepository(repo: string, parts: ShardPart[], config: Config): Merg
     unreadableFolders: [...new Set(metas.flatMap((m) => m.unreadable_folders ?? []))].sort(),
     historyShallow: metas.some((m) => m.history_shallow === true),
     remote: meta.repo_remote ?? null,
+    // Every shard walks the whole repository: each saw the same skipped folders.
+    skippedFolders: metas[0]?.skipped_folders ?? {},
     startedAt: Number.isFinite(startedAt) ? startedAt : Date.now(),
     finishedAt: Number.isFinite(finishedAt) ? finishedAt : Date.now(),
     run: {

@@ -1,0 +1,37 @@
+/**
+ * What the walk leaves out is said: the folders skipped by name, with the files each held, in the index's
+ * metadata, the closing line and the `--json` summary.
+ */
+import { PassThrough } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
+import { createProgress } from '../../src/cli/progress.js';
+import { closingLine, reportRun } from '../../src/cli/report.js';
+import { defaultConfig } from '../../src/config/schema.js';
+import { runIndex } from '../../src/pipeline/runIndex.js';
+import { makeTempDir, makeTempRepo } from '../support/tempRepo.js';
+
+describe('folders skipped by name', () => {
+  it('are named with their file counts in the closing line and the index', async () => {
+    const repo = makeTempRepo({ 'lib/a.js': 'export const a = 1;\n', 'dist/a.js': 'x', 'dist/b.js': 'x', 'build/tool.js': 'x' }, { name: 'repo' });
+    const result = await runIndex([repo.root], { config: defaultConfig(), outDir: makeTempDir() });
+    const index = result.written[0]!.index;
+    expect(index.analysis_metadata.skipped_folders).toEqual({ 'build/': 1, 'dist/': 2 });
+    expect(closingLine(index)).toContain('1 file indexed, 0 skipped, 3 files in skipped folders (dist/ 2, build/ 1)');
+  });
+
+  it('are in the --json summary of the run', async () => {
+    const repo = makeTempRepo({ 'lib/a.js': 'export const a = 1;\n', 'coverage/lcov.js': 'x' }, { name: 'repo' });
+    const progress = createProgress({ stream: new PassThrough() as unknown as NodeJS.WriteStream, quiet: false, format: 'plain' });
+    const result = await runIndex([repo.root], { config: defaultConfig(), outDir: makeTempDir(), onEvent: progress.sink });
+    let out = '';
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      reportRun(result, progress, { quiet: false, json: true }, Date.now());
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
+    }
+    expect((JSON.parse(out) as { repositories: Array<{ skipped_folders: unknown }> }).repositories[0]?.skipped_folders).toEqual({ 'coverage/': 1 });
+  });
+});
