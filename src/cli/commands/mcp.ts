@@ -2,8 +2,10 @@
  * `coderag mcp`: serve the indexes over MCP on stdio until the client hangs up or a signal arrives.
  * stdout carries the protocol only; logs go to stderr.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { answerUnreadableLines } from '../../mcp/parseErrors.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { MCP_TOOLS } from '../../mcp/toolNames.js';
 import { AbortedError, errorMessage } from '../../shared/errors.js';
@@ -24,7 +26,11 @@ export async function mcpCommand(flags: { indexes?: string; config?: string }): 
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
 
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  answerUnreadableLines(transport, log);
+  // The server still starts (the folder may be written later), but a client's first answers would be errors.
+  if (!existsSync(dir)) log(`warning: indexes folder not found: ${dir}; the tools answer an error until it exists (coderag index <repo> --out ${dir})`);
   log(`serving ${dir} on stdio (tools: ${MCP_TOOLS.join(', ')})`);
   const stopReason = await stopped;
   await server.close().catch((error: unknown) => log(`error while closing: ${errorMessage(error)}`));
