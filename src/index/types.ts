@@ -82,7 +82,7 @@ export interface FileSummary {
   secrets_redacted?: number;
   /**
    * Where a static profile's summary comes from: `doc`, the file's own header comment or docstring; `comment`, the
-   * doc comment of its main definition (indexes before extraction 9: its first prose comment); `composed`, a
+   * doc comment of its main definition (indexes before extraction 10: its first prose comment); `composed`, a
    * sentence from its definitions, exports and imports. Absent when a model wrote it.
    */
   summary_source?: SummarySource;
