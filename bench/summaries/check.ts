@@ -65,7 +65,8 @@ const isSampled = (file: FileSummary): boolean =>
 const rank = (repo: string, filePath: string): string => createHash('sha1').update(`${repo}:${filePath}`).digest('hex');
 
 function judgeIndex(repo: string, tree: string, index: RepoIndex, only: ReadonlySet<string> | null): { judged: Judged[]; all: Judged[] } {
-  const files = index.file_summaries.filter(isSampled);
+  // The sample is fixed by path: a file whose role changed since it was drawn (a benchmark now) is still judged.
+  const files = index.file_summaries.filter((file) => isSampled(file) || (only?.has(file.file_path) && file.status === 'ok'));
   const counts = new Map<string, number>();
   for (const file of files) if (file.summary_source !== 'composed') counts.set(file.summary, (counts.get(file.summary) ?? 0) + 1);
   const all = files.map((file): Judged => {
@@ -74,7 +75,8 @@ function judgeIndex(repo: string, tree: string, index: RepoIndex, only: Readonly
     const verdict = judge({ file_path: file.file_path, summary: file.summary, summary_source: file.summary_source ?? '', topLevel }, content, file.language ?? '', counts.get(file.summary) ?? 0);
     return { repo, path: file.file_path, language: file.language ?? '', summary: file.summary, summary_source: file.summary_source ?? '', verdict };
   });
-  return { judged: only ? all.filter((j) => only.has(j.path)) : all, all };
+  const sourceFiles = new Set(index.file_summaries.filter(isSampled).map((f) => f.file_path));
+  return { judged: only ? all.filter((j) => only.has(j.path)) : all, all: all.filter((j) => sourceFiles.has(j.path)) };
 }
 
 const share = (n: number, d: number): string => (d ? (n / d).toFixed(3) : '-');
