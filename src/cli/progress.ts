@@ -6,7 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type cliProgress from 'cli-progress';
-import type { EventSink, IndexEvent } from '../pipeline/events.js';
+import { withOldNames, type EventSink, type IndexEvent } from '../pipeline/events.js';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
 /** `auto`: a bar on a TTY, plain lines elsewhere; `plain`: plain lines always; `json`: NDJSON events. */
@@ -67,7 +67,7 @@ export function createProgress(options: ProgressOptions): Progress {
     if (json) {
       if (event.type === 'warning') log('WARNING', event.message);
       else if (event.type === 'info') log('INFO', event.message);
-      record(event);
+      record(withOldNames(event));
       return;
     }
     switch (event.type) {
@@ -80,7 +80,7 @@ export function createProgress(options: ProgressOptions): Progress {
         if (!options.quiet && level <= RANK.INFO) stream.write(`${event.message}\n`);
         return;
       case 'repo_start':
-        repo = event.repo;
+        repo = event.repo_name;
         done = 0;
         total = event.files;
         lastLine = Date.now();
@@ -99,7 +99,7 @@ export function createProgress(options: ProgressOptions): Progress {
       case 'file_done':
         done++;
         if (level <= RANK.DEBUG) {
-          const line = `${event.repo}: ${event.path} ${event.status}${event.cached ? ' (cached)' : ''}`;
+          const line = `${event.repo_name}: ${event.file_path} ${event.status}${event.cached ? ' (cached)' : ''}`;
           log('DEBUG', line);
           if (!bar && !options.quiet) stream.write(`${line}\n`);
         }
@@ -112,7 +112,7 @@ export function createProgress(options: ProgressOptions): Progress {
       case 'repo_done':
         bar?.stop();
         bar = null;
-        log('INFO', `${event.repo}: index written to ${event.output_path ?? '(not written)'}`);
+        log('INFO', `${event.repo_name}: index written to ${event.output_path ?? '(not written)'}`);
         return;
     }
   };

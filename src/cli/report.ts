@@ -52,23 +52,24 @@ export function reportRun(result: RunIndexResult, progress: Progress, flags: { q
 
 const MAX_FAILURES_LISTED = 20;
 
+/** A failed file or unreadable folder of a run, named as the index names things (`repo_name`, `file_path`). */
 export interface RunFailure {
-  repo: string;
-  path: string;
+  repo_name: string;
+  file_path: string;
   reason: string;
 }
 
 /** The failed files on stderr, one line each (the first 20), as `index` and `merge` name them. */
 export function writeFailures(failures: readonly RunFailure[]): void {
-  for (const f of failures.slice(0, MAX_FAILURES_LISTED)) process.stderr.write(`warning: ${f.repo}: ${f.path} failed: ${f.reason}\n`);
+  for (const f of failures.slice(0, MAX_FAILURES_LISTED)) process.stderr.write(`warning: ${f.repo_name}: ${f.file_path} failed: ${f.reason}\n`);
   if (failures.length > MAX_FAILURES_LISTED) process.stderr.write(`warning: and ${failures.length - MAX_FAILURES_LISTED} more failures (files with status "failed" in the index, with reasons; folders in unreadable_folders)\n`);
 }
 
 /** Every failed file of the indexes written, with its reason, and every folder whose files could not be listed. */
 export function runFailures(written: ReadonlyArray<{ index: Pick<WrittenIndex, 'repo_name' | 'failed_files' | 'analysis_metadata'> }>): RunFailure[] {
   return written.flatMap(({ index }) => [
-    ...(index.analysis_metadata.unreadable_folders ?? []).map((folder) => ({ repo: index.repo_name, path: folder, reason: UNREADABLE_FOLDER })),
-    ...failedFiles(index).map((f) => ({ repo: index.repo_name, path: f.file_path, reason: f.reason ?? f.status })),
+    ...(index.analysis_metadata.unreadable_folders ?? []).map((folder) => ({ repo_name: index.repo_name, file_path: folder, reason: UNREADABLE_FOLDER })),
+    ...failedFiles(index).map((f) => ({ repo_name: index.repo_name, file_path: f.file_path, reason: f.reason ?? f.status })),
   ]);
 }
 

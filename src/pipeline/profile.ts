@@ -173,7 +173,7 @@ export async function profileFiles(files: readonly WalkedFile[], stage: ProfileS
       record: { file, blob: stage.blobs.get(file.path) ?? null, imports: done.rawImports, exports: done.exports },
     });
     if (summary.status !== 'skipped' && detectLanguage(file.path).grammar) parsed++;
-    emit({ type: 'file_done', repo: repoName, path: file.path, status: summary.status, cached, ...(summary.reason ? { reason: summary.reason } : {}) });
+    emit({ type: 'file_done', repo_name: repoName, file_path: file.path, status: summary.status, cached, ...(summary.reason ? { reason: summary.reason } : {}) });
   };
   // That many runners taking files from one queue, so files waiting cost nothing (a task queued per file is
   // a closure and promises per file, for the whole run).

@@ -282,7 +282,7 @@ async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
   const shard = run.options.shard ?? null;
   const own = shard ? walked.files.filter((f) => inShard(f.path, shard)) : walked.files;
   const ownOutside = shard ? walked.outside.filter((f) => inShard(f.path, shard)) : walked.outside;
-  run.emit({ type: 'repo_start', repo: run.repoName, files: own.length + ownOutside.length });
+  run.emit({ type: 'repo_start', repo_name: run.repoName, files: own.length + ownOutside.length });
   const repoFiles = walked.files.map((f) => f.path);
   return { ...walked, shard, own, ownOutside, repoFiles, repoFilesDigest: filesDigest(repoFiles) };
 }
@@ -341,7 +341,7 @@ function reuseSettings(run: RepoRun, chosen: ReadonlySet<string> | null) {
 async function addUnextracted(entries: EntrySink, outside: readonly WalkedFile[], reused: readonly ReusedEntry[], run: RepoRun): Promise<void> {
   for (const file of outside) {
     await entries.addFresh({ summary: skippedSummary(file, 'symlink_outside_repo', 'symbolic link points outside the repository; not followed'), relationships: [], record: null });
-    run.emit({ type: 'file_done', repo: run.repoName, path: file.path, status: 'skipped', cached: false, reason: 'symlink_outside_repo' });
+    run.emit({ type: 'file_done', repo_name: run.repoName, file_path: file.path, status: 'skipped', cached: false, reason: 'symlink_outside_repo' });
   }
   for (const entry of reused) {
     const { file, reresolved } = entry;
@@ -350,7 +350,7 @@ async function addUnextracted(entries: EntrySink, outside: readonly WalkedFile[]
       const summary = { ...reresolved.summary, last_modified: isoDate(file.mtimeMs), size_bytes: file.size };
       await entries.addFresh({ summary, relationships: [], terms: reresolved.terms, record: { file, blob: entry.blob, imports: reresolved.imports, exports: reresolved.exports } });
     } else await entries.addReused(entry);
-    run.emit({ type: 'file_done', repo: run.repoName, path: file.path, status: entry.from.facts.status, cached: true });
+    run.emit({ type: 'file_done', repo_name: run.repoName, file_path: file.path, status: entry.from.facts.status, cached: true });
   }
 }
 
@@ -501,7 +501,7 @@ export async function runIndex(repoPaths: readonly string[], options: RunIndexOp
         removeIndexFiles(old);
         emit({ type: 'info', message: `${index.repo_name}: ${path.basename(old)}, an index of this repository named after its folder, is replaced by ${path.basename(outputPath)}` });
       }
-      emit({ type: 'repo_done', repo: index.repo_name, output_path: outputPath });
+      emit({ type: 'repo_done', repo_name: index.repo_name, output_path: outputPath });
     }
   } finally {
     if (!options.extractors) await extractors.close();

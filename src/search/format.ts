@@ -137,8 +137,11 @@ export function staleWarnings(freshness: readonly RepoFreshness[]): string[] {
 
 const MAIN_CONCEPTS = 20;
 
-/** `get_indexes_overview`'s result. Main concepts are the most frequent ones (DeepCode took the first 20 alphabetically). */
-export function overviewJson(indexesPath: string, absolutePath: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
+/**
+ * `get_indexes_overview`'s result. Main concepts are the most frequent ones (DeepCode took the first 20
+ * alphabetically). The folder is said once, as `indexes_directory` (absolute); the path as given is not repeated.
+ */
+export function overviewJson(_indexesPath: string, absolutePath: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
   const repositories: Record<string, unknown> = {};
   const freshnessByKey = new Map(freshness.map((f) => [f.index, f]));
   for (const { key, index } of loaded) {
@@ -171,8 +174,8 @@ export function overviewJson(indexesPath: string, absolutePath: string, loaded: 
   return {
     status: 'success' as const,
     overview: { total_repos: loaded.length, repositories },
+    // DeepCode's key for the folder; `indexes_path` beside it said the same thing a second time.
     indexes_directory: absolutePath,
-    indexes_path: indexesPath,
     total_indexes_loaded: loaded.length,
     warnings: [...warnings],
   };

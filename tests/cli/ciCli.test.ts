@@ -33,7 +33,7 @@ describe('coderag index --progress json (offline)', () => {
     expect(result.code).toBe(0);
     const lines = events(result.stderr);
     expect(lines.filter((e) => e.type === 'file_done').map((e) => e.path).sort()).toEqual(['src/cache.ts', 'src/clock.ts']);
-    expect(lines).toContainEqual(expect.objectContaining({ type: 'repo_done', repo: 'repo', output_path: path.join(out, 'repo_index.json') }));
+    expect(lines).toContainEqual(expect.objectContaining({ type: 'repo_done', repo_name: 'repo', output_path: path.join(out, 'repo_index.json') }));
     const summary = lines.at(-1);
     expect(summary).toMatchObject({ type: 'summary', exit_code: 0, failed_files: [] });
     expect((summary?.repositories as Array<Record<string, unknown>>)[0]).toMatchObject({
@@ -87,10 +87,10 @@ describe('coderag index when some files fail', () => {
     expect(failed.map((f: { file_path: string }) => f.file_path)).toEqual(['src/cache.ts', 'src/clock.ts']);
     for (const f of failed) expect(f.reason).toBeTruthy();
     const lines = events(result.stderr);
-    expect(lines).toContainEqual(expect.objectContaining({ type: 'file_done', path: 'src/clock.ts', status: 'failed', reason: failed[1].reason }));
+    expect(lines).toContainEqual(expect.objectContaining({ type: 'file_done', file_path: 'src/clock.ts', status: 'failed', reason: failed[1].reason }));
     const summary = lines.at(-1);
     expect(summary).toMatchObject({ type: 'summary', exit_code: 3 });
-    expect(summary?.failed_files).toEqual(failed.map((f: { file_path: string; reason: string }) => ({ repo: 'repo', path: f.file_path, reason: f.reason })));
+    expect(summary?.failed_files).toEqual(failed.map((f: { file_path: string; reason: string }) => ({ repo_name: 'repo', file_path: f.file_path, reason: f.reason })));
 
     const plain = await runCli(['index', repo.root, '--out', makeTempDir(), '--config', config, '--json'], { env });
     expect(plain.code).toBe(3);

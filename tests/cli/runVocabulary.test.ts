@@ -59,10 +59,10 @@ describe('a file that cannot be read', () => {
     expect(stdout).toHaveBeenCalled();
     expect(exitCode).toBe(3);
     const events = text().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(events).toContainEqual({ type: 'file_done', repo: 'repo', path: 'src/locked.ts', status: 'failed', cached: false, reason: 'unreadable' });
-    expect(events.find((e) => e.type === 'repo_done')).toEqual({ type: 'repo_done', repo: 'repo', output_path: result.written[0]?.outputPath });
+    expect(events).toContainEqual({ type: 'file_done', repo_name: 'repo', file_path: 'src/locked.ts', status: 'failed', cached: false, reason: 'unreadable', repo: 'repo', path: 'src/locked.ts' });
+    expect(events.find((e) => e.type === 'repo_done')).toEqual({ type: 'repo_done', repo_name: 'repo', output_path: result.written[0]?.outputPath, repo: 'repo' });
     const summary = events.at(-1);
-    expect(summary).toMatchObject({ type: 'summary', status: 'files_failed', exit_code: 3, failed_files: [{ repo: 'repo', path: 'src/locked.ts', reason: 'unreadable' }] });
+    expect(summary).toMatchObject({ type: 'summary', status: 'files_failed', exit_code: 3, failed_files: [{ repo_name: 'repo', file_path: 'src/locked.ts', reason: 'unreadable' }] });
     expect(summary?.repositories).toMatchObject([{ files_by_status: { ok: 1, skipped: 0, failed: 1 }, skipped_by_reason: { unreadable: 1 } }]);
   });
 
@@ -88,7 +88,7 @@ describe('a folder that cannot be listed', () => {
     expect(reportRun(result, progress, { quiet: false, json: true }, Date.now())).toBe(3);
     expect(output.stderr).toContain('warning: repo: locked/ failed: unreadable folder (permission denied), its files are not indexed');
     expect(output.stderr).toMatch(/repo: 1 file indexed, 0 skipped, 1 unreadable folder not indexed, /);
-    expect(JSON.parse(output.stdout)).toMatchObject({ status: 'files_failed', exit_code: 3, failed_files: [{ repo: 'repo', path: 'locked/' }] });
+    expect(JSON.parse(output.stdout)).toMatchObject({ status: 'files_failed', exit_code: 3, failed_files: [{ repo_name: 'repo', file_path: 'locked/' }] });
     const index = JSON.parse(await readFile(result.written[0]!.outputPath, 'utf8')) as { analysis_metadata: { unreadable_folders?: string[] } };
     expect(index.analysis_metadata.unreadable_folders).toEqual(['locked/']);
   });
@@ -103,7 +103,7 @@ describe('coderag merge of shards with a failed file', () => {
     expect(await mergeCommand([shards], { out: makeTempDir(), json: true, quiet: false })).toBe(3);
     expect(output.stderr).toContain('warning: repo: src/locked.ts failed: unreadable');
     expect(output.stderr).toMatch(/merged repo: 1 file indexed, 0 skipped, 1 failed \(unreadable 1\)/);
-    expect(JSON.parse(output.stdout)).toMatchObject({ status: 'files_failed', exit_code: 3, failed_files: [{ repo: 'repo', path: 'src/locked.ts', reason: 'unreadable' }] });
+    expect(JSON.parse(output.stdout)).toMatchObject({ status: 'files_failed', exit_code: 3, failed_files: [{ repo_name: 'repo', file_path: 'src/locked.ts', reason: 'unreadable' }] });
   });
 });
 

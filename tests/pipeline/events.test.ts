@@ -6,9 +6,9 @@ describe('the events a run reports', () => {
     const every: IndexEvent[] = [
       { type: 'info', message: 'i' },
       { type: 'warning', message: 'w' },
-      { type: 'repo_start', repo: 'r', files: 1 },
-      { type: 'file_done', repo: 'r', path: 'a.ts', status: 'ok', cached: false },
-      { type: 'repo_done', repo: 'r', output_path: null },
+      { type: 'repo_start', repo_name: 'r', files: 1 },
+      { type: 'file_done', repo_name: 'r', file_path: 'a.ts', status: 'ok', cached: false },
+      { type: 'repo_done', repo_name: 'r', output_path: null },
     ];
     for (const event of every) expect(ignoreEvents(event)).toBeUndefined();
   });
