@@ -137,14 +137,29 @@ function reusePart(reuse: ReuseFigures | undefined, unchanged: boolean | undefin
   return unchanged ? `${taken}; index unchanged, not written` : taken;
 }
 
-function runSummary(written: Array<{ index: WrittenIndex; outputPath: string }>, reports: string[], durationMs: number, exitCode: number) {
+/**
+ * What the closing line says of reuse, as numbers: entries taken from the previous index (and by which identity),
+ * files extracted, paths removed, and whether the index file was written. A run with no previous index reused none.
+ */
+export function reuseFigures(reuse: ReuseFigures | undefined, unchanged: boolean | undefined) {
+  return {
+    reused: reuse?.reused ?? 0,
+    reused_by: { mtime_and_size: reuse?.byMtime ?? 0, git_blob: reuse?.byBlob ?? 0, content_hash: reuse?.byHash ?? 0 },
+    extracted: reuse?.extracted ?? 0,
+    removed: reuse?.removed ?? 0,
+    written: !unchanged,
+  };
+}
+
+function runSummary(written: Array<{ index: WrittenIndex; outputPath: string; reuse?: ReuseFigures; unchanged?: boolean }>, reports: string[], durationMs: number, exitCode: number) {
   return {
     status: runStatus(exitCode),
     duration_ms: durationMs,
     reports,
-    repositories: written.map(({ index, outputPath }) => ({
+    repositories: written.map(({ index, outputPath, reuse, unchanged }) => ({
       repo_name: index.repo_name,
       output_path: outputPath,
+      ...reuseFigures(reuse, unchanged),
       total_files: index.total_files,
       files_by_status: index.analysis_metadata.files_by_status,
       skipped_by_reason: index.analysis_metadata.skipped_by_reason,

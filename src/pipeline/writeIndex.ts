@@ -4,7 +4,7 @@
  * file_summaries, relationships, analysis_metadata).
  */
 import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { access, mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { FileStatus, FileSummary, RepoIndex } from '../index/types.js';
@@ -186,11 +186,16 @@ export async function writeRunReports(written: WrittenRepo[], outDir: string, co
   const files: string[] = [];
   const style = jsonStyle(config);
   const unchanged = written.length > 0 && written.every((repo) => repo.unchanged);
-  const write = async (file: string, report: () => unknown) => {
-    if (!(unchanged && (await exists(file)))) await writeFileAtomic(file, toJson(report(), style));
+  const write = async (file: string, report: () => unknown, stale = false) => {
+    if (stale || !(unchanged && (await exists(file)))) await writeFileAtomic(file, toJson(report(), style));
     files.push(file);
   };
-  if (config.output.generate_summary) await write(path.join(outDir, config.output.summary_filename), () => summaryReport(written, config, configFile));
+  if (config.output.generate_summary) {
+    const file = path.join(outDir, config.output.summary_filename);
+    const { kept, dropped } = await earlierOutputFiles(file);
+    // An unchanged run rewrites the summary only when it names an index that is no longer there.
+    await write(file, () => summaryReport(written, config, configFile, kept), dropped);
+  }
   if (config.output.generate_statistics) await write(path.join(outDir, config.output.stats_filename), () => statisticsReport(written, config, configFile));
   return files;
 }
@@ -199,11 +204,36 @@ async function exists(file: string): Promise<boolean> {
   return stat(file).then((info) => info.isFile(), () => false);
 }
 
-function summaryReport(written: WrittenRepo[], config: Config, configFile: string | null) {
+/**
+ * The indexes an earlier run's summary listed that are still in the folder: two runs that index one repository
+ * each into one folder leave a summary that names both. An unreadable or foreign summary lists none.
+ */
+async function earlierOutputFiles(summaryFile: string): Promise<{ kept: Record<string, string>; dropped: boolean }> {
+  let earlier: unknown;
+  try {
+    earlier = JSON.parse(await readFile(summaryFile, 'utf8'));
+  } catch {
+    return { kept: {}, dropped: false };
+  }
+  const files = (earlier as { output_files?: unknown } | null)?.output_files;
+  if (!files || typeof files !== 'object' || Array.isArray(files)) return { kept: {}, dropped: false };
+  const kept: Record<string, string> = {};
+  let dropped = false;
+  for (const [repo, outputPath] of Object.entries(files as Record<string, unknown>)) {
+    if (typeof outputPath === 'string' && (await exists(outputPath))) kept[repo] = outputPath;
+    else dropped = true;
+  }
+  return { kept, dropped };
+}
+
+function summaryReport(written: WrittenRepo[], config: Config, configFile: string | null, earlier: Record<string, string> = {}) {
+  const outputFiles = { ...earlier, ...Object.fromEntries(written.map((w) => [w.index.repo_name, w.outputPath])) };
   return {
     indexing_completion_time: new Date().toISOString(),
     total_repositories_processed: written.length,
-    output_files: Object.fromEntries(written.map((w) => [w.index.repo_name, w.outputPath])),
+    // Every repository indexed into the folder, by this run or an earlier one whose index is still there.
+    output_files: Object.fromEntries(Object.entries(outputFiles).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    total_repositories_in_folder: Object.keys(outputFiles).length,
     target_structure: written[0]?.index.analysis_metadata.target_structure_analyzed ?? '',
     code_base_path: config.paths.code_base_path ?? '',
     configuration: {

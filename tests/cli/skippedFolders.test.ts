@@ -35,3 +35,26 @@ describe('folders skipped by name', () => {
     expect((JSON.parse(out) as { repositories: Array<{ skipped_folders: unknown }> }).repositories[0]?.skipped_folders).toEqual({ 'coverage/': 1 });
   });
 });
+
+describe('the --json summary of a run', () => {
+  it("carries the run's reuse figures, as the closing line says them: reused, extracted, removed, written", async () => {
+    const repo = makeTempRepo({ 'lib/a.js': 'export const a = 1;\n', 'lib/b.js': 'export const b = 1;\n' }, { name: 'repo' });
+    const outDir = makeTempDir();
+    const summaryOf = async () => {
+      const progress = createProgress({ stream: new PassThrough() as unknown as NodeJS.WriteStream, quiet: false, format: 'plain' });
+      const result = await runIndex([repo.root], { config: defaultConfig(), outDir, onEvent: progress.sink });
+      let out = '';
+      const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        reportRun(result, progress, { quiet: false, json: true }, Date.now());
+      } finally {
+        stdout.mockRestore();
+        stderr.mockRestore();
+      }
+      return (JSON.parse(out) as { repositories: Array<Record<string, unknown>> }).repositories[0];
+    };
+    expect(await summaryOf()).toMatchObject({ reused: 0, extracted: 2, removed: 0, written: true });
+    expect(await summaryOf()).toMatchObject({ reused: 2, extracted: 0, removed: 0, written: false });
+  });
+});

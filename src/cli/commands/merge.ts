@@ -8,7 +8,7 @@ import { loadConfig } from '../../config/load.js';
 import { mergeRepositories, readShard, writeMergedRepositories, type ShardPart } from '../../pipeline/modes/merge.js';
 import type { IndexEvent } from '../../pipeline/events.js';
 import { UsageError } from '../../shared/errors.js';
-import { closingLine, EXIT_FILES_FAILED, runFailures, runStatus, writeFailures } from '../report.js';
+import { closingLine, EXIT_FILES_FAILED, reuseFigures, runFailures, runStatus, writeFailures } from '../report.js';
 
 export interface MergeFlags {
   out?: string;
@@ -44,7 +44,7 @@ export async function mergeCommand(inputs: string[], flags: MergeFlags): Promise
       exit_code: exitCode,
       reports,
       shards: files,
-      repositories: written.map(({ index, outputPath }) => ({ repo_name: index.repo_name, output_path: outputPath, total_files: index.total_files, git_commit: index.analysis_metadata.git_commit })),
+      repositories: written.map(({ index, outputPath, reuse, unchanged }) => ({ repo_name: index.repo_name, output_path: outputPath, ...reuseFigures(reuse, unchanged), total_files: index.total_files, git_commit: index.analysis_metadata.git_commit })),
       failed_files: failures,
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
