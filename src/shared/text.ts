@@ -179,14 +179,18 @@ const CONTENT_KEYWORDS: ReadonlySet<string> = wordSet(`return returns true false
 /** English function words and language keywords: they say nothing about what code does. */
 export const STOPWORDS: ReadonlySet<string> = new Set([...SEARCH_STOPWORDS, ...CONTENT_KEYWORDS]);
 
-/** Words every program uses: kept in queries, but never a file's characteristic concept. */
+/**
+ * Words every program uses, placeholder names of samples and docs (`foo`, `hello`, `lorem`) and the hosts of URLs:
+ * kept in queries, but never a file's characteristic concept.
+ */
 export const CODE_NOISE: ReadonlySet<string> = wordSet(`get set new todo fixme xxx http https www com org js ts py go
   rs src lib index main test tests spec args kwargs argv arg opts options option params param value values data
   result results err tmp temp obj item items key keys len length size name names list map dict array arr el elem
   x y z i j k n m s t v e f cb ctx cls id ids str num val res req call calls string number object any unknown
   never this that todo use used make makes run runs copyright license licensed software permission notice warranty
   express implied limited without including distributed version apache mit gnu author authors init constructor
-  describe expect assert should mock spy before after each done`);
+  describe expect assert should mock spy before after each done foo bar baz qux quux corge grault garply waldo fred
+  plugh xyzzy thud hello world lorem ipsum dolor amet acme alice bob example github githubusercontent localhost`);
 
 function wordSet(text: string): ReadonlySet<string> {
   return new Set(text.split(/\s+/).filter(Boolean));

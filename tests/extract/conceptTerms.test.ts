@@ -79,3 +79,24 @@ describe('ties between terms', () => {
     expect(JSON.parse(out)).toEqual({ terms: [['jam', 1], ['yam', 1]], concepts: [['jam', 'yam']] });
   });
 });
+
+describe('a file\'s candidate concepts', () => {
+  it('come from what the code defines and documents, never sample names (foo, hello) or the hosts of URLs', async () => {
+    const { candidateTermsOf } = await import('../../src/extract/staticProfile.js');
+    const { WordCache } = await import('../../src/extract/wordCache.js');
+    const terms = candidateTermsOf(
+      {
+        file_path: 'src/retry.ts',
+        symbols: [{ kind: 'function', name: 'retryWithBackoff', ast_path: 'retryWithBackoff', start_line: 1, end_line: 9, doc: 'Retries foo with hello world backoff; see https://github.com/acme/retry' }],
+        vocabulary: 'foo:9 hello:7 world:7 github:3 githubusercontent:2 localhost:4 backoff:3 jitter:2',
+        summary: 'Retries a request with exponential backoff and jitter.',
+        summary_source: 'doc',
+        profile_source: 'static',
+        file_type: 'TypeScript source',
+      },
+      new WordCache(),
+    ).map(([term]) => term);
+    expect(terms).toEqual(expect.arrayContaining(['retry', 'backoff', 'jitter']));
+    for (const noise of ['foo', 'hello', 'world', 'github', 'githubusercontent', 'localhost', 'acme', 'https']) expect(terms).not.toContain(noise);
+  });
+});
