@@ -21,18 +21,7 @@ describe('folders skipped by name', () => {
 
   it('are in the --json summary of the run', async () => {
     const repo = makeTempRepo({ 'lib/a.js': 'export const a = 1;\n', 'coverage/lcov.js': 'x' }, { name: 'repo' });
-    const progress = createProgress({ stream: new PassThrough() as unknown as NodeJS.WriteStream, quiet: false, format: 'plain' });
-    const result = await runIndex([repo.root], { config: defaultConfig(), outDir: makeTempDir(), onEvent: progress.sink });
-    let out = '';
-    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      reportRun(result, progress, { quiet: false, json: true }, Date.now());
-    } finally {
-      stdout.mockRestore();
-      stderr.mockRestore();
-    }
-    expect((JSON.parse(out) as { repositories: Array<{ skipped_folders: unknown }> }).repositories[0]?.skipped_folders).toEqual({ 'coverage/': 1 });
+    expect((await jsonSummaryOf(repo.root, makeTempDir()))?.skipped_folders).toEqual({ 'coverage/': 1 });
   });
 });
 
@@ -40,21 +29,23 @@ describe('the --json summary of a run', () => {
   it("carries the run's reuse figures, as the closing line says them: reused, extracted, removed, written", async () => {
     const repo = makeTempRepo({ 'lib/a.js': 'export const a = 1;\n', 'lib/b.js': 'export const b = 1;\n' }, { name: 'repo' });
     const outDir = makeTempDir();
-    const summaryOf = async () => {
-      const progress = createProgress({ stream: new PassThrough() as unknown as NodeJS.WriteStream, quiet: false, format: 'plain' });
-      const result = await runIndex([repo.root], { config: defaultConfig(), outDir, onEvent: progress.sink });
-      let out = '';
-      const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      try {
-        reportRun(result, progress, { quiet: false, json: true }, Date.now());
-      } finally {
-        stdout.mockRestore();
-        stderr.mockRestore();
-      }
-      return (JSON.parse(out) as { repositories: Array<Record<string, unknown>> }).repositories[0];
-    };
-    expect(await summaryOf()).toMatchObject({ reused: 0, extracted: 2, removed: 0, written: true });
-    expect(await summaryOf()).toMatchObject({ reused: 2, extracted: 0, removed: 0, written: false });
+    expect(await jsonSummaryOf(repo.root, outDir)).toMatchObject({ reused: 0, extracted: 2, removed: 0, written: true });
+    expect(await jsonSummaryOf(repo.root, outDir)).toMatchObject({ reused: 2, extracted: 0, removed: 0, written: false });
   });
 });
+
+/** Indexes `root` into `outDir` and returns the repository's entry of the `--json` summary `index` prints. */
+async function jsonSummaryOf(root: string, outDir: string): Promise<Record<string, unknown> | undefined> {
+  const progress = createProgress({ stream: new PassThrough() as unknown as NodeJS.WriteStream, quiet: false, format: 'plain' });
+  const result = await runIndex([root], { config: defaultConfig(), outDir, onEvent: progress.sink });
+  let out = '';
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  try {
+    reportRun(result, progress, { quiet: false, json: true }, Date.now());
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+  }
+  return (JSON.parse(out) as { repositories: Array<Record<string, unknown>> }).repositories[0];
+}
