@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_TOOLS } from '../../src/mcp/toolNames.js';
 import { sha256Hex } from '../../src/serve/tokens.js';
 import { runCli } from '../support/cli.js';
-import { makeTempRepo } from '../support/tempRepo.js';
+import { makeTempDir, makeTempRepo } from '../support/tempRepo.js';
 import { ALPHA_FILES, TOKENS, bearer, buildIndexes, closeServers, copyIndexes, getJson, serve, until, writeTokens, type TestServer } from './serveSupport.js';
 
 let indexes: string;
@@ -260,8 +260,13 @@ describe('coderag serve keeps itself up', () => {
       }
     };
     const clients = Array.from({ length: 4 }, client);
-    const indexed = await runCli(['index', repo.root, '--out', dir, '-q']);
+    // A newer alpha index, built elsewhere and published into the served folder as the nightly job does: a copy
+    // beside it, then a rename over the old one.
+    const built = makeTempDir();
+    const indexed = await runCli(['index', repo.root, '--out', built, '-q']);
     expect(indexed.code).toBe(0);
+    writeFileSync(path.join(dir, '.alpha_index.json.part'), readFileSync(path.join(built, 'alpha_index.json')));
+    renameSync(path.join(dir, '.alpha_index.json.part'), path.join(dir, 'alpha_index.json'));
     await until(() => sawNew, 10_000, 'the new index to answer');
     stop = true;
     await Promise.all(clients);
