@@ -104,7 +104,6 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['passages.symbols', [0, 0.5, 1, 2, 4]],
   ['symbols.body', [0, 0.15, 0.3, 0.6, 1, 2]],
   ['symbols.filePower', [1, 2, 3, 4, 6]],
-  ['symbols.sameFile', [1, 0.9, 0.8, 0.6]],
 ];
 
 function get(params: TaskParams, path: string): number {

@@ -327,7 +327,7 @@ function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords:
   return out;
 }
 
-/** A task's matching symbols in a file: those its words or anchors reach, best first. */
+/** A file's matching symbols: those the request's words, messages or anchors reach, best first. */
 function bestSymbols(file: FileSummary, query: SymbolQuery, corpus: SearchCorpus, type?: ElementType): MatchedSymbol[] {
   const kind = symbolKind(type);
   const kept = kind ? file.symbols.filter((s) => s.kind === kind) : file.symbols;
@@ -413,7 +413,7 @@ function toReference(doc: IndexedDoc, score: number, matched: string[], symbols:
 }
 
 /** A reference lists this many of its file's main functions at most. */
-export const MAX_MAIN_FUNCTIONS = 12;
+const MAX_MAIN_FUNCTIONS = 12;
 
 /** A file's main functions, those among the matching symbols first (in their order), bounded. */
 function matchingFirst(mainFunctions: readonly string[], symbols: readonly MatchedSymbol[]): string[] {

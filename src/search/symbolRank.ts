@@ -8,7 +8,8 @@
  * message, comes first); for a task text, also times its length in lines to the power TASK_LENGTH_POWER; and, for
  * the best files whose text was read (a task's passages, passages.ts), times 1 + w x the score of its own lines
  * relative to its file's best symbol's. SCOPE_WEIGHT, SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue
- * set's tuning half (bench/eval/tuneTask.ts --sweep reports function-level figures). */
+ * set's tuning half (bench/eval/tuneTask.ts --sweep reports function-level figures).
+ */
 import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
 import type { Tokenizer } from './profileTokens.js';
@@ -90,11 +91,11 @@ const SCOPE_WEIGHT = 0.5;
  * The weights of a symbol's own words and of its file's score, for keyword requests and tasks alike
  * (TASK_PARAMS.symbols). Swept on the issue set's tuning half in every language (80 cases with gold definitions,
  * `tuneTask.ts --sweep`), fn Acc@5 / Acc@10: body 0.3 at file power 4 (issue 40's first cut) .275 / .375; file
- * power 1 with body 0 / 0.15 / 0.3 / 0.6 / 1: .263 / .362, .275 / .412, .300 / .412, .325 / .388, .313 / .388; each
- * further symbol of a file counted 0.9 / 0.8 / 0.6 (at body 0.15): .300 / .412, .313 / .400, .300 / .388, not kept (no better than
- * body 0.3 alone).
+ * power 1 with body 0 / 0.15 / 0.3 / 0.6 / 1: .263 / .362, .275 / .412, .300 / .412, .325 / .388, .313 / .388. Also
+ * tried, at body 0.15: each further symbol of one file counting 0.9 / 0.8 / 0.6 times less, for a fix's second
+ * file: .300 / .412, .313 / .400, .300 / .388, no better than body 0.3 alone, not kept.
  */
-export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1, sameFile: 1 };
+export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1 };
 /** BM25's constants over symbol bodies, the usual ones. */
 const BODY_K1 = 1.2;
 const BODY_B = 0.75;
@@ -218,20 +219,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
       });
     });
   }
-  const order = (a: RankedSymbol, b: RankedSymbol) => b.score - a.score || compareCodeUnits(a.file_path, b.file_path) || a.start_line - b.start_line;
-  out.sort(order);
-  // A fix often touches a second file: each further symbol of one file counts a little less, so the next file's best
-  // can come between a file's first few rather than after all of them.
-  if (query.params.sameFile < 1) {
-    const seen = new Map<string, number>();
-    for (const s of out) {
-      const key = `${s.repo_name}\0${s.file_path}`;
-      const n = seen.get(key) ?? 0;
-      s.score *= query.params.sameFile ** n;
-      seen.set(key, n + 1);
-    }
-    out.sort(order);
-  }
+  out.sort((a, b) => b.score - a.score || compareCodeUnits(a.file_path, b.file_path) || a.start_line - b.start_line);
   const top = out[0]?.score || 1;
   return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
 }

@@ -210,6 +210,4 @@ export interface SymbolParams {
   body: number;
   /** Symbols of the best files first: a file's relative score counts to this power. */
   filePower: number;
-  /** Each further symbol of a file already listed counts this much less (1: no less). */
-  sameFile: number;
 }
