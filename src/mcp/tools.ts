@@ -47,6 +47,16 @@ function scopeOf(args: ScopeArgs, indexes: readonly LoadedIndex[]): Scope {
   return makeScope(input, indexes);
 }
 
+/** The scope the arguments ask for, or the error answer (with `fields`) for one that names nothing indexed. */
+function scopeOrAnswer(args: ScopeArgs, snapshot: IndexSnapshot, fields: Record<string, unknown>): Scope | ToolAnswer {
+  try {
+    return scopeOf(args, snapshot.indexes);
+  } catch (error) {
+    if (error instanceof CodeRagError) return notFound(error, fields, snapshot);
+    throw error;
+  }
+}
+
 export interface SearchCodeReferencesArgs extends ScopeArgs {
   indexes_path?: string | undefined;
   target_file: string;
@@ -101,13 +111,8 @@ export async function searchCodeReferences(context: ToolContext, args: SearchCod
     if (snapshot.indexes.length === 0) {
       return failure(`No index files found or failed to load from: ${indexesPath}`, { target_file: args.target_file, indexes_path: indexesPath }, snapshot);
     }
-    let scope: Scope;
-    try {
-      scope = scopeOf(args, snapshot.indexes);
-    } catch (error) {
-      if (error instanceof CodeRagError) return notFound(error, { target_file: args.target_file, indexes_path: indexesPath }, snapshot);
-      throw error;
-    }
+    const scope = scopeOrAnswer(args, snapshot, { target_file: args.target_file, indexes_path: indexesPath });
+    if ('isError' in scope) return scope;
     const response = scopedSearch(snapshot.corpus, {
       target: args.target_file,
       keywords: splitKeywords(args.keywords),
@@ -191,13 +196,8 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
   if (snapshot.indexes.length === 0) {
     return failure(`No index files found or failed to load from: ${indexesPath}`, { query: clipped(args.query, MAX_ECHOED), target_file: target, indexes_path: indexesPath }, snapshot);
   }
-  let scope: Scope;
-  try {
-    scope = scopeOf(args, snapshot.indexes);
-  } catch (error) {
-    if (error instanceof CodeRagError) return notFound(error, { query: clipped(args.query, MAX_ECHOED), target_file: target, indexes_path: indexesPath }, snapshot);
-    throw error;
-  }
+  const scope = scopeOrAnswer(args, snapshot, { query: clipped(args.query, MAX_ECHOED), target_file: target, indexes_path: indexesPath });
+  if ('isError' in scope) return scope;
   const ranked = scopedSearch(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS, granularity: args.granularity ?? 'symbol' }, scope);
   const response = args.snippets ? await addSnippets(ranked, snapshot.indexes, { lines: args.snippets }) : ranked;
   const freshness = await freshnessOf(context, snapshot.indexes);
