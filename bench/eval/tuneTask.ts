@@ -3,7 +3,7 @@
  * set's tuning half, using the CodeRAG indexes that run.ts cached (run `run.ts --set issues` once first).
  *
  *   node --import tsx bench/eval/tuneTask.ts [--rounds 2] [--tune-on even|odd] [--issues-cap 40] [--issues-ml-cap 6] [--from params.json]
- *                                            [--json out.json] [--report] [--no-history] [--knobs a,b] [--sweep] [--misses]
+ *                                            [--json out.json] [--report] [--no-history] [--knobs a,b] [--sweep] [--misses] [--only ID,ID]
  *
  * Cases, halves and gold files are the issue set's (issues.ts): the same selection (the SWE-bench repositories and the
  * Multi-SWE-bench ones, each with its cap), the same split. Only the tuning half is ranked while tuning; `--report`
@@ -172,7 +172,7 @@ function evaluate(cases: readonly Case[], params: TaskParams): Figures {
   return figures(cases.map((c) => score(c, params)));
 }
 
-function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: string; history: boolean }, halves: readonly Half[], cache: IndexCache): Case[] {
+function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: string; history: boolean; only?: string[] }, halves: readonly Half[], cache: IndexCache): Case[] {
   const findMirror = mirrorFinder(o.mirrors);
   const sources = datasetSources(undefined, findMirror);
   if (!sources.length) throw new Error('no SWE-bench dataset found (see bench/eval/README.md, issue set)');
@@ -182,6 +182,7 @@ function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: st
   const halfOf = issueHalves(instances, o.tuneOn);
   const out: Case[] = [];
   for (const c of selected) {
+    if (o.only && !o.only.includes(c.instance_id)) continue;
     const half = halfOf.get(c.instance_id) ?? 'holdout';
     if (!halves.includes(half)) continue;
     const answers = goldFiles(c.patch);
@@ -206,7 +207,7 @@ function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: st
 }
 
 function parseArgs(argv: string[]) {
-  const o: { rounds: number; tuneOn: TuneOn; cap: number; mlCap: number; from?: string; json?: string; report: boolean; mirrors?: string; history: boolean; knobs?: string[]; sweep: boolean; misses: boolean } = {
+  const o: { rounds: number; tuneOn: TuneOn; cap: number; mlCap: number; from?: string; json?: string; report: boolean; mirrors?: string; history: boolean; knobs?: string[]; sweep: boolean; misses: boolean; only?: string[] } = {
     rounds: 2,
     tuneOn: 'even',
     cap: DEFAULT_ISSUE_CAP,
@@ -234,6 +235,7 @@ function parseArgs(argv: string[]) {
     else if (a === '--knobs') o.knobs = val().split(',');
     else if (a === '--sweep') o.sweep = true;
     else if (a === '--misses') o.misses = true;
+    else if (a === '--only') o.only = val().split(',');
     else if (a === MIRRORS_FLAG) o.mirrors = val();
     else throw new Error(`unknown argument ${a}`);
   }
