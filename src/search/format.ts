@@ -166,7 +166,6 @@ export function overviewJson(_indexesPath: string, absolutePath: string, loaded:
       provider: meta?.provider ?? null,
       analysis_date: meta?.analysis_date ?? null,
       git_commit: meta?.git_commit ?? null,
-      indexed_commit: meta?.git_commit ?? null,
       stale: freshnessByKey.get(key)?.stale ?? false,
       freshness: freshnessByKey.get(key) ?? null,
     };
@@ -184,7 +183,7 @@ export function overviewJson(_indexesPath: string, absolutePath: string, loaded:
 export function formatOverviewText(overview: ReturnType<typeof overviewJson>): string {
   const lines = [`${overview.total_indexes_loaded} index(es) in ${overview.indexes_directory}`, ''];
   for (const [key, value] of Object.entries(overview.overview.repositories)) {
-    const repo = value as { repo_name: string; total_files: number; total_relationships: number; languages: Record<string, number>; main_concepts: string[]; files_by_status: Record<string, number> | null; indexed_commit: string | null; freshness: RepoFreshness | null };
+    const repo = value as { repo_name: string; total_files: number; total_relationships: number; languages: Record<string, number>; main_concepts: string[]; files_by_status: Record<string, number> | null; git_commit: string | null; freshness: RepoFreshness | null };
     const langs = Object.entries(repo.languages).sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`).join(', ');
     lines.push(
       `## ${repo.repo_name} (${key})`,
@@ -193,10 +192,10 @@ export function formatOverviewText(overview: ReturnType<typeof overviewJson>): s
       `relationships: ${repo.total_relationships}`,
       `main concepts: ${repo.main_concepts.join(', ') || '-'}`,
     );
-    if (repo.indexed_commit) {
+    if (repo.git_commit) {
       const fresh = repo.freshness;
       const state = !fresh ? '' : fresh.stale ? ` (stale: ${fresh.reason ?? 'moved on'})` : fresh.checked ? ' (up to date)' : ` (not checked: ${fresh.reason ?? ''})`;
-      lines.push(`indexed commit: ${repo.indexed_commit}${state}`);
+      lines.push(`indexed commit: ${repo.git_commit}${state}`);
     }
     lines.push('');
   }
