@@ -107,12 +107,15 @@ function taskLines(task: NonNullable<SearchResponse['task']>): string[] {
   return out;
 }
 
-/** `search_code_references`' result, DeepCode's keys first, then the structured references. */
-export function searchResultJson(response: SearchResponse, indexesPath: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
+/**
+ * `search_code_references`' result, DeepCode's keys first, then the structured references. The folder is
+ * `indexes_directory`, as in every answer (DeepCode's overview names it so; its search said `indexes_path`).
+ */
+export function searchResultJson(response: SearchResponse, indexesDirectory: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
   return {
     status: 'success' as const,
     target_file: response.target_file,
-    indexes_path: indexesPath,
+    indexes_directory: indexesDirectory,
     keywords_used: response.keywords_used,
     total_references_found: response.references.length,
     total_relationships_found: response.relationships.length,
@@ -139,9 +142,10 @@ const MAIN_CONCEPTS = 20;
 
 /**
  * `get_indexes_overview`'s result. Main concepts are the most frequent ones (DeepCode took the first 20
- * alphabetically). The folder is said once, as `indexes_directory` (absolute); the path as given is not repeated.
+ * alphabetically). The folder is said once, as `indexes_directory`; each repository's commit once, as
+ * `git_commit`, the index's own name for it.
  */
-export function overviewJson(_indexesPath: string, absolutePath: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
+export function overviewJson(indexesDirectory: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
   const repositories: Record<string, unknown> = {};
   const freshnessByKey = new Map(freshness.map((f) => [f.index, f]));
   for (const { key, index } of loaded) {
@@ -173,8 +177,7 @@ export function overviewJson(_indexesPath: string, absolutePath: string, loaded:
   return {
     status: 'success' as const,
     overview: { total_repos: loaded.length, repositories },
-    // DeepCode's key for the folder; `indexes_path` beside it said the same thing a second time.
-    indexes_directory: absolutePath,
+    indexes_directory: indexesDirectory,
     total_indexes_loaded: loaded.length,
     warnings: [...warnings],
   };
