@@ -84,7 +84,7 @@ const searchOutput = z.looseObject({
   total_indexes_loaded: z.number(),
 });
 
-const outlineSymbol = z.looseObject({ kind: z.string(), name: z.string(), ast_path: z.string(), start_line: z.number(), end_line: z.number() });
+const outlineSymbol = z.looseObject({ kind: z.string(), name: z.string(), qualified_name: z.string(), start_line: z.number(), end_line: z.number() });
 const fileOutlineOutput = z.looseObject({
   status: z.literal('success'),
   repo_name: z.string(),
@@ -206,7 +206,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       title: 'File outline',
       description:
         'The symbols of one indexed file (functions, classes, methods, constants…) with their kinds, start and end lines, nesting ' +
-        '(ast_path) and doc comments, read from the index: what to read before opening the file, and which lines.',
+        '(depth, and the dotted qualified_name) and doc comments, read from the index: what to read before opening the file, and which lines.',
       // Loose, with both names optional to zod: `repo` and `path`, the names this tool took before, still reach it
       // (tools.ts resolves them), while the schema agents are shown lists, and requires, only the new ones.
       inputSchema: z
@@ -229,7 +229,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     {
       title: 'Find symbol',
       description:
-        'Where a function, class, method or other symbol is defined, across every index: repository, file, lines and ast_path. ' +
+        'Where a function, class, method or other symbol is defined, across every index: repository, file, lines and qualified_name. ' +
         'Exact names first, then qualified names (LruCache.get), then case-insensitive and trailing-part matches; bounded.',
       inputSchema: {
         name: z.string().trim().min(1).describe('The symbol\'s name, e.g. LruCache, or qualified, e.g. LruCache.get'),

@@ -3,7 +3,8 @@
  * and `get_indexes_overview` with its argument names and JSON (our fields beside), and a free-text `search`.
  * The server only validates arguments and wraps these answers in MCP results.
  */
-import { overviewJson, searchResultJson } from '../search/format.js';
+import { answerOutline, answerSymbolSearch, overviewJson, searchResultJson } from '../search/format.js';
+import { withQualifiedName, type WithQualifiedName } from '../index/qualifiedName.js';
 import { checkFreshness, type RepoFreshness } from '../search/freshness.js';
 import { DEFAULT_MAX_RESULTS } from '../search/search.js';
 import { makeScope, scopedFindSymbol, scopedOutline, scopedSearch, type Scope, type ScopeInput } from '../search/scope.js';
@@ -148,9 +149,9 @@ export interface SearchHit {
   summary: string;
   /** Its main functions, the matching ones first, at most HIT_MAIN_FUNCTIONS. */
   main_functions: string[];
-  /** Its definitions that match the request best, with their lines. */
-  symbols: MatchedSymbol[];
-  snippets?: Snippet[];
+  /** Its definitions that match the request best, with their lines and dotted qualified names. */
+  symbols: Array<WithQualifiedName<MatchedSymbol>>;
+  snippets?: Array<WithQualifiedName<Snippet>>;
   snippet_notice?: string;
 }
 
@@ -169,15 +170,15 @@ function searchHit(ref: Reference): SearchHit {
     language: ref.language,
     summary: clipped(ref.summary, HIT_SUMMARY_CHARS),
     main_functions: ref.main_functions.slice(0, HIT_MAIN_FUNCTIONS),
-    symbols: ref.symbols.slice(0, HIT_SYMBOLS),
-    ...(ref.snippets ? { snippets: ref.snippets } : {}),
+    symbols: ref.symbols.slice(0, HIT_SYMBOLS).map(withQualifiedName),
+    ...(ref.snippets ? { snippets: ref.snippets.map(withQualifiedName) } : {}),
     ...(ref.snippet_notice ? { snippet_notice: ref.snippet_notice } : {}),
   };
 }
 
 /** A reference's place alone, for answers whose text already describes it. */
 function locationOf(ref: Reference) {
-  return { repo_name: ref.repo_name, file_path: ref.file_path, score: ref.score, role: ref.role, symbols: ref.symbols.map(({ kind, ast_path, start_line, end_line }) => ({ kind, ast_path, start_line, end_line })) };
+  return { repo_name: ref.repo_name, file_path: ref.file_path, score: ref.score, role: ref.role, symbols: ref.symbols.map(({ kind, ast_path, start_line, end_line }) => withQualifiedName({ kind, ast_path, start_line, end_line })) };
 }
 
 /** `render`'s answer of `response` cut to `maxTokens`, with `truncated` saying what was left out. */
@@ -210,7 +211,7 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
     keywords_used: cut.keywords_used.slice(0, ECHOED_KEYWORDS),
     scorer: cut.scorer,
     // The definitions first: what an agent opens; then the files they are in and the others.
-    ...(cut.symbols ? { symbols: cut.symbols } : {}),
+    ...(cut.symbols ? { symbols: cut.symbols.map(withQualifiedName) } : {}),
     total_references_found: response.references.length,
     references: cut.references.map(searchHit),
     ...(cut.task ? { task: cut.task } : {}),
@@ -259,7 +260,7 @@ export async function getFileOutline(context: ToolContext, args: FileOutlineArgs
     const { status: fileStatus, ...outline } = scopedOutline(snapshot.indexes, repoName, filePath, scopeOf({ role: args.role, exclude_tests: args.exclude_tests }, snapshot.indexes));
     return {
       isError: false,
-      json: { status: 'success', ...outline, file_status: fileStatus, total_symbols: outline.symbols.length, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings] },
+      json: { status: 'success', ...answerOutline(outline), file_status: fileStatus, total_symbols: outline.symbols.length, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings] },
     };
   } catch (error) {
     if (error instanceof CodeRagError) return notFound(error, fields, snapshot);
@@ -277,7 +278,7 @@ export async function findSymbolTool(context: ToolContext, args: FindSymbolArgs)
     const result = scopedFindSymbol(snapshot.indexes, args.name, { ...(args.kind ? { kind: args.kind } : {}), maxResults: args.max_results ?? DEFAULT_SYMBOL_RESULTS }, scopeOf(args, snapshot.indexes));
     return {
       isError: false,
-      json: { status: 'success', ...result, indexes_directory: snapshot.dir, total_indexes_loaded: snapshot.indexes.length, warnings: [...snapshot.warnings] },
+      json: { status: 'success', ...answerSymbolSearch(result), indexes_directory: snapshot.dir, total_indexes_loaded: snapshot.indexes.length, warnings: [...snapshot.warnings] },
     };
   } catch (error) {
     if (error instanceof CodeRagError) return notFound(error, fields, snapshot);

@@ -3,8 +3,9 @@
  * for DeepCode read it unchanged, plus the matched symbols' lines), the JSON of `search_code_references`
  * and `get_indexes_overview`, with our fields beside theirs.
  */
+import { qualifiedName, withQualifiedName } from '../index/qualifiedName.js';
 import type { RepoFreshness } from './freshness.js';
-import type { LoadedIndex, SearchResponse } from './types.js';
+import type { LoadedIndex, Reference, SearchResponse } from './types.js';
 import type { FileOutline, SymbolSearch } from './symbols.js';
 import { clipped, compareCodeUnits } from '../shared/text.js';
 
@@ -21,7 +22,7 @@ export function formatMarkdown(response: SearchResponse): string {
   if (response.task) lines.push(...taskLines(response.task), '');
   if (response.symbols?.length) {
     lines.push('## 🔧 Most Likely Places to Change', '');
-    response.symbols.forEach((s, i) => lines.push(`${i + 1}. ${s.file_path}:${s.start_line}-${s.end_line} ${s.kind} ${s.ast_path} (Relevance: ${s.score.toFixed(2)})`));
+    response.symbols.forEach((s, i) => lines.push(`${i + 1}. ${s.file_path}:${s.start_line}-${s.end_line} ${s.kind} ${qualifiedName(s.ast_path)} (Relevance: ${s.score.toFixed(2)})`));
     lines.push('');
   }
   if (response.relationships.length) {
@@ -54,11 +55,11 @@ export function formatMarkdown(response: SearchResponse): string {
         `**Summary**: ${clipped(ref.summary, SUMMARY_CHARS)}`,
       );
       if (ref.symbols.length) {
-        lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${s.ast_path} (lines ${s.start_line}-${s.end_line})${s.description ? `: ${s.description}` : ''}`).join('; ')}`);
+        lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${qualifiedName(s.ast_path)} (lines ${s.start_line}-${s.end_line})${s.description ? `: ${s.description}` : ''}`).join('; ')}`);
       }
       for (const snippet of ref.snippets ?? []) {
         const fence = '`'.repeat(Math.max(3, ...[...snippet.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-        lines.push(`**Lines ${snippet.from_line}-${snippet.to_line}** (${snippet.kind} ${snippet.ast_path}):`, `${fence}${ref.language.toLowerCase().replace(/[^a-z0-9+#-]/g, '')}`, snippet.text, fence);
+        lines.push(`**Lines ${snippet.from_line}-${snippet.to_line}** (${snippet.kind} ${qualifiedName(snippet.ast_path)}):`, `${fence}${ref.language.toLowerCase().replace(/[^a-z0-9+#-]/g, '')}`, snippet.text, fence);
       }
       if (ref.snippet_notice) lines.push(`**Snippets**: ${ref.snippet_notice}`);
       lines.push('');
@@ -123,14 +124,30 @@ export function searchResultJson(response: SearchResponse, indexesDirectory: str
     indexes_loaded: loaded.map((l) => l.key),
     total_indexes_loaded: loaded.length,
     scorer: response.scorer,
-    references: response.references,
+    references: response.references.map(answerReference),
     relationships: response.relationships,
-    ...(response.symbols ? { symbols: response.symbols } : {}),
+    ...(response.symbols ? { symbols: response.symbols.map(withQualifiedName) } : {}),
     ...(response.task ? { task: response.task } : {}),
     ...(response.notice ? { notice: response.notice } : {}),
     warnings: [...warnings],
     freshness: [...freshness],
   };
+}
+
+/** A reference as answers show it: its symbols' and snippets' qualified names dotted. */
+export function answerReference(ref: Reference) {
+  const { symbols, snippets, ...rest } = ref;
+  return { ...rest, symbols: symbols.map(withQualifiedName), ...(snippets ? { snippets: snippets.map(withQualifiedName) } : {}) };
+}
+
+/** An outline as answers show it: qualified names dotted. */
+export function answerOutline<T extends Pick<FileOutline, 'symbols'>>(outline: T) {
+  return { ...outline, symbols: outline.symbols.map(withQualifiedName) };
+}
+
+/** A symbol look-up as answers show it: qualified names dotted. */
+export function answerSymbolSearch<T extends SymbolSearch>(result: T) {
+  return { ...result, matches: result.matches.map(withQualifiedName) };
 }
 
 /** One warning line per stale index, for answers that have no JSON to carry `freshness`. */
@@ -218,11 +235,11 @@ export function formatOutlineText(outline: FileOutline): string {
   return lines.join('\n');
 }
 
-/** `coderag symbol`'s text: one definition a line, `repo path:start-end kind ast_path (match)`. */
+/** `coderag symbol`'s text: one definition a line, `repo path:start-end kind qualified.name (match)`. */
 export function formatSymbolsText(result: SymbolSearch): string {
   const what = `"${result.name}"${result.kind ? ` (${result.kind})` : ''}`;
   if (result.total_matches === 0) return result.notice ?? `no definition of ${what} in the indexes`;
   const lines = [`${result.total_matches} definition(s) of ${what}${result.truncated ? `, the first ${result.matches.length} shown` : ''}:`];
-  for (const m of result.matches) lines.push(`${m.repo_name}  ${m.file_path}:${m.start_line}-${m.end_line}  ${m.kind} ${m.ast_path}${m.match === 'exact' ? '' : `  (${m.match.replace('_', ' ')} match)`}`);
+  for (const m of result.matches) lines.push(`${m.repo_name}  ${m.file_path}:${m.start_line}-${m.end_line}  ${m.kind} ${qualifiedName(m.ast_path)}${m.match === 'exact' ? '' : `  (${m.match.replace('_', ' ')} match)`}`);
   return lines.join('\n');
 }

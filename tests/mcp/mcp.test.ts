@@ -97,9 +97,9 @@ describe('coderag mcp over stdio, end to end', () => {
     expect(result.isError).toBeFalsy();
     const json = jsonOf(result);
     expect(json).toMatchObject({ status: 'success', repo_name: 'polyglot', file_path: 'src/cache/lruCache.ts', language: 'TypeScript' });
-    const symbols = json.symbols as { kind: string; ast_path: string; start_line: number; end_line: number; depth: number }[];
-    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'class', ast_path: 'LruCache', start_line: 15, end_line: 40, depth: 0 }));
-    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'method', ast_path: 'LruCache-get', start_line: 23, end_line: 27, depth: 1 }));
+    const symbols = json.symbols as { kind: string; qualified_name: string; start_line: number; end_line: number; depth: number }[];
+    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'class', qualified_name: 'LruCache', start_line: 15, end_line: 40, depth: 0 }));
+    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'method', qualified_name: 'LruCache.get', start_line: 23, end_line: 27, depth: 1 }));
     expect(result.structuredContent).toEqual(json);
   });
 

@@ -165,8 +165,8 @@ describe('the get_file_outline tool', () => {
     const answer = await getFileOutline(context, { repo_name: 'cachelib', file_path: 'src/lruCache.ts' });
     expect(answer.json).toMatchObject({ status: 'success', file_status: 'ok', repo_name: 'cachelib', file_path: 'src/lruCache.ts', total_symbols: 2, indexes_directory: context.dir });
     expect(answer.json.symbols).toEqual([
-      { kind: 'function', name: 'createCache', ast_path: 'createCache', start_line: 1, end_line: 8, depth: 0 },
-      { kind: 'function', name: 'setTtl', ast_path: 'setTtl', start_line: 11, end_line: 18, depth: 0 },
+      { kind: 'function', name: 'createCache', qualified_name: 'createCache', start_line: 1, end_line: 8, depth: 0 },
+      { kind: 'function', name: 'setTtl', qualified_name: 'setTtl', start_line: 11, end_line: 18, depth: 0 },
     ]);
   });
 
@@ -195,7 +195,7 @@ describe('the find_symbol tool', () => {
     const answer = await findSymbolTool(context, { name: 'takeToken' });
     expect(answer.json).toMatchObject({ status: 'success', name: 'takeToken', total_matches: 1, truncated: false, total_indexes_loaded: 2 });
     expect(answer.json.matches).toEqual([
-      { kind: 'function', name: 'takeToken', ast_path: 'takeToken', start_line: 1, end_line: 8, depth: 0, repo_name: 'limiter', index: 'limiter_index', file_path: 'src/tokenBucket.ts', match: 'exact' },
+      { kind: 'function', name: 'takeToken', qualified_name: 'takeToken', start_line: 1, end_line: 8, depth: 0, repo_name: 'limiter', index: 'limiter_index', file_path: 'src/tokenBucket.ts', match: 'exact' },
     ]);
   });
 
