@@ -132,8 +132,8 @@ async function showOutline(repo, file) {
   try {
     const outline = await api('outline', { repo, path: file });
     const rows = outline.symbols.map((s) =>
-      // ast_path joins the names of the enclosing symbols with '-': each one indents the row.
-      el('tr', {}, el('td', { class: 'path', text: s.name, style: `padding-left:${0.4 + 1.2 * Math.max(0, (s.ast_path || '').split('-').length - 1)}rem` }), el('td', { text: s.kind }), el('td', { text: `${s.start_line}–${s.end_line}` })),
+      // Each enclosing symbol indents the row.
+      el('tr', {}, el('td', { class: 'path', text: s.name, title: s.qualified_name || s.name, style: `padding-left:${0.4 + 1.2 * Math.max(0, Number(s.depth) || 0)}rem` }), el('td', { text: s.kind }), el('td', { text: `${s.start_line}–${s.end_line}` })),
     );
     side(
       `Outline of ${outline.file_path}`,

@@ -6,7 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type cliProgress from 'cli-progress';
-import { withOldNames, type EventSink, type IndexEvent } from '../pipeline/events.js';
+import type { EventSink, IndexEvent } from '../pipeline/events.js';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
 /** `auto`: a bar on a TTY, plain lines elsewhere; `plain`: plain lines always; `json`: NDJSON events. */
@@ -67,7 +67,7 @@ export function createProgress(options: ProgressOptions): Progress {
     if (json) {
       if (event.type === 'warning') log('WARNING', event.message);
       else if (event.type === 'info') log('INFO', event.message);
-      record(withOldNames(event));
+      record(event);
       return;
     }
     switch (event.type) {

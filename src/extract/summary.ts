@@ -2,6 +2,7 @@
  * What a static profile says about a file when no comment speaks for it, and which of its definitions are its
  * main ones: both read the outline (symbols with their nesting, exported names) and the imports.
  */
+import { qualifiedName } from '../index/qualifiedName.js';
 import type { CodeSymbol, SymbolKind, SummarySource } from '../index/types.js';
 
 export type { SummarySource };
@@ -62,7 +63,7 @@ function layoutOf(symbols: CodeSymbol[]): Layout {
 /** `Limiter.Take` for a method whose type lives elsewhere; the bare name otherwise. */
 function shownName(symbol: CodeSymbol, wrappers: ReadonlySet<string>): string {
   const parent = parentPath(symbol);
-  return parent && !wrappers.has(parent) ? `${parent.replace(/-/g, '.')}.${symbol.name}` : symbol.name;
+  return parent && !wrappers.has(parent) ? `${qualifiedName(parent)}.${symbol.name}` : symbol.name;
 }
 
 function list(names: string[], max: number): string {
@@ -113,10 +114,10 @@ export function composeSummary(facts: SummaryFacts): string {
   const allExported = facts.exports.length > 0 && facts.exports.length === definedNames.size && facts.exports.every((n) => definedNames.has(n));
   const place = wrappers[wrappers.length - 1];
   if (groups.length) {
-    const where = place ? ` in ${place.kind} ${place.ast_path.replace(/-/g, '.')}` : '';
+    const where = place ? ` in ${place.kind} ${qualifiedName(place.ast_path)}` : '';
     clauses.push(`${allExported ? 'Defines and exports' : 'Defines'} ${list(groups, groups.length)}${where}`);
   } else if (place) {
-    clauses.push(`Declares ${place.kind} ${place.ast_path.replace(/-/g, '.')}`);
+    clauses.push(`Declares ${place.kind} ${qualifiedName(place.ast_path)}`);
   }
   if (facts.exports.length && !allExported) clauses.push(`exports ${list(facts.exports, NAMES_PER_LIST)}`);
   if (facts.dependencies.length) clauses.push(`uses ${list(facts.dependencies, NAMES_PER_LIST)}`);
@@ -161,5 +162,5 @@ export function mainFunctions(symbols: CodeSymbol[], exports: readonly string[])
     .sort((a, b) => a.rank - b.rank || a.order - b.order)
     .slice(0, MAX_MAIN_FUNCTIONS)
     .sort((a, b) => a.order - b.order);
-  return ranked.map(({ symbol }) => symbol.ast_path.replace(/-/g, '.'));
+  return ranked.map(({ symbol }) => qualifiedName(symbol.ast_path));
 }

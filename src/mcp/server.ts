@@ -50,7 +50,7 @@ const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: fals
 const searchCodeReferencesOutput = z.looseObject({
   status: z.literal('success'),
   target_file: z.string(),
-  indexes_path: z.string(),
+  indexes_directory: z.string(),
   keywords_used: z.array(z.string()),
   total_references_found: z.number(),
   total_relationships_found: z.number(),
@@ -84,7 +84,7 @@ const searchOutput = z.looseObject({
   total_indexes_loaded: z.number(),
 });
 
-const outlineSymbol = z.looseObject({ kind: z.string(), name: z.string(), ast_path: z.string(), start_line: z.number(), end_line: z.number() });
+const outlineSymbol = z.looseObject({ kind: z.string(), name: z.string(), qualified_name: z.string(), start_line: z.number(), end_line: z.number() });
 const fileOutlineOutput = z.looseObject({
   status: z.literal('success'),
   repo_name: z.string(),
@@ -206,14 +206,18 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       title: 'File outline',
       description:
         'The symbols of one indexed file (functions, classes, methods, constants…) with their kinds, start and end lines, nesting ' +
-        '(ast_path) and doc comments, read from the index: what to read before opening the file, and which lines.',
-      inputSchema: {
-        repo: z.string().trim().min(1).describe('Repository name (as get_indexes_overview lists it) or index name'),
-        path: z.string().trim().min(1).describe('File path relative to the repository root, e.g. src/cache/lruCache.ts, or an absolute path inside it'),
-        indexes_path: indexesPath,
-        role: scopeRole.describe('Refuse the file unless it has this role (or one of these)'),
-        exclude_tests: excludeTests.describe('Refuse the file if it is a test'),
-      },
+        '(depth, and the dotted qualified_name) and doc comments, read from the index: what to read before opening the file, and which lines.',
+      // Loose, with both names optional to zod: `repo` and `path`, the names this tool took before, still reach it
+      // (tools.ts resolves them), while the schema agents are shown lists, and requires, only the new ones.
+      inputSchema: z
+        .looseObject({
+          repo_name: z.string().trim().min(1).optional().describe('Repository name (as get_indexes_overview lists it) or index name'),
+          file_path: z.string().trim().min(1).optional().describe('File path relative to the repository root, e.g. src/cache/lruCache.ts, or an absolute path inside it'),
+          indexes_path: indexesPath,
+          role: scopeRole.describe('Refuse the file unless it has this role (or one of these)'),
+          exclude_tests: excludeTests.describe('Refuse the file if it is a test'),
+        })
+        .meta({ required: ['repo_name', 'file_path'] }),
       outputSchema: fileOutlineOutput,
       annotations: readOnly,
     },
@@ -225,7 +229,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     {
       title: 'Find symbol',
       description:
-        'Where a function, class, method or other symbol is defined, across every index: repository, file, lines and ast_path. ' +
+        'Where a function, class, method or other symbol is defined, across every index: repository, file, lines and qualified_name. ' +
         'Exact names first, then qualified names (LruCache.get), then case-insensitive and trailing-part matches; bounded.',
       inputSchema: {
         name: z.string().trim().min(1).describe('The symbol\'s name, e.g. LruCache, or qualified, e.g. LruCache.get'),

@@ -3,7 +3,8 @@
  * and `get_indexes_overview` with its argument names and JSON (our fields beside), and a free-text `search`.
  * The server only validates arguments and wraps these answers in MCP results.
  */
-import { overviewJson, searchResultJson } from '../search/format.js';
+import { answerOutline, answerSymbolSearch, overviewJson, searchResultJson } from '../search/format.js';
+import { withQualifiedName, type WithQualifiedName } from '../index/qualifiedName.js';
 import { checkFreshness, type RepoFreshness } from '../search/freshness.js';
 import { DEFAULT_MAX_RESULTS } from '../search/search.js';
 import { makeScope, scopedFindSymbol, scopedOutline, scopedSearch, type Scope, type ScopeInput } from '../search/scope.js';
@@ -109,9 +110,9 @@ export async function searchCodeReferences(context: ToolContext, args: SearchCod
   const indexesPath = args.indexes_path || context.defaultIndexesDir;
   return withIndexes(context, indexesPath, async (snapshot) => {
     if (snapshot.indexes.length === 0) {
-      return failure(`No index files found or failed to load from: ${indexesPath}`, { target_file: args.target_file, indexes_path: indexesPath }, snapshot);
+      return failure(`No index files found or failed to load from: ${indexesPath}`, { target_file: args.target_file }, snapshot);
     }
-    const scope = scopeOrAnswer(args, snapshot, { target_file: args.target_file, indexes_path: indexesPath });
+    const scope = scopeOrAnswer(args, snapshot, { target_file: args.target_file });
     if ('isError' in scope) return scope;
     const response = scopedSearch(snapshot.corpus, {
       target: args.target_file,
@@ -122,7 +123,7 @@ export async function searchCodeReferences(context: ToolContext, args: SearchCod
     const freshness = await freshnessOf(context, snapshot.indexes);
     // DeepCode's keys, with the references as locations: formatted_content already says what each file is.
     const render = (cut: SearchResponse) => {
-      const json = searchResultJson(cut, indexesPath, snapshot.indexes, snapshot.warnings, freshness);
+      const json = searchResultJson(cut, snapshot.dir, snapshot.indexes, snapshot.warnings, freshness);
       return { ...json, references: cut.references.map(locationOf), ...(response.scope ? { scope: response.scope } : {}) };
     };
     return { isError: false, json: budgeted(response, render, args.max_tokens ?? DEFAULT_MAX_TOKENS) };
@@ -133,9 +134,9 @@ export async function getIndexesOverview(context: ToolContext, args: OverviewArg
   const indexesPath = args.indexes_path || context.defaultIndexesDir;
   const snapshot = await context.cache.get(indexesPath);
   if (snapshot.indexes.length === 0) {
-    return failure(`No index files found in: ${indexesPath}`, { indexes_path: indexesPath }, snapshot);
+    return failure(`No index files found in: ${indexesPath}`, {}, snapshot);
   }
-  return { isError: false, json: overviewJson(indexesPath, snapshot.dir, snapshot.indexes, snapshot.warnings, await freshnessOf(context, snapshot.indexes)) };
+  return { isError: false, json: overviewJson(snapshot.dir, snapshot.indexes, snapshot.warnings, await freshnessOf(context, snapshot.indexes)) };
 }
 
 /** A reference as the `search` tool answers it: where, how relevant, what the file is in a line, and its matching definitions. */
@@ -148,9 +149,9 @@ export interface SearchHit {
   summary: string;
   /** Its main functions, the matching ones first, at most HIT_MAIN_FUNCTIONS. */
   main_functions: string[];
-  /** Its definitions that match the request best, with their lines. */
-  symbols: MatchedSymbol[];
-  snippets?: Snippet[];
+  /** Its definitions that match the request best, with their lines and dotted qualified names. */
+  symbols: Array<WithQualifiedName<MatchedSymbol>>;
+  snippets?: Array<WithQualifiedName<Snippet>>;
   snippet_notice?: string;
 }
 
@@ -169,15 +170,15 @@ function searchHit(ref: Reference): SearchHit {
     language: ref.language,
     summary: clipped(ref.summary, HIT_SUMMARY_CHARS),
     main_functions: ref.main_functions.slice(0, HIT_MAIN_FUNCTIONS),
-    symbols: ref.symbols.slice(0, HIT_SYMBOLS),
-    ...(ref.snippets ? { snippets: ref.snippets } : {}),
+    symbols: ref.symbols.slice(0, HIT_SYMBOLS).map(withQualifiedName),
+    ...(ref.snippets ? { snippets: ref.snippets.map(withQualifiedName) } : {}),
     ...(ref.snippet_notice ? { snippet_notice: ref.snippet_notice } : {}),
   };
 }
 
 /** A reference's place alone, for answers whose text already describes it. */
 function locationOf(ref: Reference) {
-  return { repo_name: ref.repo_name, file_path: ref.file_path, score: ref.score, role: ref.role, symbols: ref.symbols.map(({ kind, ast_path, start_line, end_line }) => ({ kind, ast_path, start_line, end_line })) };
+  return { repo_name: ref.repo_name, file_path: ref.file_path, score: ref.score, role: ref.role, symbols: ref.symbols.map(({ kind, ast_path, start_line, end_line }) => withQualifiedName({ kind, ast_path, start_line, end_line })) };
 }
 
 /** `render`'s answer of `response` cut to `maxTokens`, with `truncated` saying what was left out. */
@@ -194,9 +195,9 @@ export async function searchText(context: ToolContext, args: SearchArgs): Promis
 
 async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPath: string, target: string, snapshot: IndexSnapshot): Promise<ToolAnswer> {
   if (snapshot.indexes.length === 0) {
-    return failure(`No index files found or failed to load from: ${indexesPath}`, { query: clipped(args.query, MAX_ECHOED), target_file: target, indexes_path: indexesPath }, snapshot);
+    return failure(`No index files found or failed to load from: ${indexesPath}`, { query: clipped(args.query, MAX_ECHOED), target_file: target }, snapshot);
   }
-  const scope = scopeOrAnswer(args, snapshot, { query: clipped(args.query, MAX_ECHOED), target_file: target, indexes_path: indexesPath });
+  const scope = scopeOrAnswer(args, snapshot, { query: clipped(args.query, MAX_ECHOED), target_file: target });
   if ('isError' in scope) return scope;
   const ranked = scopedSearch(snapshot.corpus, { query: args.query, target, maxResults: args.max_results ?? DEFAULT_MAX_RESULTS, granularity: args.granularity ?? 'symbol' }, scope);
   const response = args.snippets ? await addSnippets(ranked, snapshot.indexes, { lines: args.snippets }) : ranked;
@@ -206,11 +207,11 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
     // Quoted back clipped: a 2 MB issue text would otherwise come back whole in the answer.
     query: clipped(args.query, MAX_ECHOED),
     target_file: cut.target_file,
-    indexes_path: indexesPath,
+    indexes_directory: snapshot.dir,
     keywords_used: cut.keywords_used.slice(0, ECHOED_KEYWORDS),
     scorer: cut.scorer,
     // The definitions first: what an agent opens; then the files they are in and the others.
-    ...(cut.symbols ? { symbols: cut.symbols } : {}),
+    ...(cut.symbols ? { symbols: cut.symbols.map(withQualifiedName) } : {}),
     total_references_found: response.references.length,
     references: cut.references.map(searchHit),
     ...(cut.task ? { task: cut.task } : {}),
@@ -225,8 +226,11 @@ async function searchSnapshot(context: ToolContext, args: SearchArgs, indexesPat
 }
 
 export interface FileOutlineArgs extends Pick<ScopeArgs, 'role' | 'exclude_tests'> {
-  repo: string;
-  path: string;
+  repo_name?: string | undefined;
+  file_path?: string | undefined;
+  /** The names this tool took before `repo_name` and `file_path`, still accepted: an agent's saved configuration may use them. */
+  repo?: unknown;
+  path?: unknown;
   indexes_path?: string | undefined;
 }
 
@@ -240,15 +244,23 @@ export interface FindSymbolArgs extends ScopeArgs {
 /** The symbols of one file with their kinds, lines, nesting and docs, read from its index. */
 export async function getFileOutline(context: ToolContext, args: FileOutlineArgs): Promise<ToolAnswer> {
   const indexesPath = args.indexes_path || context.defaultIndexesDir;
+  const repoName = args.repo_name ?? oldName(args.repo);
+  const filePath = args.file_path ?? oldName(args.path);
   const snapshot = await context.cache.get(indexesPath);
-  const fields = { repo: args.repo, path: args.path, indexes_path: indexesPath };
+  const fields = { repo_name: repoName ?? null, file_path: filePath ?? null };
+  if (repoName === undefined || filePath === undefined) {
+    const missing = [repoName === undefined ? 'repo_name' : '', filePath === undefined ? 'file_path' : ''].filter(Boolean);
+    // Worded as the SDK words the other tools' argument errors, which it checks before a tool runs.
+    const message = `Invalid arguments for tool get_file_outline: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required`;
+    return { isError: true, json: { status: 'error', message, ...fields, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings], hint: 'pass repo_name (as get_indexes_overview lists it) and file_path (relative to the repository root)' } };
+  }
   if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
   try {
     // The file's own status (ok, failed, skipped) is `file_status`: `status` is the answer's, as in every tool.
-    const { status: fileStatus, ...outline } = scopedOutline(snapshot.indexes, args.repo, args.path, scopeOf({ role: args.role, exclude_tests: args.exclude_tests }, snapshot.indexes));
+    const { status: fileStatus, ...outline } = scopedOutline(snapshot.indexes, repoName, filePath, scopeOf({ role: args.role, exclude_tests: args.exclude_tests }, snapshot.indexes));
     return {
       isError: false,
-      json: { status: 'success', ...outline, file_status: fileStatus, total_symbols: outline.symbols.length, indexes_path: indexesPath, warnings: [...snapshot.warnings] },
+      json: { status: 'success', ...answerOutline(outline), file_status: fileStatus, total_symbols: outline.symbols.length, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings] },
     };
   } catch (error) {
     if (error instanceof CodeRagError) return notFound(error, fields, snapshot);
@@ -260,18 +272,23 @@ export async function getFileOutline(context: ToolContext, args: FileOutlineArgs
 export async function findSymbolTool(context: ToolContext, args: FindSymbolArgs): Promise<ToolAnswer> {
   const indexesPath = args.indexes_path || context.defaultIndexesDir;
   const snapshot = await context.cache.get(indexesPath);
-  const fields = { name: clipped(args.name, MAX_ECHOED), kind: args.kind ?? null, indexes_path: indexesPath };
+  const fields = { name: clipped(args.name, MAX_ECHOED), kind: args.kind ?? null };
   if (snapshot.indexes.length === 0) return failure(`No index files found or failed to load from: ${indexesPath}`, fields, snapshot);
   try {
     const result = scopedFindSymbol(snapshot.indexes, args.name, { ...(args.kind ? { kind: args.kind } : {}), maxResults: args.max_results ?? DEFAULT_SYMBOL_RESULTS }, scopeOf(args, snapshot.indexes));
     return {
       isError: false,
-      json: { status: 'success', ...result, indexes_path: indexesPath, total_indexes_loaded: snapshot.indexes.length, warnings: [...snapshot.warnings] },
+      json: { status: 'success', ...answerSymbolSearch(result), indexes_directory: snapshot.dir, total_indexes_loaded: snapshot.indexes.length, warnings: [...snapshot.warnings] },
     };
   } catch (error) {
     if (error instanceof CodeRagError) return notFound(error, fields, snapshot);
     throw error;
   }
+}
+
+/** An old argument name's value, when it is a name at all (the schema checks only the new names). */
+function oldName(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() ? value.trim() : undefined;
 }
 
 /** DeepCode's keyword parsing: split on commas, trim, drop empties. */

@@ -11,16 +11,6 @@ export type IndexEvent =
   | { type: 'file_done'; repo_name: string; file_path: string; status: FileStatus; cached: boolean; reason?: string }
   | { type: 'repo_done'; repo_name: string; output_path: string | null };
 
-/**
- * The names events had before they spoke the index's vocabulary (`repo_name`, `file_path`): the CLI's JSON lines
- * still carry them beside the new ones, so a consumer written for them keeps working.
- */
-export function withOldNames(event: IndexEvent): Record<string, unknown> {
-  if (event.type === 'file_done') return { ...event, repo: event.repo_name, path: event.file_path };
-  if (event.type === 'repo_start' || event.type === 'repo_done') return { ...event, repo: event.repo_name };
-  return event;
-}
-
 export type EventSink = (event: IndexEvent) => void;
 
 export const ignoreEvents: EventSink = () => {};

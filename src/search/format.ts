@@ -3,8 +3,9 @@
  * for DeepCode read it unchanged, plus the matched symbols' lines), the JSON of `search_code_references`
  * and `get_indexes_overview`, with our fields beside theirs.
  */
+import { qualifiedName, withQualifiedName } from '../index/qualifiedName.js';
 import type { RepoFreshness } from './freshness.js';
-import type { LoadedIndex, SearchResponse } from './types.js';
+import type { LoadedIndex, Reference, SearchResponse } from './types.js';
 import type { FileOutline, SymbolSearch } from './symbols.js';
 import { clipped, compareCodeUnits } from '../shared/text.js';
 
@@ -21,7 +22,7 @@ export function formatMarkdown(response: SearchResponse): string {
   if (response.task) lines.push(...taskLines(response.task), '');
   if (response.symbols?.length) {
     lines.push('## 🔧 Most Likely Places to Change', '');
-    response.symbols.forEach((s, i) => lines.push(`${i + 1}. ${s.file_path}:${s.start_line}-${s.end_line} ${s.kind} ${s.ast_path} (Relevance: ${s.score.toFixed(2)})`));
+    response.symbols.forEach((s, i) => lines.push(`${i + 1}. ${s.file_path}:${s.start_line}-${s.end_line} ${s.kind} ${qualifiedName(s.ast_path)} (Relevance: ${s.score.toFixed(2)})`));
     lines.push('');
   }
   if (response.relationships.length) {
@@ -54,11 +55,11 @@ export function formatMarkdown(response: SearchResponse): string {
         `**Summary**: ${clipped(ref.summary, SUMMARY_CHARS)}`,
       );
       if (ref.symbols.length) {
-        lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${s.ast_path} (lines ${s.start_line}-${s.end_line})${s.description ? `: ${s.description}` : ''}`).join('; ')}`);
+        lines.push(`**Matching Symbols**: ${ref.symbols.map((s) => `${s.kind} ${qualifiedName(s.ast_path)} (lines ${s.start_line}-${s.end_line})${s.description ? `: ${s.description}` : ''}`).join('; ')}`);
       }
       for (const snippet of ref.snippets ?? []) {
         const fence = '`'.repeat(Math.max(3, ...[...snippet.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-        lines.push(`**Lines ${snippet.from_line}-${snippet.to_line}** (${snippet.kind} ${snippet.ast_path}):`, `${fence}${ref.language.toLowerCase().replace(/[^a-z0-9+#-]/g, '')}`, snippet.text, fence);
+        lines.push(`**Lines ${snippet.from_line}-${snippet.to_line}** (${snippet.kind} ${qualifiedName(snippet.ast_path)}):`, `${fence}${ref.language.toLowerCase().replace(/[^a-z0-9+#-]/g, '')}`, snippet.text, fence);
       }
       if (ref.snippet_notice) lines.push(`**Snippets**: ${ref.snippet_notice}`);
       lines.push('');
@@ -107,12 +108,15 @@ function taskLines(task: NonNullable<SearchResponse['task']>): string[] {
   return out;
 }
 
-/** `search_code_references`' result, DeepCode's keys first, then the structured references. */
-export function searchResultJson(response: SearchResponse, indexesPath: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
+/**
+ * `search_code_references`' result, DeepCode's keys first, then the structured references. The folder is
+ * `indexes_directory`, as in every answer (DeepCode's overview names it so; its search said `indexes_path`).
+ */
+export function searchResultJson(response: SearchResponse, indexesDirectory: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
   return {
     status: 'success' as const,
     target_file: response.target_file,
-    indexes_path: indexesPath,
+    indexes_directory: indexesDirectory,
     keywords_used: response.keywords_used,
     total_references_found: response.references.length,
     total_relationships_found: response.relationships.length,
@@ -120,14 +124,30 @@ export function searchResultJson(response: SearchResponse, indexesPath: string, 
     indexes_loaded: loaded.map((l) => l.key),
     total_indexes_loaded: loaded.length,
     scorer: response.scorer,
-    references: response.references,
+    references: response.references.map(answerReference),
     relationships: response.relationships,
-    ...(response.symbols ? { symbols: response.symbols } : {}),
+    ...(response.symbols ? { symbols: response.symbols.map(withQualifiedName) } : {}),
     ...(response.task ? { task: response.task } : {}),
     ...(response.notice ? { notice: response.notice } : {}),
     warnings: [...warnings],
     freshness: [...freshness],
   };
+}
+
+/** A reference as answers show it: its symbols' and snippets' qualified names dotted. */
+export function answerReference(ref: Reference) {
+  const { symbols, snippets, ...rest } = ref;
+  return { ...rest, symbols: symbols.map(withQualifiedName), ...(snippets ? { snippets: snippets.map(withQualifiedName) } : {}) };
+}
+
+/** An outline as answers show it: qualified names dotted. */
+export function answerOutline<T extends Pick<FileOutline, 'symbols'>>(outline: T) {
+  return { ...outline, symbols: outline.symbols.map(withQualifiedName) };
+}
+
+/** A symbol look-up as answers show it: qualified names dotted. */
+export function answerSymbolSearch<T extends SymbolSearch>(result: T) {
+  return { ...result, matches: result.matches.map(withQualifiedName) };
 }
 
 /** One warning line per stale index, for answers that have no JSON to carry `freshness`. */
@@ -139,9 +159,10 @@ const MAIN_CONCEPTS = 20;
 
 /**
  * `get_indexes_overview`'s result. Main concepts are the most frequent ones (DeepCode took the first 20
- * alphabetically). The folder is said once, as `indexes_directory` (absolute); the path as given is not repeated.
+ * alphabetically). The folder is said once, as `indexes_directory`; each repository's commit once, as
+ * `git_commit`, the index's own name for it.
  */
-export function overviewJson(_indexesPath: string, absolutePath: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
+export function overviewJson(indexesDirectory: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[] = []) {
   const repositories: Record<string, unknown> = {};
   const freshnessByKey = new Map(freshness.map((f) => [f.index, f]));
   for (const { key, index } of loaded) {
@@ -166,7 +187,6 @@ export function overviewJson(_indexesPath: string, absolutePath: string, loaded:
       provider: meta?.provider ?? null,
       analysis_date: meta?.analysis_date ?? null,
       git_commit: meta?.git_commit ?? null,
-      indexed_commit: meta?.git_commit ?? null,
       stale: freshnessByKey.get(key)?.stale ?? false,
       freshness: freshnessByKey.get(key) ?? null,
     };
@@ -174,8 +194,7 @@ export function overviewJson(_indexesPath: string, absolutePath: string, loaded:
   return {
     status: 'success' as const,
     overview: { total_repos: loaded.length, repositories },
-    // DeepCode's key for the folder; `indexes_path` beside it said the same thing a second time.
-    indexes_directory: absolutePath,
+    indexes_directory: indexesDirectory,
     total_indexes_loaded: loaded.length,
     warnings: [...warnings],
   };
@@ -184,7 +203,7 @@ export function overviewJson(_indexesPath: string, absolutePath: string, loaded:
 export function formatOverviewText(overview: ReturnType<typeof overviewJson>): string {
   const lines = [`${overview.total_indexes_loaded} index(es) in ${overview.indexes_directory}`, ''];
   for (const [key, value] of Object.entries(overview.overview.repositories)) {
-    const repo = value as { repo_name: string; total_files: number; total_relationships: number; languages: Record<string, number>; main_concepts: string[]; files_by_status: Record<string, number> | null; indexed_commit: string | null; freshness: RepoFreshness | null };
+    const repo = value as { repo_name: string; total_files: number; total_relationships: number; languages: Record<string, number>; main_concepts: string[]; files_by_status: Record<string, number> | null; git_commit: string | null; freshness: RepoFreshness | null };
     const langs = Object.entries(repo.languages).sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`).join(', ');
     lines.push(
       `## ${repo.repo_name} (${key})`,
@@ -193,10 +212,10 @@ export function formatOverviewText(overview: ReturnType<typeof overviewJson>): s
       `relationships: ${repo.total_relationships}`,
       `main concepts: ${repo.main_concepts.join(', ') || '-'}`,
     );
-    if (repo.indexed_commit) {
+    if (repo.git_commit) {
       const fresh = repo.freshness;
       const state = !fresh ? '' : fresh.stale ? ` (stale: ${fresh.reason ?? 'moved on'})` : fresh.checked ? ' (up to date)' : ` (not checked: ${fresh.reason ?? ''})`;
-      lines.push(`indexed commit: ${repo.indexed_commit}${state}`);
+      lines.push(`indexed commit: ${repo.git_commit}${state}`);
     }
     lines.push('');
   }
@@ -216,11 +235,11 @@ export function formatOutlineText(outline: FileOutline): string {
   return lines.join('\n');
 }
 
-/** `coderag symbol`'s text: one definition a line, `repo path:start-end kind ast_path (match)`. */
+/** `coderag symbol`'s text: one definition a line, `repo path:start-end kind qualified.name (match)`. */
 export function formatSymbolsText(result: SymbolSearch): string {
   const what = `"${result.name}"${result.kind ? ` (${result.kind})` : ''}`;
   if (result.total_matches === 0) return result.notice ?? `no definition of ${what} in the indexes`;
   const lines = [`${result.total_matches} definition(s) of ${what}${result.truncated ? `, the first ${result.matches.length} shown` : ''}:`];
-  for (const m of result.matches) lines.push(`${m.repo_name}  ${m.file_path}:${m.start_line}-${m.end_line}  ${m.kind} ${m.ast_path}${m.match === 'exact' ? '' : `  (${m.match.replace('_', ' ')} match)`}`);
+  for (const m of result.matches) lines.push(`${m.repo_name}  ${m.file_path}:${m.start_line}-${m.end_line}  ${m.kind} ${qualifiedName(m.ast_path)}${m.match === 'exact' ? '' : `  (${m.match.replace('_', ' ')} match)`}`);
   return lines.join('\n');
 }

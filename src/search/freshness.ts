@@ -18,9 +18,10 @@ export interface RepoFreshness {
   /** The index's key (its file name without `.json`). */
   index: string;
   repo_path: string | null;
-  indexed_commit: string | null;
-  /** Whether tracked files differed from `indexed_commit` when it was indexed. */
-  indexed_dirty: boolean | null;
+  /** The commit the index was made from: the index's `analysis_metadata.git_commit`, under the same name. */
+  git_commit: string | null;
+  /** Whether tracked files differed from `git_commit` when it was indexed. */
+  git_dirty: boolean | null;
   /** Whether the repository on disk was looked at; when not, `reason` says why. */
   checked: boolean;
   stale: boolean;
@@ -106,8 +107,8 @@ async function checkOne(loaded: LoadedIndex, git: GitQuery, mtime: (file: string
     repo_name: repoName,
     index: loaded.key,
     repo_path: meta?.repo_path ?? null,
-    indexed_commit: meta?.git_commit ?? null,
-    indexed_dirty: meta?.git_dirty ?? null,
+    git_commit: meta?.git_commit ?? null,
+    git_dirty: meta?.git_dirty ?? null,
   };
   const unchecked = (reason: string): RepoFreshness => ({ ...base, checked: false, stale: false, reason });
   const stale = (reason: string, extra: Partial<RepoFreshness> = {}): RepoFreshness => ({ ...base, checked: true, stale: true, reason, ...extra });

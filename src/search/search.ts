@@ -8,6 +8,7 @@
  */
 import { detectLanguage } from '../extract/languages.js';
 import { detectRole } from '../extract/role.js';
+import { qualifiedName } from '../index/qualifiedName.js';
 import type { CodeSymbol, FileRole, FileSummary } from '../index/types.js';
 import { clipped, compareCodeUnits, SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
@@ -418,6 +419,6 @@ const MAX_MAIN_FUNCTIONS = 12;
 /** A file's main functions, those among the matching symbols first (in their order), bounded. */
 function matchingFirst(mainFunctions: readonly string[], symbols: readonly MatchedSymbol[]): string[] {
   const listed = new Set(mainFunctions);
-  const matching = symbols.flatMap((s) => [s.ast_path.replace(/-/g, '.'), s.name]).filter((name) => listed.has(name));
+  const matching = symbols.flatMap((s) => [qualifiedName(s.ast_path), s.name]).filter((name) => listed.has(name));
   return [...new Set([...matching, ...mainFunctions])].slice(0, MAX_MAIN_FUNCTIONS);
 }

@@ -6,7 +6,7 @@
 import { splitKeywords } from '../mcp/tools.js';
 import type { IndexSnapshot } from '../mcp/indexCache.js';
 import { fitResponse, MIN_MAX_TOKENS } from '../search/budget.js';
-import { overviewJson, searchResultJson } from '../search/format.js';
+import { answerOutline, answerSymbolSearch, overviewJson, searchResultJson } from '../search/format.js';
 import type { RepoFreshness } from '../search/freshness.js';
 import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol, SYMBOL_KINDS } from '../search/symbols.js';
@@ -92,7 +92,7 @@ async function searchAnswer(params: URLSearchParams, context: ApiContext): Promi
 
 async function overviewAnswer(params: URLSearchParams, context: ApiContext): Promise<ApiAnswer> {
   const view = viewFor(params, context);
-  return { status: 200, body: overviewJson(view.dir, view.dir, view.indexes, view.warnings, await context.freshness(view.indexes)) };
+  return { status: 200, body: overviewJson(view.dir, view.indexes, view.warnings, await context.freshness(view.indexes)) };
 }
 
 function outlineAnswer(params: URLSearchParams, context: ApiContext): ApiAnswer {
@@ -100,7 +100,7 @@ function outlineAnswer(params: URLSearchParams, context: ApiContext): ApiAnswer 
   const filePath = required(params, 'path');
   const view = context.view(context.scope);
   const outline = fileOutline(view.indexes, repo, filePath);
-  return { status: 200, body: { ...outline, total_symbols: outline.symbols.length, indexes_path: view.dir, warnings: [...view.warnings] } };
+  return { status: 200, body: { ...answerOutline(outline), total_symbols: outline.symbols.length, indexes_directory: view.dir, warnings: [...view.warnings] } };
 }
 
 function symbolAnswer(params: URLSearchParams, context: ApiContext): ApiAnswer {
@@ -109,7 +109,7 @@ function symbolAnswer(params: URLSearchParams, context: ApiContext): ApiAnswer {
   if (kind !== null && !(SYMBOL_KINDS as readonly string[]).includes(kind)) throw new BadRequest(`kind must be one of ${SYMBOL_KINDS.join(', ')}`);
   const view = viewFor(params, context);
   const result = findSymbol(view.indexes, name, { ...(kind ? { kind } : {}), maxResults: count(params, 'max_results', DEFAULT_SYMBOL_RESULTS, MAX_API_RESULTS) });
-  return { status: 200, body: { ...result, indexes_path: view.dir, warnings: [...view.warnings] } };
+  return { status: 200, body: { ...answerSymbolSearch(result), indexes_directory: view.dir, warnings: [...view.warnings] } };
 }
 
 /** Each repository's relationships to the target structure it was indexed for, strongest first, bounded. */

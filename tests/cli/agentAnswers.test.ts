@@ -41,9 +41,9 @@ describe('coderag outline, symbol and search --snippets on a freshly indexed rep
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('class RetryPolicy  lines 4-11');
     expect(text.stdout).toContain('  method backoffDelay  lines 8-10  Waits longer after each failure.');
-    const json = JSON.parse((await runCli(['outline', 'retrylib', 'retry.ts', '--indexes', out, '--json'])).stdout) as { file_path: string; symbols: { ast_path: string; start_line: number }[] };
+    const json = JSON.parse((await runCli(['outline', 'retrylib', 'retry.ts', '--indexes', out, '--json'])).stdout) as { file_path: string; symbols: { qualified_name: string; start_line: number }[] };
     expect(json.file_path).toBe('src/retry.ts');
-    expect(json.symbols.map((s) => s.ast_path)).toEqual(expect.arrayContaining(['RetryPolicy', 'RetryPolicy-backoffDelay', 'retryRequest']));
+    expect(json.symbols.map((s) => s.qualified_name)).toEqual(expect.arrayContaining(['RetryPolicy', 'RetryPolicy.backoffDelay', 'retryRequest']));
   });
 
   it('fails with a hint for a file that is not indexed', async () => {
@@ -61,19 +61,19 @@ describe('coderag outline, symbol and search --snippets on a freshly indexed rep
 
   it('lists each result\'s matching symbols with their lines, in markdown and in JSON', async () => {
     const markdown = (await runCli(['search', '--query', 'backoff delay', '--indexes', out])).stdout;
-    expect(markdown).toMatch(/\*\*Matching Symbols\*\*: .*method RetryPolicy-backoffDelay \(lines 8-10\)/);
+    expect(markdown).toMatch(/\*\*Matching Symbols\*\*: .*method RetryPolicy\.backoffDelay \(lines 8-10\)/);
     const json = JSON.parse((await runCli(['search', '--query', 'backoff delay', '--indexes', out, '--json'])).stdout) as { references: { file_path: string; symbols: unknown[] }[] };
     expect(json.references[0]?.file_path).toBe('src/retry.ts');
-    expect(json.references[0]?.symbols).toContainEqual({ kind: 'method', name: 'backoffDelay', ast_path: 'RetryPolicy-backoffDelay', start_line: 8, end_line: 10, description: 'Waits longer after each failure.' });
+    expect(json.references[0]?.symbols).toContainEqual({ kind: 'method', name: 'backoffDelay', qualified_name: 'RetryPolicy.backoffDelay', start_line: 8, end_line: 10, description: 'Waits longer after each failure.' });
   });
 
   it('shows lines around each matching symbol while the file is unchanged, and says why not once it changed or moved', async () => {
-    const search = async () => JSON.parse((await runCli(['search', '--query', 'retry backoff delay', '--snippets', '1', '--indexes', out, '--json'])).stdout) as { references: { file_path: string; snippets?: { ast_path: string; from_line: number; to_line: number; text: string }[]; snippet_notice?: string }[] };
+    const search = async () => JSON.parse((await runCli(['search', '--query', 'retry backoff delay', '--snippets', '1', '--indexes', out, '--json'])).stdout) as { references: { file_path: string; snippets?: { qualified_name: string; from_line: number; to_line: number; text: string }[]; snippet_notice?: string }[] };
     const fresh = (await search()).references[0];
     expect(fresh?.file_path).toBe('src/retry.ts');
-    expect(fresh?.snippets).toContainEqual({ kind: 'method', ast_path: 'RetryPolicy-backoffDelay', start_line: 8, end_line: 10, from_line: 7, to_line: 9, text: '  /** Waits longer after each failure. */\n  backoffDelay(attempt: number): number {\n    return 100 * 2 ** attempt;' });
+    expect(fresh?.snippets).toContainEqual({ kind: 'method', qualified_name: 'RetryPolicy.backoffDelay', start_line: 8, end_line: 10, from_line: 7, to_line: 9, text: '  /** Waits longer after each failure. */\n  backoffDelay(attempt: number): number {\n    return 100 * 2 ** attempt;' });
     const markdown = (await runCli(['search', '--query', 'retry backoff delay', '--snippets', '1', '--indexes', out])).stdout;
-    expect(markdown).toContain('**Lines 7-9** (method RetryPolicy-backoffDelay):\n```typescript\n  /** Waits longer after each failure. */\n');
+    expect(markdown).toContain('**Lines 7-9** (method RetryPolicy.backoffDelay):\n```typescript\n  /** Waits longer after each failure. */\n');
 
     writeFileSync(path.join(repo.root, 'src/retry.ts'), `// edited\n${RETRY}`);
     const changed = (await search()).references[0];

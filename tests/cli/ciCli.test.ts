@@ -32,7 +32,7 @@ describe('coderag index --progress json (offline)', () => {
     const result = await runCli(['index', repo.root, '--out', out, '--progress', 'json']);
     expect(result.code).toBe(0);
     const lines = events(result.stderr);
-    expect(lines.filter((e) => e.type === 'file_done').map((e) => e.path).sort()).toEqual(['src/cache.ts', 'src/clock.ts']);
+    expect(lines.filter((e) => e.type === 'file_done').map((e) => e.file_path).sort()).toEqual(['src/cache.ts', 'src/clock.ts']);
     expect(lines).toContainEqual(expect.objectContaining({ type: 'repo_done', repo_name: 'repo', output_path: path.join(out, 'repo_index.json') }));
     const summary = lines.at(-1);
     expect(summary).toMatchObject({ type: 'summary', exit_code: 0, failed_files: [] });

@@ -76,7 +76,7 @@ describe('coderag index, search and overview end to end (offline)', () => {
     expect(json).toMatchObject({ status: 'success', target_file: 'cache.ts', keywords_used: ['ttl'], indexes_loaded: ['polyglot_index'], total_indexes_loaded: 1 });
     expect(json.total_references_found).toBe(json.references.length);
     expect(json.references[0]).toMatchObject({ repo_name: 'polyglot', file_path: 'src/cache/lruCache.ts' });
-    expect(json.references[0].symbols).toContainEqual({ kind: 'method', name: 'get', ast_path: 'LruCache-get', start_line: 23, end_line: 27, description: 'Returns the value, or undefined when missing or past its TTL.' });
+    expect(json.references[0].symbols).toContainEqual({ kind: 'method', name: 'get', qualified_name: 'LruCache.get', start_line: 23, end_line: 27, description: 'Returns the value, or undefined when missing or past its TTL.' });
     expect(typeof json.formatted_content).toBe('string');
   });
 

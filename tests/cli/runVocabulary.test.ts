@@ -1,7 +1,8 @@
 /**
  * One vocabulary for how a run ended, wherever it is said: an unreadable file is `failed` in the index, in its
  * `file_done` event, on stderr, in the closing line and in the NDJSON summary, and the summary's `status`
- * matches the exit code (never `success` beside exit code 3). The events' fields are snake_case.
+ * matches the exit code (never `success` beside exit code 3). The events' fields are snake_case, and name things as
+ * the index does (`repo_name`, `file_path`), without the old names beside them.
  */
 import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
@@ -59,8 +60,8 @@ describe('a file that cannot be read', () => {
     expect(stdout).toHaveBeenCalled();
     expect(exitCode).toBe(3);
     const events = text().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(events).toContainEqual({ type: 'file_done', repo_name: 'repo', file_path: 'src/locked.ts', status: 'failed', cached: false, reason: 'unreadable', repo: 'repo', path: 'src/locked.ts' });
-    expect(events.find((e) => e.type === 'repo_done')).toEqual({ type: 'repo_done', repo_name: 'repo', output_path: result.written[0]?.outputPath, repo: 'repo' });
+    expect(events).toContainEqual({ type: 'file_done', repo_name: 'repo', file_path: 'src/locked.ts', status: 'failed', cached: false, reason: 'unreadable' });
+    expect(events.find((e) => e.type === 'repo_done')).toEqual({ type: 'repo_done', repo_name: 'repo', output_path: result.written[0]?.outputPath });
     const summary = events.at(-1);
     expect(summary).toMatchObject({ type: 'summary', status: 'files_failed', exit_code: 3, failed_files: [{ repo_name: 'repo', file_path: 'src/locked.ts', reason: 'unreadable' }] });
     expect(summary?.repositories).toMatchObject([{ files_by_status: { ok: 1, skipped: 0, failed: 1 }, skipped_by_reason: { unreadable: 1 } }]);

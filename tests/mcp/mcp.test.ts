@@ -65,7 +65,7 @@ describe('coderag mcp over stdio, end to end', () => {
     const result = await call('search_code_references', { indexes_path: out, target_file: 'cache.ts', keywords: 'ttl', max_results: 10 });
     expect(result.isError).toBeFalsy();
     const json = jsonOf(result);
-    expect(json).toMatchObject({ status: 'success', target_file: 'cache.ts', indexes_path: out, keywords_used: ['ttl'], indexes_loaded: ['polyglot_index'], total_indexes_loaded: 1 });
+    expect(json).toMatchObject({ status: 'success', target_file: 'cache.ts', indexes_directory: out, keywords_used: ['ttl'], indexes_loaded: ['polyglot_index'], total_indexes_loaded: 1 });
     expect(json.formatted_content).toMatch(/^# Code Reference Information - cache\.ts\n/);
     expect(json.formatted_content).toContain('### 1. src/cache/lruCache.ts');
     expect(json.total_references_found).toBe((json.references as unknown[]).length);
@@ -74,7 +74,7 @@ describe('coderag mcp over stdio, end to end', () => {
 
   it('searches the folder given with --indexes when no indexes_path is passed', async () => {
     const json = jsonOf(await call('search_code_references', { target_file: 'cache.ts', keywords: 'ttl' }));
-    expect(json).toMatchObject({ status: 'success', indexes_path: out, total_indexes_loaded: 1 });
+    expect(json).toMatchObject({ status: 'success', indexes_directory: out, total_indexes_loaded: 1 });
   });
 
   it('gives an overview of the indexed repository', async () => {
@@ -93,13 +93,13 @@ describe('coderag mcp over stdio, end to end', () => {
   });
 
   it('outlines a file: the class, its methods nested under it, with their lines', async () => {
-    const result = await call('get_file_outline', { repo: 'polyglot', path: 'src/cache/lruCache.ts' });
+    const result = await call('get_file_outline', { repo_name: 'polyglot', file_path: 'src/cache/lruCache.ts' });
     expect(result.isError).toBeFalsy();
     const json = jsonOf(result);
     expect(json).toMatchObject({ status: 'success', repo_name: 'polyglot', file_path: 'src/cache/lruCache.ts', language: 'TypeScript' });
-    const symbols = json.symbols as { kind: string; ast_path: string; start_line: number; end_line: number; depth: number }[];
-    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'class', ast_path: 'LruCache', start_line: 15, end_line: 40, depth: 0 }));
-    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'method', ast_path: 'LruCache-get', start_line: 23, end_line: 27, depth: 1 }));
+    const symbols = json.symbols as { kind: string; qualified_name: string; start_line: number; end_line: number; depth: number }[];
+    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'class', qualified_name: 'LruCache', start_line: 15, end_line: 40, depth: 0 }));
+    expect(symbols).toContainEqual(expect.objectContaining({ kind: 'method', qualified_name: 'LruCache.get', start_line: 23, end_line: 27, depth: 1 }));
     expect(result.structuredContent).toEqual(json);
   });
 
@@ -114,6 +114,7 @@ describe('coderag mcp over stdio, end to end', () => {
   it.each([
     ['find_symbol', { name: 'get', kind: 'lambda' }],
     ['find_symbol', { name: '' }],
+    ['get_file_outline', { repo_name: 'polyglot' }],
     ['get_file_outline', { repo: 'polyglot' }],
     ['search_code_references', { target_file: 'cache.ts', max_results: 0 }],
     ['search_code_references', { target_file: 'cache.ts', max_results: 'ten' }],
@@ -131,10 +132,10 @@ describe('coderag mcp over stdio, end to end', () => {
     const missing = path.join(makeTempDir(), 'no-such-indexes');
     const search = await call('search_code_references', { indexes_path: missing, target_file: 'cache.ts' });
     expect(search.isError).toBe(true);
-    expect(jsonOf(search)).toMatchObject({ status: 'error', message: `No index files found or failed to load from: ${missing}`, target_file: 'cache.ts', indexes_path: missing });
+    expect(jsonOf(search)).toMatchObject({ status: 'error', message: `No index files found or failed to load from: ${missing}`, target_file: 'cache.ts', indexes_directory: missing });
     const overview = await call('get_indexes_overview', { indexes_path: missing });
     expect(overview.isError).toBe(true);
-    expect(jsonOf(overview)).toMatchObject({ status: 'error', message: `No index files found in: ${missing}`, indexes_path: missing });
+    expect(jsonOf(overview)).toMatchObject({ status: 'error', message: `No index files found in: ${missing}`, indexes_directory: missing });
   });
 
   it('answers an empty folder with a tool error', async () => {

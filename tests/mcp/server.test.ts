@@ -35,7 +35,9 @@ describe('the MCP server in process', () => {
     expect(byName.search_code_references?.inputSchema.required).toEqual(['target_file']);
     expect(Object.keys(byName.get_indexes_overview?.inputSchema.properties ?? {})).toEqual(['indexes_path']);
     expect(byName.search?.inputSchema.required).toEqual(['query']);
-    expect(byName.get_file_outline?.inputSchema.required).toEqual(['repo', 'path']);
+    // Only the new names are offered; the old ones (repo, path) are still taken, not shown.
+    expect(Object.keys(byName.get_file_outline?.inputSchema.properties ?? {})).toEqual(['repo_name', 'file_path', 'indexes_path', 'role', 'exclude_tests']);
+    expect(byName.get_file_outline?.inputSchema.required).toEqual(['repo_name', 'file_path']);
     expect(byName.find_symbol?.inputSchema.required).toEqual(['name']);
   });
 

@@ -12,7 +12,7 @@ import { CACHE_REPO, LIMITER_REPO, sampleIndex, writeIndex } from './sampleIndex
 const DEEPCODE_SEARCH_KEYS = [
   'status',
   'target_file',
-  'indexes_path',
+  'indexes_directory',
   'keywords_used',
   'total_references_found',
   'total_relationships_found',
@@ -45,14 +45,14 @@ describe('the search_code_references tool', () => {
     const answer = await searchCodeReferences(context, { indexes_path: context.dir, target_file: 'cache.ts', keywords: 'ttl' });
     expect(answer.isError).toBe(false);
     expect(Object.keys(answer.json).slice(0, DEEPCODE_SEARCH_KEYS.length)).toEqual(DEEPCODE_SEARCH_KEYS);
-    expect(answer.json).toMatchObject({ status: 'success', target_file: 'cache.ts', indexes_path: context.dir, keywords_used: ['ttl'], indexes_loaded: ['cachelib_index'] });
+    expect(answer.json).toMatchObject({ status: 'success', target_file: 'cache.ts', indexes_directory: context.dir, keywords_used: ['ttl'], indexes_loaded: ['cachelib_index'] });
     expect(answer.json.formatted_content).toContain('### 1. src/lruCache.ts');
   });
 
   it('searches the server\'s folder when no indexes_path is given', async () => {
     const context = contextWith(['cachelib', CACHE_REPO]);
     const answer = await searchCodeReferences(context, { target_file: 'cache.ts' });
-    expect(answer.json).toMatchObject({ status: 'success', indexes_path: context.dir, total_indexes_loaded: 1 });
+    expect(answer.json).toMatchObject({ status: 'success', indexes_directory: context.dir, total_indexes_loaded: 1 });
   });
 
   it('honours max_results', async () => {
@@ -72,7 +72,7 @@ describe('the search_code_references tool', () => {
       status: 'error',
       message: `No index files found or failed to load from: ${missing}`,
       target_file: 'cache.ts',
-      indexes_path: missing,
+      indexes_directory: missing,
       warnings: [`indexes folder not found: ${missing}`],
     });
   });
@@ -89,7 +89,7 @@ describe('the get_indexes_overview tool', () => {
   it('answers DeepCode\'s error for an empty folder', async () => {
     const context = contextWith();
     const answer = await getIndexesOverview(context, {});
-    expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: `No index files found in: ${context.dir}`, indexes_path: context.dir } });
+    expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: `No index files found in: ${context.dir}`, indexes_directory: context.dir } });
   });
 });
 
@@ -162,18 +162,30 @@ describe('the search tool', () => {
 describe('the get_file_outline tool', () => {
   it('lists a file\'s symbols with their lines, the file\'s own status apart from the answer\'s', async () => {
     const context = contextWith(['cachelib', CACHE_REPO], ['limiter', LIMITER_REPO]);
-    const answer = await getFileOutline(context, { repo: 'cachelib', path: 'src/lruCache.ts' });
-    expect(answer.json).toMatchObject({ status: 'success', file_status: 'ok', repo_name: 'cachelib', file_path: 'src/lruCache.ts', total_symbols: 2, indexes_path: context.dir });
+    const answer = await getFileOutline(context, { repo_name: 'cachelib', file_path: 'src/lruCache.ts' });
+    expect(answer.json).toMatchObject({ status: 'success', file_status: 'ok', repo_name: 'cachelib', file_path: 'src/lruCache.ts', total_symbols: 2, indexes_directory: context.dir });
     expect(answer.json.symbols).toEqual([
-      { kind: 'function', name: 'createCache', ast_path: 'createCache', start_line: 1, end_line: 8, depth: 0 },
-      { kind: 'function', name: 'setTtl', ast_path: 'setTtl', start_line: 11, end_line: 18, depth: 0 },
+      { kind: 'function', name: 'createCache', qualified_name: 'createCache', start_line: 1, end_line: 8, depth: 0 },
+      { kind: 'function', name: 'setTtl', qualified_name: 'setTtl', start_line: 11, end_line: 18, depth: 0 },
     ]);
+  });
+
+  it('still takes repo and path, the names it took before, as an agent\'s saved configuration may', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const old = await getFileOutline(context, { repo: 'cachelib', path: 'src/lruCache.ts' });
+    expect(old.json).toEqual((await getFileOutline(context, { repo_name: 'cachelib', file_path: 'src/lruCache.ts' })).json);
+  });
+
+  it('answers a tool error naming what is missing when no file is named', async () => {
+    const context = contextWith(['cachelib', CACHE_REPO]);
+    const answer = await getFileOutline(context, { repo_name: 'cachelib' });
+    expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: 'Invalid arguments for tool get_file_outline: file_path is required', repo_name: 'cachelib', file_path: null } });
   });
 
   it('answers a tool error that suggests the right path for a wrong one', async () => {
     const context = contextWith(['cachelib', CACHE_REPO]);
-    const answer = await getFileOutline(context, { repo: 'cachelib', path: 'lib/lruCache.ts' });
-    expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: 'no file lib/lruCache.ts in cachelib', hint: 'did you mean src/lruCache.ts?', repo: 'cachelib' } });
+    const answer = await getFileOutline(context, { repo_name: 'cachelib', file_path: 'lib/lruCache.ts' });
+    expect(answer).toMatchObject({ isError: true, json: { status: 'error', message: 'no file lib/lruCache.ts in cachelib', hint: 'did you mean src/lruCache.ts?', repo_name: 'cachelib', file_path: 'lib/lruCache.ts' } });
   });
 });
 
@@ -183,7 +195,7 @@ describe('the find_symbol tool', () => {
     const answer = await findSymbolTool(context, { name: 'takeToken' });
     expect(answer.json).toMatchObject({ status: 'success', name: 'takeToken', total_matches: 1, truncated: false, total_indexes_loaded: 2 });
     expect(answer.json.matches).toEqual([
-      { kind: 'function', name: 'takeToken', ast_path: 'takeToken', start_line: 1, end_line: 8, depth: 0, repo_name: 'limiter', index: 'limiter_index', file_path: 'src/tokenBucket.ts', match: 'exact' },
+      { kind: 'function', name: 'takeToken', qualified_name: 'takeToken', start_line: 1, end_line: 8, depth: 0, repo_name: 'limiter', index: 'limiter_index', file_path: 'src/tokenBucket.ts', match: 'exact' },
     ]);
   });
 

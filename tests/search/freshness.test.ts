@@ -39,7 +39,7 @@ describe('freshness of an index against its repository on disk', () => {
     const repo = gitRepo();
     const out = await indexInto(repo);
     const head = repo.git('rev-parse', 'HEAD').trim();
-    expect(await freshnessOf(out)).toMatchObject({ repo_name: 'repo', indexed_commit: head, indexed_dirty: false, checked: true, stale: false });
+    expect(await freshnessOf(out)).toMatchObject({ repo_name: 'repo', git_commit: head, git_dirty: false, checked: true, stale: false });
   });
 
   it('is stale once HEAD moves, naming both commits', async () => {
@@ -51,7 +51,7 @@ describe('freshness of an index against its repository on disk', () => {
     repo.git('commit', '-qm', 'more');
     const after = repo.git('rev-parse', 'HEAD').trim();
     const fresh = await freshnessOf(out);
-    expect(fresh).toMatchObject({ stale: true, head_commit: after, indexed_commit: before });
+    expect(fresh).toMatchObject({ stale: true, head_commit: after, git_commit: before });
     expect(fresh?.reason).toBe(`HEAD moved from ${before.slice(0, 12)} to ${after.slice(0, 12)} since indexing`);
   });
 
@@ -69,7 +69,7 @@ describe('freshness of an index against its repository on disk', () => {
     repo.write('src/clock.ts', 'export const now = () => 42;\n');
     utimesSync(path.join(repo.root, 'src/clock.ts'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     const out = await indexInto(repo);
-    expect(await freshnessOf(out)).toMatchObject({ indexed_dirty: true, checked: true, stale: false });
+    expect(await freshnessOf(out)).toMatchObject({ git_dirty: true, checked: true, stale: false });
     repo.write('src/clock.ts', 'export const now = () => 43;\n');
     expect(await freshnessOf(out)).toMatchObject({ stale: true, reason: 'src/clock.ts changed since indexing (uncommitted)' });
     repo.git('checkout', '--', 'src/clock.ts');
@@ -86,8 +86,8 @@ describe('freshness of an index against its repository on disk', () => {
     const out = await indexInto(repo);
     // From the whole index and from its search pack alike.
     const fromPack = async () => (await checkFreshness((await loadIndexes(out)).indexes))[0];
-    expect(await freshnessOf(out)).toMatchObject({ indexed_dirty: true, checked: true, stale: false });
-    expect(await fromPack()).toMatchObject({ indexed_dirty: true, checked: true, stale: false });
+    expect(await freshnessOf(out)).toMatchObject({ git_dirty: true, checked: true, stale: false });
+    expect(await fromPack()).toMatchObject({ git_dirty: true, checked: true, stale: false });
     rmSync(path.join(repo.root, 'src/clock.ts'));
     expect(await freshnessOf(out)).toMatchObject({ stale: true, reason: 'src/clock.ts was deleted since indexing (uncommitted)' });
     expect(await fromPack()).toMatchObject({ stale: true, reason: 'src/clock.ts was deleted since indexing (uncommitted)' });
@@ -115,7 +115,7 @@ describe('freshness of an index against its repository on disk', () => {
     const plain = makeTempRepo({ 'a.ts': 'export const a = 1;\n' });
     repos.push(plain);
     const out = await indexInto(plain);
-    expect(await freshnessOf(out)).toMatchObject({ indexed_commit: null, checked: false, stale: false, reason: 'the repository was not a git work tree when indexed' });
+    expect(await freshnessOf(out)).toMatchObject({ git_commit: null, checked: false, stale: false, reason: 'the repository was not a git work tree when indexed' });
   });
 
   it('answers from a search pack as from the whole index: the pack keeps what the check reads of the metadata', async () => {
@@ -161,20 +161,20 @@ describe('freshness kept for a moment between calls', () => {
 });
 
 describe('freshness in the MCP tools', () => {
-  it('search_code_references, search and get_indexes_overview report indexed_commit and stale per repository', async () => {
+  it('search_code_references, search and get_indexes_overview report git_commit and stale per repository', async () => {
     const repo = gitRepo();
     const out = await indexInto(repo);
     repo.write('src/cache.ts', 'export function getCache() { return 2; }\n');
     const context = { cache: new IndexCache(), defaultIndexesDir: out };
     const head = repo.git('rev-parse', 'HEAD').trim();
-    const expected = { repo_name: 'repo', index: 'repo_index', indexed_commit: head, stale: true };
+    const expected = { repo_name: 'repo', index: 'repo_index', git_commit: head, stale: true };
     const refs = await searchCodeReferences(context, { target_file: 'cache.ts', keywords: 'cache' });
     expect(refs.json.freshness).toEqual([expect.objectContaining(expected)]);
     const text = await searchText(context, { query: 'cache' });
     expect(text.json.freshness).toEqual([expect.objectContaining(expected)]);
     const overview = await getIndexesOverview(context, {});
-    const entry = (overview.json.overview as { repositories: Record<string, { indexed_commit: string; stale: boolean; freshness: { reason: string } }> }).repositories.repo_index;
-    expect(entry).toMatchObject({ indexed_commit: head, stale: true });
+    const entry = (overview.json.overview as { repositories: Record<string, { git_commit: string; stale: boolean; freshness: { reason: string } }> }).repositories.repo_index;
+    expect(entry).toMatchObject({ git_commit: head, stale: true });
     expect(entry?.freshness.reason).toContain('src/cache.ts');
   });
 });

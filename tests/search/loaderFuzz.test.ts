@@ -132,7 +132,7 @@ function exercise(dir: string, loaded: Awaited<ReturnType<typeof loadIndexes>>):
       JSON.stringify(answer);
     }
   }
-  JSON.stringify(overviewJson(dir, dir, loaded.indexes, loaded.warnings));
+  JSON.stringify(overviewJson(dir, loaded.indexes, loaded.warnings));
 }
 
 /**

@@ -60,7 +60,7 @@ describe('coderag serve over MCP and its JSON API', () => {
     expect(jsonOf(references).formatted_content).toContain('src/limiter/tokenBucket.ts');
     const overview = await client.callTool({ name: 'get_indexes_overview', arguments: {} });
     expect(Object.values(jsonOf(overview).overview.repositories).map((r: any) => r.repo_name).sort()).toEqual(['alpha', 'beta']);
-    const outline = await client.callTool({ name: 'get_file_outline', arguments: { repo: 'alpha', path: 'src/cache/lruCache.ts' } });
+    const outline = await client.callTool({ name: 'get_file_outline', arguments: { repo_name: 'alpha', file_path: 'src/cache/lruCache.ts' } });
     expect(jsonOf(outline).symbols.map((s: any) => s.name)).toContain('LruCache');
     const symbol = await client.callTool({ name: 'find_symbol', arguments: { name: 'takeToken' } });
     expect(jsonOf(symbol).matches[0]).toMatchObject({ repo_name: 'beta', file_path: 'src/limiter/tokenBucket.ts', kind: 'function' });
@@ -100,11 +100,11 @@ describe('coderag serve over MCP and its JSON API', () => {
 
     const outline = await getJson(`${server.url}/api/outline?repo=alpha&path=src/cache/lruCache.ts`);
     const printedOutline = await cli('outline', 'alpha', 'src/cache/lruCache.ts');
-    expect({ ...outline.body, indexes_path: null }).toEqual({ ...printedOutline, indexes_path: null });
+    expect({ ...outline.body, indexes_directory: null }).toEqual({ ...printedOutline, indexes_directory: null });
 
     const symbol = await getJson(`${server.url}/api/symbol?name=LruCache`);
     const printedSymbol = await cli('symbol', 'LruCache');
-    expect({ ...symbol.body, indexes_path: null }).toEqual({ ...printedSymbol, indexes_path: null });
+    expect({ ...symbol.body, indexes_directory: null }).toEqual({ ...printedSymbol, indexes_directory: null });
     expect(symbol.body.matches[0].file_path).toBe('src/cache/lruCache.ts');
 
     expect((await getJson(`${server.url}/api/search`)).status).toBe(400);
@@ -166,9 +166,9 @@ describe('coderag serve with tokens', () => {
     const hits = jsonOf(await client.callTool({ name: 'search', arguments: { query: 'token bucket rate limiter' } }));
     expect(hits.references.every((r: any) => r.repo_name === 'alpha')).toBe(true);
     expect((hits.definitions ?? []).every((d: any) => d.repo_name === 'alpha')).toBe(true);
-    const outline = await client.callTool({ name: 'get_file_outline', arguments: { repo: 'beta', path: 'src/limiter/tokenBucket.ts' } });
+    const outline = await client.callTool({ name: 'get_file_outline', arguments: { repo_name: 'beta', file_path: 'src/limiter/tokenBucket.ts' } });
     expect(outline.isError).toBe(true);
-    expect(JSON.stringify(jsonOf(outline)).replace(/"repo":"beta"|repository \\"beta\\"|"path":"src\/limiter\/tokenBucket.ts"|no file [^"]*/g, '')).not.toMatch(/beta|tokenBucket/);
+    expect(JSON.stringify(jsonOf(outline)).replace(/"repo_name":"beta"|repository \\"beta\\"|"file_path":"src\/limiter\/tokenBucket.ts"|no file [^"]*/g, '')).not.toMatch(/beta|tokenBucket/);
     await client.close();
   });
 

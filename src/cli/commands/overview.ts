@@ -12,6 +12,6 @@ export async function overviewCommand(flags: { indexes?: string; config?: string
   const { indexes, warnings } = await loadIndexes(dir);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (indexes.length === 0) throw await noIndexesError(dir, warnings);
-  const overview = overviewJson(dir, path.resolve(dir), indexes, warnings, await checkFreshness(indexes));
+  const overview = overviewJson(path.resolve(dir), indexes, warnings, await checkFreshness(indexes));
   process.stdout.write(flags.json ? `${JSON.stringify(overview, null, 2)}\n` : `${formatOverviewText(overview)}\n`);
 }
