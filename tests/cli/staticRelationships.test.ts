@@ -118,6 +118,16 @@ describe('coderag index --target-structure with no model', () => {
     expect(best(readIndex(reused).relationships)).toEqual({ 'src/sched/limiter.go': 'pkg/store/ratelimit.go' });
   });
 
+  it("infers none for a shard's partial index, and says why", async () => {
+    const shard = makeTempDir();
+    const result = await runCli(['index', fixture, '--out', shard, '--target-structure', target, '--shard', '1/2'], { cwd, env: offline() });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("warning: polyglot: relationships are not inferred for a shard's partial index without a model");
+    const partial = JSON.parse(readFileSync(path.join(shard, 'polyglot_index.shard-1-of-2.json'), 'utf8')) as RepoIndex;
+    expect(partial.relationships).toEqual([]);
+    expect(partial.analysis_metadata.relationships_source).toBeUndefined();
+  });
+
   it('answers search --target with the target file’s static relationships, in markdown and JSON', async () => {
     const markdown = await runCli(['search', '--indexes', out, '--target', 'src/cache/ttl_store.ts', '--keywords', 'ttl'], { cwd, env: offline() });
     expect(markdown.code).toBe(0);
