@@ -1,6 +1,11 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/schema.js';
-import type { CodeSymbol } from '../../src/index/types.js';
+import { indexRepo } from '../../src/lib.js';
+import { runIndex } from '../../src/pipeline/runIndex.js';
+import { makeTempDir } from '../support/tempRepo.js';
+import type { CodeSymbol, RepoIndex } from '../../src/index/types.js';
 import { confidenceOf, MAX_STATIC_PER_TARGET, relateStatically, targetQuery } from '../../src/pipeline/relate.js';
 import { staticProfile } from '../support/fileSummary.js';
 
@@ -74,4 +79,21 @@ describe('static relationships of profiled files to a target structure', () => {
     expect(['strong', 'weak']).toContain(r?.relationship_type);
     expect(r?.relationship_type).toBe(Math.abs(0.9 - (r?.confidence_score ?? 0)) <= Math.abs(0.3 - (r?.confidence_score ?? 0)) ? 'strong' : 'weak');
   });
+});
+
+describe("the library's indexRepo with a target structure and no model", () => {
+  it('relates statically, as the index a run writes to disk', async () => {
+    const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
+    const targetStructure = 'src/cache/ttl_store.ts   # cache entries that expire after a TTL\nlib/routes.js   # route requests by path\n';
+    const inMemory = await indexRepo(fixture, { targetStructure, config: { history: { enabled: false } } });
+    expect(inMemory.relationships.length).toBeGreaterThan(0);
+    expect(inMemory.relationships.every((r) => r.source === 'static')).toBe(true);
+    expect(inMemory.analysis_metadata.relationships_source).toBe('static');
+    const config = defaultConfig();
+    config.history.enabled = false;
+    const out = makeTempDir();
+    const { written } = await runIndex([fixture], { config, outDir: out, targetStructure });
+    const onDisk = JSON.parse(readFileSync(written[0]!.outputPath, 'utf8')) as RepoIndex;
+    expect(inMemory.relationships).toEqual(onDisk.relationships);
+  }, 60_000);
 });
