@@ -19,10 +19,19 @@ export const MAX_STATIC_PER_TARGET = 5;
 /** Folder names that say nothing of what a file does: left out of a target's query. */
 const PLAIN_FOLDERS = new Set(['src', 'lib', 'app', 'apps', 'pkg', 'internal', 'source', 'sources', 'main', 'core', 'packages', 'cmd', 'java', 'com', 'org', 'js', 'ts', 'py']);
 
-/** What a target's references are searched for: its path as the target, its folders and purpose as free text. */
+/** File names that say nothing of what a file does: a bare tree's `index.ts` is not searched for by its name. */
+const PLAIN_NAMES = new Set(['index', 'main', 'mod', 'lib', '__init__', '__main__', 'init', 'app', 'x']);
+
+/**
+ * What a target's references are searched for: its path as the target, and as free text its purpose, its telling
+ * folders and its file name (so a bare tree's `ttl_cache.ts` still asks for `ttl_cache`).
+ */
 export function targetQuery(target: TargetFile): { target: string; query: string } {
-  const folders = target.path.split('/').slice(0, -1).filter((s) => !PLAIN_FOLDERS.has(s.toLowerCase()));
-  return { target: target.path, query: [target.purpose, ...folders].filter(Boolean).join(' ') };
+  const segments = target.path.split('/');
+  const folders = segments.slice(0, -1).filter((s) => !PLAIN_FOLDERS.has(s.toLowerCase()));
+  const stem = (segments[segments.length - 1] ?? '').replace(/\..*$/, '');
+  const name = PLAIN_NAMES.has(stem.toLowerCase()) ? [] : [stem];
+  return { target: target.path, query: [target.purpose, ...folders, ...name].filter(Boolean).join(' ') };
 }
 
 /** What a ranked reference offers as evidence that it helps write its target. */
@@ -59,13 +68,13 @@ export function evidenceOf(response: SearchResponse, rank: number): Evidence {
  * its answer as the right relationship; the 10 files ranked for each. Fitted on the 138 `hand` cases, checked on
  * the 90 `blind` ones (no held-out repository is in the set). The precision the knots follow, hand cases, files
  * holding every query word:
- *   first file, lead over the second [0, .1): 14 of 30 right; [.1, .2): 9 of 18; [.2, .35): 18 of 22;
- *   [.35, .5): 10 of 13; [.5, 1]: 49 of 51.
+ *   first file, lead over the second [0, .1): 13 of 27 right; [.1, .2): 9 of 17; [.2, .35): 17 of 20;
+ *   [.35, .5): 9 of 12; [.5, 1]: 49 of 51.
  *   later files, relative score >= .9: 13 of 37; [.8, .9): 10 of 41; [.7, .8): 8 of 52; [.5, .7): 16 of 175;
  *   below .5: 21 of 933.
- *   first files lacking some query words (all cases, too few to split): 7 of 14, against 3 in 4 overall.
- * Result over every ranked file (kept or not): confidence above 0.7, 76 of 84 right on the hand cases and 46 of 54 on
- * the blind ones (122 of 138, .884); (.3, .5], 49 of 116; .3 or less, 83 of 1,569. The first file's confidence stays
+ *   first files lacking some query words (all cases, too few to split): 10 of 21, against 3 in 4 overall.
+ * Result over every ranked file (kept or not): confidence above 0.7, 76 of 83 right on the hand cases and 46 of 54 on
+ * the blind ones (122 of 137, .891); (.3, .5], 49 of 115; .3 or less, 83 of 1,569. The first file's confidence stays
  * at .45 or more, so a target keeps its best file unless the query's words are missing from it.
  */
 export function confidenceOf(e: Evidence): number {

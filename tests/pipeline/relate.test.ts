@@ -21,9 +21,14 @@ const FILES = [
 const settings = defaultConfig().relationships;
 
 describe('a target file as a query', () => {
-  it('is its path as the target and its purpose and telling folders as free text', () => {
-    expect(targetQuery({ path: 'src/cache/ttl.ts', purpose: 'cache with a TTL' })).toEqual({ target: 'src/cache/ttl.ts', query: 'cache with a TTL cache' });
+  it('is its path as the target, and its purpose, telling folders and telling file name as free text', () => {
+    expect(targetQuery({ path: 'src/cache/ttl.ts', purpose: 'cache with a TTL' })).toEqual({ target: 'src/cache/ttl.ts', query: 'cache with a TTL cache ttl' });
     expect(targetQuery({ path: 'lib/index.js', purpose: '' })).toEqual({ target: 'lib/index.js', query: '' });
+  });
+
+  it('relates a bare tree’s file, with no purpose, by its name and folders', () => {
+    const [r] = relateStatically('demo', FILES, [{ path: 'src/http/router_v2.ts', purpose: '' }], settings);
+    expect(r).toMatchObject({ repo_file_path: 'src/http/router.ts', target_file_path: 'src/http/router_v2.ts' });
   });
 });
 
