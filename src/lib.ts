@@ -42,7 +42,7 @@ export { parseShard, inShard, type Shard } from './pipeline/shard.js';
 export { CodeRagError, UsageError, ConfigError, ProviderError, AbortedError } from './shared/errors.js';
 
 /** indexRepository's options a library caller gives; the configuration may be partial. */
-export interface IndexRepoOptions extends Pick<IndexRepositoryOptions, 'onEvent' | 'signal' | 'historySource'> {
+export interface IndexRepoOptions extends Pick<IndexRepositoryOptions, 'onEvent' | 'signal' | 'historySource' | 'targetStructure'> {
   /** A partial configuration, merged over the defaults and validated. */
   config?: Record<string, unknown> | Config;
   /** Model profiles (see createLlmSession and selectProvider); without one, profiles are static. */
@@ -52,8 +52,8 @@ export interface IndexRepoOptions extends Pick<IndexRepositoryOptions, 'onEvent'
 /** Profiles a repository and returns its index, writing nothing. */
 export async function indexRepo(repoPath: string, options: IndexRepoOptions = {}): Promise<RepoIndex> {
   const config = validateConfig(deepMerge({}, (options.config ?? {}) as Record<string, unknown>));
-  const { onEvent, signal, llm, historySource } = options;
-  return indexRepository(repoPath, { config, ...(onEvent ? { onEvent } : {}), ...(signal ? { signal } : {}), ...(historySource ? { historySource } : {}), llm: llm ?? null });
+  const { onEvent, signal, llm, historySource, targetStructure } = options;
+  return indexRepository(repoPath, { config, ...(onEvent ? { onEvent } : {}), ...(signal ? { signal } : {}), ...(historySource ? { historySource } : {}), ...(targetStructure ? { targetStructure } : {}), llm: llm ?? null });
 }
 
 /**

@@ -101,13 +101,21 @@ export function closingLine(index: Omit<RepoIndex, 'file_summaries'>, reuse?: Re
   const unreadablePart = unreadable.length ? `, ${unreadable.length} unreadable folder${unreadable.length === 1 ? '' : 's'} not indexed` : '';
   const shallowPart = meta.history_shallow ? ', history cut short by a shallow clone' : '';
   const head = `${parts.join(', ')}${reasons.length ? ` (${reasons.join(', ')})` : ''}${excludedPart}${skippedFoldersPart(meta.skipped_folders)}${ownPart}${unreadablePart}${shallowPart}, ${(meta.duration_ms / 1000).toFixed(1)}s${reusePart(reuse, unchanged)}`;
-  if (meta.provider === 'static') return head;
+  if (meta.provider === 'static') return meta.relationships_source === 'static' ? `${head}\n  ${staticRelationshipsPart(index)}` : head;
   const tokens = meta.token_usage;
   const perFileTokens = answerTokensPerFile(meta);
   const perFile = perFileTokens !== null ? ` (${perFileTokens} answer tokens a file)` : '';
   const outside = meta.relationships_outside_target ? ` (${meta.relationships_outside_target} outside the target structure dropped)` : '';
   const unusable = meta.llm_unusable_files ? `, ${meta.llm_unusable_files} kept their static profile (answers unusable)` : '';
   return `${head}\n  ${meta.provider} ${meta.model}: ${meta.llm_calls} calls, ${meta.retries} retries, ${meta.cache_hits} cache hits, ${tokens.prompt_tokens} prompt + ${tokens.completion_tokens} completion tokens${perFile}, ${index.relationships.length} relationships${outside}${unusable}${meta.secrets_redacted ? `, ${meta.secrets_redacted} secrets redacted` : ''}`;
+}
+
+/** What a run without a model says of the relationships it inferred: how many, to how many targets, how many high. */
+function staticRelationshipsPart(index: Omit<RepoIndex, 'file_summaries'>): string {
+  const meta = index.analysis_metadata;
+  const n = index.relationships.length;
+  const targets = new Set(index.relationships.map((r) => r.target_file_path)).size;
+  return `relationships inferred statically (no model): ${n} to ${targets} target file${targets === 1 ? '' : 's'}, ${meta.high_confidence_relationships} above ${meta.high_confidence_threshold} confidence`;
 }
 
 /** Answer tokens over the files a model answered in the run (cache hits apart); null when it answered none. */
@@ -178,8 +186,16 @@ function runSummary(written: Array<{ index: WrittenIndex; outputPath: string; re
       answer_tokens_per_file: answerTokensPerFile(index.analysis_metadata),
       llm_unusable_files: index.analysis_metadata.llm_unusable_files ?? 0,
       total_relationships: index.relationships.length,
+      high_confidence_relationships: index.analysis_metadata.high_confidence_relationships,
+      relationships_source: relationshipsSource(index.analysis_metadata),
       relationships_outside_target: index.analysis_metadata.relationships_outside_target ?? 0,
       duration_ms: index.analysis_metadata.duration_ms,
     })),
   };
+}
+
+/** Who inferred a run's relationships: `static` (no model), `model`, or null when no target structure was given. */
+function relationshipsSource(meta: RepoIndex['analysis_metadata']): 'static' | 'model' | null {
+  if (meta.relationships_source) return meta.relationships_source;
+  return meta.provider !== 'static' && meta.target_structure_analyzed ? 'model' : null;
 }

@@ -147,9 +147,12 @@ function relationshipOf(value: unknown): FileRelationship[] {
   if (typeof value !== 'object' || value === null) return [];
   const r = value as Partial<Record<keyof FileRelationship, unknown>>;
   if (typeof r.repo_file_path !== 'string' || typeof r.target_file_path !== 'string') return [];
+  const { source, ...rest } = value as FileRelationship;
   return [
     {
-      ...(value as FileRelationship),
+      ...rest,
+      // Who inferred it, when it says so in words a reader knows; anything else is dropped.
+      ...(source === 'static' || source === 'model' ? { source } : {}),
       relationship_type: typeof r.relationship_type === 'string' ? r.relationship_type : 'reference',
       confidence_score: finiteNumber(r.confidence_score, 0),
       helpful_aspects: stringList(r.helpful_aspects),

@@ -109,7 +109,14 @@ export interface FileRelationship {
   helpful_aspects: string[];
   potential_contributions: string[];
   usage_suggestions: string;
+  /**
+   * Who inferred it: `static`, the search ranker over the profiles, with no model (pipeline/relate.ts); `model`,
+   * a model's answer. Absent in indexes before it was recorded (those are a model's).
+   */
+  source?: RelationshipSource;
 }
+
+export type RelationshipSource = 'static' | 'model';
 
 export interface TokenUsage {
   prompt_tokens: number;
@@ -182,6 +189,11 @@ export interface AnalysisMetadata {
   llm_unusable_files?: number;
   /** Model runs: relationships dropped because their target is not a file of the target structure. */
   relationships_outside_target?: number;
+  /**
+   * `static` when the relationships were inferred without a model, by searching the profiles for each file of the
+   * target structure (every relationship then says `source: static`). Absent otherwise.
+   */
+  relationships_source?: 'static';
 }
 
 /** What a partial index must agree on with its siblings before `coderag merge` combines them. */

@@ -11,22 +11,34 @@ const FILE_NAME = /^(?:[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,10}|Makefile|Dockerfile|P
 /** Tree drawing and list markers before a name. */
 const LEAD = /^[\s│├└┬┼─|`+*\\>-]*(?:\d+[.)]\s+)?/u;
 
+/** A file of a target structure: its path as the structure gives it, and what its line says of it (else ''). */
+export interface TargetFile {
+  path: string;
+  purpose: string;
+}
+
 export class TargetFiles {
   /** Normalised key -> the path as the structure gives it. */
   private readonly exact = new Map<string, string>();
-  private readonly paths: string[] = [];
+  private readonly files: TargetFile[] = [];
 
-  constructor(paths: Iterable<string>, private readonly root: string | null = null) {
-    for (const p of paths) {
-      const key = normalise(p);
+  constructor(paths: Iterable<string | TargetFile>, private readonly root: string | null = null) {
+    for (const given of paths) {
+      const file = typeof given === 'string' ? { path: given, purpose: '' } : given;
+      const key = normalise(file.path);
       if (!key || this.exact.has(key)) continue;
-      this.exact.set(key, p);
-      this.paths.push(p);
+      this.exact.set(key, file.path);
+      this.files.push(file);
     }
   }
 
   get size(): number {
-    return this.paths.length;
+    return this.files.length;
+  }
+
+  /** The files in the structure's order, each with its purpose. */
+  list(): readonly TargetFile[] {
+    return this.files;
   }
 
   /** The target file `raw` names, as the structure writes it, or null when it names none (or several). */
@@ -62,7 +74,7 @@ function normalise(raw: string): string {
  */
 export function targetFiles(text: string): TargetFiles {
   const folders: Array<{ depth: number; name: string }> = [];
-  const files: Array<{ top: string | null; path: string }> = [];
+  const files: Array<{ top: string | null; path: string; purpose: string }> = [];
   const closeTo = (depth: number) => {
     while (folders.length > 0 && (folders[folders.length - 1]?.depth ?? 0) >= depth) folders.pop();
   };
@@ -70,7 +82,9 @@ export function targetFiles(text: string): TargetFiles {
     const line = rawLine.replace(/\t/g, '    ').replace(/\s+$/, '');
     if (/^\s*```/.test(line)) continue;
     const lead = LEAD.exec(line)?.[0] ?? '';
-    const token = (line.slice(lead.length).split(/\s+/)[0] ?? '').replace(/^[`'"]+/, '').replace(/[`'"]*[:,]?$/, '');
+    const rest = line.slice(lead.length);
+    const first = rest.split(/\s+/)[0] ?? '';
+    const token = first.replace(/^[`'"]+/, '').replace(/[`'"]*[:,]?$/, '');
     if (!token || token.startsWith('#')) continue;
     const depth = [...lead].length;
     if (/^[\w.@+-]+(?:\/[\w.@+-]+)*\/$/.test(token)) {
@@ -83,9 +97,14 @@ export function targetFiles(text: string): TargetFiles {
     const name = segments[segments.length - 1] ?? '';
     if (!FILE_NAME.test(name) || !segments.slice(0, -1).every((seg) => /^[\w.@+-]+$/.test(seg) && seg !== '..')) continue;
     closeTo(depth);
-    files.push({ top: folders[0]?.name.split('/')[0] ?? null, path: [...folders.map((f) => f.name), ...segments].join('/') });
+    files.push({ top: folders[0]?.name.split('/')[0] ?? null, path: [...folders.map((f) => f.name), ...segments].join('/'), purpose: purposeOf(rest.slice(first.length)) });
   }
   const top = files[0]?.top ?? null;
   const root = top && files.every((f) => f.top === top) ? top : null;
-  return new TargetFiles(files.map((f) => (root ? f.path.slice(root.length + 1) : f.path)), root);
+  return new TargetFiles(files.map((f) => ({ path: root ? f.path.slice(root.length + 1) : f.path, purpose: f.purpose })), root);
+}
+
+/** What follows a file's path on its line, less the comment or separator marks before it: `# LRU cache` gives `LRU cache`. */
+function purposeOf(after: string): string {
+  return after.replace(/^[\s:,]*(?:#+|\/\/+|--|[-–—:=]+>?)?\s*/u, '').trim();
 }

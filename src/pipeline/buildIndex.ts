@@ -28,6 +28,8 @@ export interface RunFacts {
   /** Files a model answered in this run, and relationships dropped for a target outside the structure. */
   answeredFiles?: number;
   relationshipsOutside?: number;
+  /** Set when relationships were inferred without a model (relate.ts). */
+  relationshipsSource?: 'static';
 }
 
 export const STATIC_RUN: RunFacts = {
@@ -147,6 +149,7 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
   if (input.remote) metadata.repo_remote = input.remote;
   if (input.skippedFolders && Object.keys(input.skippedFolders).length) metadata.skipped_folders = { ...input.skippedFolders };
   if (input.shard) metadata.shard = input.shard;
+  if (run.relationshipsSource) metadata.relationships_source = run.relationshipsSource;
   if (run.provider !== 'static') {
     metadata.llm_answered_files = run.answeredFiles ?? 0;
     metadata.llm_unusable_files = unusable;

@@ -38,6 +38,7 @@ import {
   stateFileFor,
   type EntryShape,
   type EntrySink,
+  type Relate,
   type IndexFacts,
   type ProfileKind,
   type LoadedPrevious,
@@ -48,6 +49,8 @@ import {
 import { llmContext, type LlmSession } from './llmSession.js';
 import { readHistory, subjectsByFile, type HistorySource } from './history.js';
 import { prefilterFiles } from './prefilter.js';
+import { relateStatically } from './relate.js';
+import { targetFiles } from '../llm/targetPaths.js';
 import { profileFiles, skippedSummary } from './profile.js';
 import { writeIndexPack } from './packUpdate.js';
 import { writeSearchPacks, type PackWay } from './searchPacks.js';
@@ -86,6 +89,11 @@ export interface IndexRepositoryOptions {
   now?: () => number;
   /** Model profiles; without a session every profile is static. */
   llm?: LlmSession | null;
+  /**
+   * A target structure's text to relate files to without a model (relate.ts), after every file is profiled. With a
+   * model session, its own target structure is used and this is not read.
+   */
+  targetStructure?: string | null;
   /** Profile only this shard's files (a partial index for `coderag merge`). */
   shard?: Shard | null;
   /** Where the indexes go (default `paths.output_dir`): left out of the walk, as the cache folder is. */
@@ -178,6 +186,8 @@ async function profileRepository(
       run.emit({ type: 'warning', message: `${run.repoName}: a shallow clone: history holds only the commits fetched (${read?.read.commits.length ?? 0}); fetch the history to index it (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)` });
     }
     entries.useHistory(read ? subjectsByFile(read.read.commits, read.subjects) : new Map());
+    const relate = staticRelate(run, walked.shard !== null);
+    if (relate) entries.relateWith?.(relate);
     entries.extracting?.(reuse.toExtract.length);
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
     if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();
@@ -310,6 +320,26 @@ async function isShallow(workTree: string, git: GitRunner): Promise<boolean> {
   return git(['rev-parse', '--is-shallow-repository'], workTree).then((out) => out.trim() === 'true', () => false);
 }
 
+/**
+ * The relate stage of a run without a model that has a target structure: its files searched for among the
+ * profiles (relate.ts). A shard's partial index gets none: each shard would rank only its own files; the
+ * merged index of a complete set is where relationships belong, so the run says so.
+ */
+function staticRelate(run: RepoRun, sharded: boolean): Relate | null {
+  const text = run.options.targetStructure;
+  if (run.llm || !text) return null;
+  if (sharded) {
+    run.emit({ type: 'warning', message: `${run.repoName}: relationships are not inferred for a shard's partial index without a model` });
+    return null;
+  }
+  const targets = targetFiles(text).list();
+  if (targets.length === 0) {
+    run.emit({ type: 'warning', message: 'the target structure names no file: no relationships are inferred' });
+    return null;
+  }
+  return (summaries) => relateStatically(run.repoName, summaries, targets, run.config.relationships);
+}
+
 /** With `--prefilter` and a target structure, the files the model chose to profile; null when all are. */
 async function prefilterStage(candidates: string[], run: RepoRun): Promise<Set<string> | null> {
   const { llm } = run;
@@ -357,7 +387,7 @@ async function addUnextracted(entries: EntrySink, outside: readonly WalkedFile[]
 /** Everything the index says besides its entries. */
 function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | null): IndexFacts {
   const candidates = walked.own.length;
-  const facts = runFacts(run.llm, run.stats, candidates, chosen?.size ?? candidates);
+  const facts = runFacts(run.llm, run.stats, candidates, chosen?.size ?? candidates, run.options.targetStructure ?? null, walked.shard !== null);
   const walkedPaths = [...walked.files, ...walked.outside].map((f) => f.path);
   return {
     repoName: run.repoName,
@@ -376,8 +406,11 @@ function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | 
   };
 }
 
-function runFacts(llm: LlmSession | null, stats: LlmStats, before: number, after: number): RunFacts {
-  if (!llm) return { ...STATIC_RUN, prefilter: { enabled: false, before, after: before } };
+function runFacts(llm: LlmSession | null, stats: LlmStats, before: number, after: number, targetStructure: string | null, sharded: boolean): RunFacts {
+  if (!llm) {
+    const related = targetStructure && !sharded ? { targetStructure, relationshipsSource: 'static' as const } : {};
+    return { ...STATIC_RUN, prefilter: { enabled: false, before, after: before }, ...related };
+  }
   return {
     provider: llm.provider.name,
     model: llm.provider.model,

@@ -31,7 +31,7 @@ export function formatMarkdown(response: SearchResponse): string {
       lines.push(
         `### ${i + 1}. ${rel.repo_file_path}`,
         `**Relationship Type**: ${rel.relationship_type}`,
-        `**Confidence Score**: ${rel.confidence_score.toFixed(2)}`,
+        `**Confidence Score**: ${rel.confidence_score.toFixed(2)}${rel.source === 'static' ? ' (inferred statically, without a model)' : ''}`,
         `**Helpful Aspects**: ${rel.helpful_aspects.join(', ')}`,
         `**Potential Contributions**: ${rel.potential_contributions.join(', ')}`,
         `**Usage Suggestions**: ${rel.usage_suggestions}`,

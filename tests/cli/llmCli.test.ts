@@ -86,10 +86,16 @@ describe('coderag index with a model', () => {
     expect(cached.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('refuses --target-structure without a model, rather than ignoring it', async () => {
-    const result = await runCli(['index', fixture, '--out', makeTempDir(), '--target-structure', '/etc/hostname']);
+  it('refuses --focus without a model, rather than ignoring it', async () => {
+    const result = await runCli(['index', fixture, '--out', makeTempDir(), '--focus', 'caching']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('error: --target-structure needs a model');
+    expect(result.stderr).toContain('error: --focus needs a model');
+  });
+
+  it('relates files to a --target-structure without a model, and warns when it names no file', async () => {
+    const result = await runCli(['index', fixture, '--out', makeTempDir(), '--target-structure', configWith('just prose, no paths\n')]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('warning: the target structure names no file: no relationships are inferred');
   });
 
   it('warns that model-only settings from the config are ignored in an offline run', async () => {

@@ -77,4 +77,16 @@ describe('the files of a target structure', () => {
     expect(files.resolve('index.ts')).toBeNull();
     expect(files.resolve('a/index.ts')).toBe('a/index.ts');
   });
+
+  it("keeps what each file's line says of it, whatever marks the comment, and nothing for a bare path", () => {
+    expect(targetFiles(TREE).list()).toEqual([
+      { path: 'package.json', purpose: 'scripts' },
+      { path: 'src/cache/ttl_cache.ts', purpose: 'cache with per-entry TTL' },
+      { path: 'src/http/router.ts', purpose: 'request routing' },
+      { path: 'src/store/kv.py', purpose: '' },
+      { path: 'README.md', purpose: '' },
+    ]);
+    expect(targetFiles(PLAN).list()[0]).toEqual({ path: 'src/cache/ttl.ts', purpose: 'the cache (draws on: src/cache/lruCache.ts)' });
+    expect(targetFiles('a.ts // parses args\nb.ts - prints help\nc.ts: reads config\nd.ts — logs\n').list().map((f) => f.purpose)).toEqual(['parses args', 'prints help', 'reads config', 'logs']);
+  });
 });

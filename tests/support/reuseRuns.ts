@@ -65,7 +65,7 @@ export function createRunner(configure: (config: Config) => void = () => {}) {
   };
   const extractors = new ExtractorPool(0, readFileCounting);
   return {
-    async index(repo: string, outDir: string, options: { reuse?: boolean; config?: Config; name?: string } = {}): Promise<Run> {
+    async index(repo: string, outDir: string, options: { reuse?: boolean; config?: Config; name?: string; targetStructure?: string } = {}): Promise<Run> {
       const config = options.config ?? defaultConfig();
       configure(config);
       reads = [];
@@ -78,6 +78,7 @@ export function createRunner(configure: (config: Config) => void = () => {}) {
         onEvent: (e) => events.push(e),
         reuse: options.reuse ?? true,
         ...(options.name !== undefined ? { name: options.name } : {}),
+        ...(options.targetStructure !== undefined ? { targetStructure: options.targetStructure } : {}),
       });
       const written = result.written[0];
       if (!written?.reuse) throw new Error('runIndex wrote no index');

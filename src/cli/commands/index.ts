@@ -82,11 +82,12 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   const targetStructure = targetFile ? await readTargetStructure(targetFile) : null;
   const budget = choice.provider && !flags.dryRun && !flags.batch ? await budgetFor(config, choice.provider) : null;
   const llm = choice.provider ? createLlmSession({ provider: choice.provider, config, targetStructure, focus: flags.focus ?? null, budget }) : null;
-  const modelOnlyFlags = [flags.targetStructure && '--target-structure', flags.focus && '--focus', flags.prefilter && '--prefilter'].filter(Boolean);
+  // A target structure needs no model: without one, relationships are inferred statically (pipeline/relate.ts).
+  const modelOnlyFlags = [flags.focus && '--focus', flags.prefilter && '--prefilter'].filter(Boolean);
   if (!llm && modelOnlyFlags.length) {
     throw new UsageError(`${modelOnlyFlags.join(', ')} ${modelOnlyFlags.length === 1 ? 'needs' : 'need'} a model`, { hint: 'set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL, or drop them for an offline index' });
   }
-  const ignoredOffline = !llm && [config.relationships.target_structure_file && 'relationships.target_structure_file', config.file_analysis.enable_pre_filtering && 'file_analysis.enable_pre_filtering'].filter(Boolean);
+  const ignoredOffline = !llm && [config.file_analysis.enable_pre_filtering && 'file_analysis.enable_pre_filtering'].filter(Boolean);
   if ((flags.dryRun || flags.batch) && !llm) {
     throw new UsageError(`${flags.dryRun ? '--dry-run' : '--batch'} needs a model`, { hint: 'set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL; an offline index costs nothing' });
   }
@@ -102,7 +103,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
       await (flags.dryRun ? modes.dryRunCommand(setup, flags) : modes.batchCommand(setup, flags));
       return 0;
     }
-    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, shard, reuse: !flags.full, ...(flags.name !== undefined ? { name: flags.name } : {}) });
+    const result = await runIndex(repos, { config, configFile: file, outDir: config.paths.output_dir, onEvent: progress.sink, signal: controller.signal, llm, targetStructure: llm ? null : targetStructure, shard, reuse: !flags.full, ...(flags.name !== undefined ? { name: flags.name } : {}) });
     const exitCode = reportRun(result, progress, flags, started, Boolean(llm?.budget?.stopped));
     throwIfStopped(llm?.budget ?? null);
     return exitCode;

@@ -12,6 +12,7 @@ import { buildRepoIndex, type BuildIndexInput } from '../buildIndex.js';
 import type { PreviousIndex } from './previousIndex.js';
 import type { ReusedEntry } from './reuse.js';
 import type { WalkedFile } from '../../extract/walkedFile.js';
+import { compareCodeUnits } from '../../shared/text.js';
 
 /** What the next run needs to recognise a file without reading it. */
 export interface FreshRecord {
@@ -42,7 +43,12 @@ export interface EntrySink {
   useHistory(subjects: ReadonlyMap<string, string[]>): void;
   /** How many files are about to be extracted, told before the first of them is added. */
   extracting?(files: number): void;
+  /** The relate stage without a model: run over every profile, as written, when the index is assembled. */
+  relateWith?(relate: Relate): void;
 }
+
+/** Static relationships from a repository's finished profiles (relate.ts), in path order. */
+export type Relate = (summaries: readonly FileSummary[]) => FileRelationship[];
 
 /** Everything the index needs besides its entries, known once every entry is in. */
 export type IndexFacts = Omit<BuildIndexInput, 'summaries' | 'relationships' | 'finishedAt'>;
@@ -54,9 +60,14 @@ export class MemoryEntries implements EntrySink {
   private readonly terms = new Map<FileSummary, TermList>();
   private readonly relationships: FileRelationship[] = [];
   private history: ReadonlyMap<string, string[]> = new Map();
+  private relate: Relate | null = null;
 
   useHistory(subjects: ReadonlyMap<string, string[]>): void {
     this.history = subjects;
+  }
+
+  relateWith(relate: Relate): void {
+    this.relate = relate;
   }
 
   takeFrom(previous: PreviousIndex | null): void {
@@ -77,7 +88,8 @@ export class MemoryEntries implements EntrySink {
   build(facts: IndexFacts, now: () => number): RepoIndex {
     const words = new WordCache();
     chooseConcepts(this.summaries, words, (summary) => this.terms.get(summary) ?? candidateTermsOf(summary, words));
-    return buildRepoIndex({ ...facts, summaries: this.summaries, relationships: this.relationships, finishedAt: now() });
+    const inferred = this.relate ? this.relate([...this.summaries].sort((a, b) => compareCodeUnits(a.file_path, b.file_path))) : [];
+    return buildRepoIndex({ ...facts, summaries: this.summaries, relationships: [...this.relationships, ...inferred], finishedAt: now() });
   }
 }
 

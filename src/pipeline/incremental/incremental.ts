@@ -12,7 +12,7 @@
  * reuseState.ts is the format of the state a run leaves beside its index; entryTable.ts keeps a run's
  * entries as columns so 50,000 of them take a few megabytes.
  */
-export { MemoryEntries, type EntrySink, type FreshEntry, type IndexFacts } from './entries.js';
+export { MemoryEntries, type EntrySink, type FreshEntry, type IndexFacts, type Relate } from './entries.js';
 export { StreamedEntries, type RunState } from './indexAssembly.js';
 export { fileDigest, loadPreviousIndex, type LoadedPrevious } from './previousIndex.js';
 export { entryShape, EXTRACT_VERSION, repoIdentity, reuseStage, type ProfileKind, type ReusedEntry } from './reuse.js';

@@ -34,7 +34,7 @@ import { RawArray, writeJsonStreamAtomic } from '../../index/writeStream.js';
 import { tempPathFor } from '../../shared/atomicFile.js';
 import { buildMetadata, sortRelationships } from '../buildIndex.js';
 import { EntryTable } from './entryTable.js';
-import { withHistory, type EntrySink, type FreshEntry, type IndexFacts } from './entries.js';
+import { withHistory, type EntrySink, type FreshEntry, type IndexFacts, type Relate } from './entries.js';
 import type { PreviousIndex } from './previousIndex.js';
 import { RACY_MS, type ReusedEntry } from './reuse.js';
 import { detailText, importsDigest, parseDetail, saveReuseState, type EntryFacts, type EntryShape, type RecordedHistory, type RepoIdentity, type StateHeader, type StateLine, type StoredRecord } from './reuseState.js';
@@ -89,6 +89,8 @@ export class StreamedEntries implements EntrySink {
   private readonly searchedAnew = new Set<number>();
   /** Each file's commit subjects (`useHistory`), by path. */
   private history: ReadonlyMap<string, string[]> = new Map();
+  /** The relate stage without a model (`relateWith`), run over the finished profiles when the index is written. */
+  private relate: Relate | null = null;
   /** The fragment file, created when the first entry or detail is appended: a run that makes none writes none. */
   private fragmentFile: Promise<FragmentFile> | null = null;
   /**
@@ -133,6 +135,10 @@ export class StreamedEntries implements EntrySink {
 
   useHistory(subjects: ReadonlyMap<string, string[]>): void {
     this.history = subjects;
+  }
+
+  relateWith(relate: Relate): void {
+    this.relate = relate;
   }
 
   async addFresh({ summary: profiled, relationships, record, terms: extracted }: FreshEntry): Promise<void> {
@@ -197,13 +203,16 @@ export class StreamedEntries implements EntrySink {
     const { entries } = this;
     const order = entries.order();
     const counts = await this.documentFrequencies(order);
-    const relationships = sortRelationships(this.relationships);
+    const inferred = this.relate ? this.relate(await this.profiles(order, counts)) : [];
+    const relationships = sortRelationships([...this.relationships, ...inferred]);
     const statuses = Array.from(order, (i) => {
       const { status, reason } = entries.facts(i);
       return reason ? { status, reason } : { status };
     });
     const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, statuses);
-    if (this.standsAsIs(order, counts, metadata, includeMetadata, state.history)) return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
+    // Inferred relationships are made anew each run: the previous index stands only when they came out the same.
+    const relationshipsStand = !this.relate || (await this.sameAsPrevious(relationships));
+    if (relationshipsStand && this.standsAsIs(order, counts, metadata, includeMetadata, state.history)) return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
     const previousLayout = this.previousLayout(order);
     const relationshipsAt: [number, number] = [-1, -1];
     const summaryRanges = new Float64Array(2 * order.length);
@@ -243,6 +252,31 @@ export class StreamedEntries implements EntrySink {
       ...(previousLayout ? { previous: previousLayout } : {}),
       ...(searchPack ? { searchPack } : {}),
     };
+  }
+
+  /**
+   * Every entry's profile as the index will hold it (its concepts chosen, its commit subjects, path, date and size
+   * as this run has them), in path order, parsed from its bytes: what the relate stage searches. Nothing is changed.
+   */
+  private async profiles(order: Int32Array, counts: DocumentFrequencies | null): Promise<FileSummary[]> {
+    const { entries } = this;
+    const out: FileSummary[] = [];
+    for (const i of order) {
+      const concepts = counts && entries.choosesConcepts(i) ? counts.concepts(await this.storedTerms(i)) : null;
+      const place = entries.place(i);
+      const bytes = entries.inPrevious(i) ? await (this.previous as PreviousIndex).entries.read(place.start, place.end) : await (await this.fragment()).read(place.start, place.end);
+      const { history: _written, ...stored } = JSON.parse(bytes.toString('utf8')) as FileSummary;
+      const history = this.history.get(entries.path(i));
+      out.push({ ...stored, ...(entries.changes(i) ?? {}), ...(concepts ? { key_concepts: concepts } : {}), ...(history ? { history } : {}) });
+    }
+    return out;
+  }
+
+  /** Whether `relationships` (sorted) are those of the previous index; false without one. */
+  private async sameAsPrevious(relationships: readonly FileRelationship[]): Promise<boolean> {
+    if (!this.previous) return false;
+    const before = sortRelationships([...(await this.previous.relationships()).values()].flat());
+    return JSON.stringify(before) === JSON.stringify(relationships);
   }
 
   /** The field index of the documents tokenised as they were made, in the index's order, with their byte ranges. */

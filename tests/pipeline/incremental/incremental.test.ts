@@ -134,15 +134,24 @@ function operations(root: string, next: () => number, git: boolean): Op[] {
   return ops;
 }
 
+/** Relationships inferred without a model are made again each run, from the profiles the run writes. */
+const STRUCTURE = `src/cache/ttl_store.ts   # cache entries that expire after a TTL
+src/http/routes.js       # route requests to handlers by path
+src/store/serialise.py   # serialise the store's entries
+`;
+
 describe('an incremental run', () => {
   it.each([
-    ['a plain folder', 7, false],
-    ['a git work tree', 14, true],
-  ])('writes the index a full run writes, after random changes to %s (seed %i)', async (_label, seed, git) => {
+    ['a plain folder', 7, false, undefined],
+    ['a git work tree', 14, true, undefined],
+    ['a git work tree related to a target structure without a model', 28, true, STRUCTURE],
+  ])('writes the index a full run writes, after random changes to %s (seed %i)', async (_label, seed, git, targetStructure) => {
     const root = git ? committedFixture('fixture') : path.join(makeTempDir(), 'poly');
     if (!git) copyFixture(root);
     const out = makeTempDir();
-    await runner.index(root, out);
+    const related = targetStructure !== undefined ? { targetStructure } : {};
+    const first = await runner.index(root, out, related);
+    if (targetStructure) expect(first.index.relationships.length).toBeGreaterThan(0);
     const next = random(seed);
     const ops = operations(root, next, git);
     const history: string[] = [];
@@ -151,8 +160,8 @@ describe('an incremental run', () => {
     for (let step = 1; step <= 8; step++) {
       const count = 1 + Math.floor(next() * 3);
       for (let i = 0; i < count; i++) history.push((ops[Math.floor(next() * ops.length)] as Op)(step * 10 + i));
-      const incremental = await runner.index(root, out);
-      const full = await runner.index(root, makeTempDir(), { reuse: false });
+      const incremental = await runner.index(root, out, related);
+      const full = await runner.index(root, makeTempDir(), { reuse: false, ...related });
       reused += incremental.reuse.reused;
       expect(comparable(incremental.outputPath), `after: ${history.join('; ')}`).toEqual(comparable(full.outputPath));
       // The search pack, kept or updated from the previous one, is the one built from the index alone.
