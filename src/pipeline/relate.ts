@@ -8,6 +8,7 @@
 import type { Config } from '../config/schema.js';
 import type { AnalysisMetadata, FileRelationship, FileSummary } from '../index/types.js';
 import type { TargetFile } from '../llm/targetPaths.js';
+import { qualifiedName } from '../index/qualifiedName.js';
 import { search, SearchCorpus } from '../search/search.js';
 import type { Reference, SearchResponse } from '../search/types.js';
 
@@ -161,7 +162,7 @@ export function relateStatically(repoName: string, summaries: readonly FileSumma
 }
 
 function relationshipOf(ref: Reference, target: TargetFile, evidence: Evidence, confidence: number, types: Readonly<Record<string, number>>): FileRelationship {
-  const aspects = [...new Set(ref.symbols.map((s) => s.ast_path.replace(/-/g, '.')))];
+  const aspects = [...new Set(ref.symbols.map((s) => qualifiedName(s.ast_path)))];
   const matched = ref.matched_keywords;
   const contributions = [
     ...(aspects.length ? [`definitions to read or reuse: ${aspects.slice(0, 5).join(', ')}`] : []),
