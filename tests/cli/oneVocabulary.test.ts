@@ -6,7 +6,7 @@
  * A qualified name is shown one way too: dotted, as tracebacks and `main_functions` write it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -112,10 +112,13 @@ describe('every JSON answer, from the CLI, the MCP server and the HTTP API', () 
 
   beforeAll(async () => {
     // Index: the --json summary, and the NDJSON progress events of the same run; then a run that reuses it all.
-    const first = await cli(['index', repo.root, '--out', out, '--json', '--progress', 'json'], 'cli index');
+    // A target structure gives the index relationships (inferred statically, with no model), so they are read too.
+    const target = path.join(cwd, 'target_structure.txt');
+    writeFileSync(target, 'src/cache/ttlCache.ts  # a least-recently-used cache whose entries expire after a ttl\n');
+    const first = await cli(['index', repo.root, '--out', out, '--json', '--progress', 'json', '--target-structure', target], 'cli index');
     answers.push({ source: 'cli index --json', json: parseJson(first.stdout, 'cli index --json') });
     answers.push({ source: 'cli index --progress json', json: ndjson(first.stderr, 'cli index --progress json') });
-    const again = await cli(['index', repo.root, '--out', out, '--json'], 'cli index (again)');
+    const again = await cli(['index', repo.root, '--out', out, '--json', '--target-structure', target], 'cli index (again)');
     answers.push({ source: 'cli index --json (reused)', json: parseJson(again.stdout, 'cli index --json (reused)') });
     for (const report of ['indexing_summary.json', 'indexing_statistics.json']) {
       answers.push({ source: `cli index: ${report}`, json: parseJson(readFileSync(path.join(out, report), 'utf8'), report) });
@@ -223,6 +226,9 @@ describe('every JSON answer, from the CLI, the MCP server and the HTTP API', () 
     const types = (source: string) => (answers.find((a) => a.source === source)?.json as Array<{ type: string }>).map((e) => e.type);
     expect(types('cli index --progress json')).toEqual(expect.arrayContaining(['repo_start', 'file_done', 'repo_done', 'summary']));
     expect(types('cli index --progress json (error)')).toEqual(['error']);
+    // The static relationships are in what was read: the target's search names the cache file for it.
+    const target = answers.find((a) => a.source === 'cli search --target --keywords --json')?.json as { relationships: Array<Record<string, unknown>> };
+    expect(target.relationships).toContainEqual(expect.objectContaining({ repo_file_path: 'src/cache/lruCache.ts', target_file_path: 'src/cache/ttlCache.ts', source: 'static' }));
   });
 
   it('use none of the retired spellings', () => {
