@@ -1,7 +1,11 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   accAtK,
   alignHunks,
+  datasetSources,
   fromMultiSweBench,
   functionMetrics,
   goldFiles,
@@ -14,6 +18,8 @@ import {
   issueRows,
   mergeInstances,
   parseDataset,
+  PB_ISSUE_REPOS,
+  POLYBENCH_LOCAL_DATA,
   parsePatch,
   pythonDefs,
   selectHeldOutIssueCases,
@@ -386,5 +392,71 @@ describe('issue set: Multi-SWE-bench rows and languages', () => {
       '| held out | 1 | .000 / .000 / .000 | 1.000 / 1.000 / 1.000 | - |',
       '| overall | 3 | .667 / .667 / .667 | .667 / .667 / .667 | .000 / .500 / .500 (2) |',
     ]);
+  });
+});
+
+describe('issue set: the TypeScript group (SWE-PolyBench)', () => {
+  // A row as the local copy holds it: SWE-bench's five fields and a few more (read past).
+  const row = {
+    instance_id: 'coder__code-server-6423',
+    repo: 'coder/code-server',
+    base_commit: '913fc3086678a9f265bdcb8ebbc68c1c199c33a7',
+    problem_statement: '[Feat]: Set the host address with environment variable\n## What is your suggestion?\r\n',
+    patch: 'diff --git a/src/node/cli.ts b/src/node/cli.ts\n--- a/src/node/cli.ts\n+++ b/src/node/cli.ts\n',
+    fix_commit: 'a76e5241b',
+    language: 'TypeScript',
+    source: 'SWE-PolyBench',
+  };
+  const inst = (repo: string, n: number): IssueInstance => ({ instance_id: `${repo.replace('/', '__')}-${n}`, repo, base_commit: 'a', problem_statement: 'x', patch: '' });
+
+  it('reads its rows as SWE-bench rows and gives its repositories the language typescript', () => {
+    const [i] = parseDataset(`${JSON.stringify(row)}\n`);
+    expect(i).toEqual({ instance_id: row.instance_id, repo: row.repo, base_commit: row.base_commit, problem_statement: row.problem_statement, patch: row.patch });
+    expect(PB_ISSUE_REPOS.map((r) => r.repo)).toEqual(['coder/code-server']);
+    expect(issueLanguage('coder/code-server')).toBe('typescript');
+    expect(issueLanguage('Coder/Code-Server')).toBe('typescript');
+    // held out stays held out: Multi-SWE-bench's TypeScript repositories never enter
+    for (const r of ['vuejs/core', 'darkreader/darkreader', 'preactjs/preact', 'babel/babel', 'immutable-js/immutable-js']) expect(isHeldOutRepo(r)).toBe(true);
+    expect(isHeldOutRepo('other/core')).toBe(false);
+  });
+
+  it('draws its halves on its own: adding the group moves no SWE-bench or Multi-SWE-bench case', () => {
+    const py = Array.from({ length: 12 }, (_, n) => inst('sympy/sympy', n));
+    const ml = Array.from({ length: 9 }, (_, n) => inst('tokio-rs/tokio', n));
+    const ts = Array.from({ length: 7 }, (_, n) => inst('coder/code-server', n));
+    const before = issueHalves([...py, ...ml]);
+    const after = issueHalves([...ts, ...py, ...ml]);
+    for (const i of [...py, ...ml]) expect(after.get(i.instance_id)).toBe(before.get(i.instance_id));
+    const tsHalves = ts.map((i) => after.get(i.instance_id));
+    expect(tsHalves.filter((h) => h === 'tune')).toHaveLength(4);
+    expect(tsHalves.filter((h) => h === 'holdout')).toHaveLength(3);
+    // capped like a Multi-SWE-bench repository, by SHA-256 of the id
+    expect(selectIssueCases(ts, 6, PB_ISSUE_REPOS.map((r) => r.repo))).toHaveLength(6);
+  });
+
+  it('finds the local copy under the work folder, after the mirrors; a given file replaces both', () => {
+    const work = mkdtempSync(join(tmpdir(), 'issues-local-'));
+    try {
+      const noMirror = (): string | undefined => undefined;
+      expect(datasetSources(undefined, noMirror, {}, work)).toEqual([]);
+      const file = join(work, POLYBENCH_LOCAL_DATA);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, `${JSON.stringify(row)}\n`);
+      const found = datasetSources(undefined, noMirror, {}, work);
+      expect(found).toHaveLength(1);
+      expect(found[0]?.label).toContain('SWE-PolyBench TypeScript');
+      expect(parseDataset(found[0]?.read() ?? '').map((i) => i.instance_id)).toEqual([row.instance_id]);
+      // no mirror root at all: the local copy is still read
+      const noRoot = (): string | undefined => {
+        throw new Error('no mirror root');
+      };
+      expect(datasetSources(undefined, noRoot, {}, work)).toHaveLength(1);
+      // --issues-data (or the environment variable) is read alone
+      const given = join(work, 'given.jsonl');
+      writeFileSync(given, '');
+      expect(datasetSources(given, noMirror, {}, work).map((s) => s.label)).toEqual([given]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The issue set: real issue reports (SWE-bench Lite and SWE-bench Verified for Python; Multi-SWE-bench for Rust,
- * Java, JavaScript and Go) → the files, and the functions, their fix edits. The query is the issue's
+ * Java, JavaScript and Go; SWE-PolyBench for TypeScript) → the files, and the functions, their fix edits. The query is the issue's
  * `problem_statement` verbatim (Multi-SWE-bench: its resolved issues' titles and bodies, see fromMultiSweBench);
  * the index is built from the tree at the instance's `base_commit`.
  *
@@ -10,11 +10,11 @@
  * and the runner `runIssues`, which run.ts calls for `--set issues`.
  *
  * Rules
- * - Cases: instances of ISSUE_REPOS and ML_ISSUE_REPOS (never of HELD_OUT_NAMES), Lite and Verified merged by
- *   instance_id (the first source wins; the copies agree). Per repository at most `cap` (default 40; the
- *   Multi-SWE-bench repositories `mlCap`, default 6): the instances ordered by SHA-256 of their instance_id, the
- *   first `cap` kept, chosen without looking at any result. Halves: split.ts over every eligible instance, drawn
- *   separately for the two groups of repositories.
+ * - Cases: instances of ISSUE_REPOS, ML_ISSUE_REPOS and PB_ISSUE_REPOS (never of HELD_OUT_NAMES), Lite and Verified
+ *   merged by instance_id (the first source wins; the copies agree). Per repository at most `cap` (default 40; the
+ *   Multi-SWE-bench and SWE-PolyBench repositories `mlCap`, default 6): the instances ordered by SHA-256 of their
+ *   instance_id, the first `cap` kept, chosen without looking at any result. Halves: split.ts over every eligible
+ *   instance, drawn separately for each of the three groups of repositories.
  * - Gold files: the files the gold `patch` modifies or deletes that exist at base_commit (a file the patch adds
  *   is no answer), restricted to paths.ts's source rule (no tests, docs, examples, non-code files). SWE-bench's
  *   tests are in a separate `test_patch`, not read. An instance left without a gold file is skipped.
@@ -34,7 +34,8 @@
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { keywordTerms } from './baselines.js';
 import { braceDefs, defLanguageOf, indentOf, pythonDefs, type PyDef, type SourceDef } from './defs.js';
 import { materialise, treeDirFor } from './checkout.js';
@@ -88,15 +89,36 @@ export const ML_ISSUE_REPOS: ReadonlyArray<{ repo: string; language: string; dat
 /** The mirror copy of Multi-SWE-bench (ByteDance-Seed/Multi-SWE-bench, one JSON-lines file per repository). */
 export const MULTI_SWE_BENCH_MIRROR = { repo: 'kuppireddypravalika/MSWE-validation-dataset', dir: 'MSWE-agent/data' } as const;
 
-/** A repository's language: 'python' for the SWE-bench repositories, ML_ISSUE_REPOS's otherwise. */
+/**
+ * Repositories of the TypeScript group (SWE-PolyBench, AmazonScience/SWE-PolyBench): Multi-SWE-bench's TypeScript
+ * repositories are held out (vuejs/core, darkreader) or a Git LFS pointer in its copy (mui/material-ui), so the
+ * group's instances are SWE-PolyBench's, read from POLYBENCH_LOCAL_DATA (see bench/eval/README.md for the copy, and
+ * for the TypeScript repositories left out and why).
+ */
+export const PB_ISSUE_REPOS: ReadonlyArray<{ repo: string; language: string }> = [{ repo: 'coder/code-server', language: 'typescript' }];
+
+/**
+ * The local copy of the SWE-PolyBench TypeScript instances, under the eval work folder (bench/.work, never
+ * committed): JSON lines of SWE-bench-shaped rows. The public copy it was made from could not be fetched as a
+ * mirror; bench/eval/README.md says how the file was made and checked.
+ */
+export const POLYBENCH_LOCAL_DATA = 'issues-data/swe-polybench-ts.jsonl';
+const DEFAULT_WORK_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '.work');
+
+/** A repository's language: 'python' for the SWE-bench repositories, ML_ISSUE_REPOS's or PB_ISSUE_REPOS's otherwise. */
 export function issueLanguage(repo: string): string {
   const r = repo.toLowerCase();
-  return ML_ISSUE_REPOS.find((m) => m.repo.toLowerCase() === r)?.language ?? 'python';
+  return [...ML_ISSUE_REPOS, ...PB_ISSUE_REPOS].find((m) => m.repo.toLowerCase() === r)?.language ?? 'python';
 }
 
-/** Held out from all tuning (issue 20): never a case here, whatever a dataset holds. Matched on the name part. */
+/**
+ * Held out from all tuning (issue 20; issue 43 added the JavaScript and TypeScript ones): never a case here,
+ * whatever a dataset holds. Matched on the name part, or on the whole `owner/name` for a name too common to hold
+ * out alone (`vuejs/core`).
+ */
 export const HELD_OUT_NAMES: ReadonlySet<string> = new Set([
   'requests', 'pytest', 'pylint', 'sphinx', 'seaborn', 'xarray', 'flask', 'zod', 'fastify', 'express', 'httpx', 'gin',
+  'preact', 'vuejs/core', 'babel', 'immutable-js', 'darkreader',
 ]);
 
 /**
@@ -176,7 +198,7 @@ export function mergeInstances(lists: ReadonlyArray<readonly IssueInstance[]>): 
 
 export function isHeldOutRepo(repo: string): boolean {
   const name = (repo.split('/').pop() ?? repo).toLowerCase();
-  return HELD_OUT_NAMES.has(name);
+  return HELD_OUT_NAMES.has(name) || HELD_OUT_NAMES.has(repo.toLowerCase());
 }
 
 function sha256(s: string): string {
@@ -525,9 +547,15 @@ export interface DatasetSource {
 
 /**
  * The dataset files: `--issues-data FILE[,FILE…]`, else $CODERAG_EVAL_ISSUES_DATA (same form), else the
- * DATASET_MIRRORS found under the mirror root. Empty when none is found.
+ * DATASET_MIRRORS found under the mirror root and the local SWE-PolyBench copy (POLYBENCH_LOCAL_DATA under
+ * `workDir`, bench/.work) when it is there. Empty when none is found.
  */
-export function datasetSources(flag: string | undefined, findMirror: (hint: string) => string | undefined, env: NodeJS.ProcessEnv = process.env): DatasetSource[] {
+export function datasetSources(
+  flag: string | undefined,
+  findMirror: (hint: string) => string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  workDir: string = DEFAULT_WORK_DIR,
+): DatasetSource[] {
   const given = flag ?? env[ISSUES_DATA_ENV];
   if (given) {
     return given
@@ -541,12 +569,16 @@ export function datasetSources(flag: string | undefined, findMirror: (hint: stri
       });
   }
   const out: DatasetSource[] = [];
+  const local = join(workDir, POLYBENCH_LOCAL_DATA);
+  const localSource: DatasetSource[] = existsSync(local) && statSync(local).isFile()
+    ? [{ label: `SWE-PolyBench TypeScript (${PB_ISSUE_REPOS.length} ${PB_ISSUE_REPOS.length === 1 ? 'repository' : 'repositories'}, local copy): ${local}`, read: () => readFileSync(local, 'utf8') }]
+    : [];
   for (const m of DATASET_MIRRORS) {
     let gitDir: string | undefined;
     try {
       gitDir = findMirror(m.repo);
     } catch {
-      return []; // no mirror root
+      return localSource; // no mirror root
     }
     if (!gitDir) continue;
     const dir = gitDir;
@@ -557,7 +589,7 @@ export function datasetSources(flag: string | undefined, findMirror: (hint: stri
       read: () => m.paths.map((p) => execFileSync('git', [`--git-dir=${dir}`, 'show', `HEAD:${p}`], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 }).replace(/\n?$/, '\n')).join(''),
     });
   }
-  return out;
+  return [...out, ...localSource];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -565,13 +597,14 @@ export function datasetSources(flag: string | undefined, findMirror: (hint: stri
 
 /**
  * Each eligible instance's half: split.ts over every eligible instance (uncapped), so neither a cap nor --repo /
- * --limit moves a case between halves; drawn separately for the SWE-bench (ISSUE_REPOS) and the Multi-SWE-bench
- * (ML_ISSUE_REPOS) repositories, so adding the second group moved no Python case.
+ * --limit moves a case between halves; drawn separately for the SWE-bench (ISSUE_REPOS), the Multi-SWE-bench
+ * (ML_ISSUE_REPOS) and the SWE-PolyBench (PB_ISSUE_REPOS) repositories, so adding a group moves no case of another.
  */
 export function issueHalves(instances: readonly IssueInstance[], tuneOn: TuneOn = 'even'): Map<string, Half> {
   return new Map([
     ...splitHalves(selectIssueCases(instances, Infinity).map((c) => c.instance_id), tuneOn),
     ...splitHalves(selectIssueCases(instances, Infinity, ML_ISSUE_REPOS.map((m) => m.repo)).map((c) => c.instance_id), tuneOn),
+    ...splitHalves(selectIssueCases(instances, Infinity, PB_ISSUE_REPOS.map((m) => m.repo)).map((c) => c.instance_id), tuneOn),
   ]);
 }
 
@@ -608,7 +641,7 @@ export interface IssueCaseResult extends CaseMetrics {
 export interface IssueRunOptions {
   /** Per-repository cap of the SWE-bench (Python) repositories. */
   cap: number;
-  /** Per-repository cap of the Multi-SWE-bench repositories (default DEFAULT_ML_ISSUE_CAP). */
+  /** Per-repository cap of the Multi-SWE-bench and SWE-PolyBench repositories (default DEFAULT_ML_ISSUE_CAP). */
   mlCap?: number;
   /** Only cases of these languages (all when absent). */
   languages?: readonly string[];
@@ -647,7 +680,7 @@ export async function runIssues(
   listCandidates: (treeDir: string, includeGenerated: boolean) => string[],
   timing: Map<string, { prepareMs: number; rankMs: number }>,
 ): Promise<IssueRun> {
-  const mlRepos = ML_ISSUE_REPOS.map((m) => m.repo);
+  const mlRepos = [...ML_ISSUE_REPOS, ...PB_ISSUE_REPOS].map((m) => m.repo);
   const selected = o.heldOutRepos
     ? selectHeldOutIssueCases(instances, o.cap)
     : [...selectIssueCases(instances, o.cap), ...selectIssueCases(instances, o.mlCap ?? DEFAULT_ML_ISSUE_CAP, mlRepos)];
@@ -664,7 +697,7 @@ export async function runIssues(
   });
   const notices: string[] = [];
   const repos = [...new Set(cases.map((c) => c.repo))];
-  console.error(`[eval] issues: ${cases.length} cases (${repos.map((r) => `${r.split('/')[1]}:${cases.filter((c) => c.repo === r).length}`).join(' ')}), cap ${o.cap} per SWE-bench repository, ${o.mlCap ?? DEFAULT_ML_ISSUE_CAP} per Multi-SWE-bench one`);
+  console.error(`[eval] issues: ${cases.length} cases (${repos.map((r) => `${r.split('/')[1]}:${cases.filter((c) => c.repo === r).length}`).join(' ')}), cap ${o.cap} per SWE-bench repository, ${o.mlCap ?? DEFAULT_ML_ISSUE_CAP} per Multi-SWE-bench or SWE-PolyBench one`);
 
   const results: IssueCaseResult[] = [];
   let checkoutMs = 0;

@@ -6,7 +6,7 @@
  *                                       [--scorer NAME] [--k N] [--include-generated] [--cases FILE]
  *                                       [--describe-cases FILE] [--deps-list FILE] [--tune-on even|odd]
  *                                       [--issues-data FILE[,FILE]] [--issues-cap N] [--issues-ml-cap N]
- *                                       [--issues-lang python,rust,java,javascript,go]
+ *                                       [--issues-lang python,rust,java,javascript,typescript,go]
  *                                       [--issues-half tune|holdout]
  *
  * Git snapshots come from `--mirrors DIR` or $CODERAG_EVAL_MIRRORS (see mirrors.ts); they are needed only for trees
@@ -21,9 +21,9 @@
  * bench/.work/deps-install, copies each one's shipped code into bench/.work/deps/<scope+name@version>/, and searches
  * them together by each package's README sentence, as the description set does.
  * Prints R@1/R@5/R@10/MRR per set x ranker x language, and per set x ranker x half (tuning / held out, see split.ts).
- * Issue set (issues.ts): SWE-bench (Python) and Multi-SWE-bench (Rust, Java, JavaScript, Go) instances read at run
- * time from the dataset files ($CODERAG_EVAL_ISSUES_DATA, `--issues-data`, or the dataset mirrors under the mirror
- * root); the issue text is the query, the tree is the base commit's, the answer the gold patch's source files;
+ * Issue set (issues.ts): SWE-bench (Python), Multi-SWE-bench (Rust, Java, JavaScript, Go) and SWE-PolyBench
+ * (TypeScript) instances read at run time from the dataset files ($CODERAG_EVAL_ISSUES_DATA, `--issues-data`, or the
+ * dataset mirrors under the mirror root and the local SWE-PolyBench copy under bench/.work); the issue text is the query, the tree is the base commit's, the answer the gold patch's source files;
  * Acc@k, R@1, MRR per repository, language and half, and for the rankers that rank definitions (CodeRAG's symbols,
  * bm25fn: BM25 over function source, which the issue sets run by default) function-level Acc@1/Acc@5/Acc@10. `--set all` (the default) runs it only when the dataset is found.
  * Held-out repositories' issues (`--set heldout-issues`, and `all` when the dataset is found): the SWE-bench Lite
