@@ -15,7 +15,7 @@ const DEFAULT_EXTENSIONS = [
 /**
  * Folders skipped at any depth. `build`, `out`, `target` and `env` are not among them: a folder of that name is
  * often source (fastify's `build/`, `test/build/`), so the walk skips it only as build output, where git ignores it
- * or, outside git, always (walk.ts `BUILD_OUTPUT_DIRECTORIES`).
+ * or, outside git, unless `skip_generated` is false (walk.ts `BUILD_OUTPUT_DIRECTORIES`).
  */
 const DEFAULT_SKIP_DIRECTORIES = [
   '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'vendor', '__pycache__', '.venv', 'venv',
@@ -58,7 +58,7 @@ export const configSchema = z.strictObject({
       enable_pre_filtering: z.boolean().default(false),
       /** Honour .gitignore files (nested too) and .git/info/exclude. */
       respect_gitignore: z.boolean().default(true),
-      /** Record minified or machine-generated files as skipped instead of profiling them. */
+      /** Record minified or machine-generated files as skipped instead of profiling them (false also keeps build output folders outside git). */
       skip_generated: z.boolean().default(true),
       /** A file longer than max_content_length: show the model its head, or split it at symbol boundaries into chunks. */
       long_files: z.enum(['head', 'chunks']).default('head'),

@@ -283,6 +283,7 @@ async function walkStage(repoPath: string, run: RepoRun): Promise<Walked> {
       supportedExtensions: file_analysis.supported_extensions,
       skipDirectories: file_analysis.skip_directories,
       respectGitignore: file_analysis.respect_gitignore,
+      skipBuildOutput: file_analysis.skip_generated,
       ownOutput: [run.options.outDir ?? run.config.paths.output_dir, run.config.paths.cache_dir],
       ...(run.options.walkFs ? { fs: run.options.walkFs } : {}),
     },

@@ -27,6 +27,11 @@ export interface WalkOptions {
   supportedExtensions: readonly string[];
   skipDirectories: readonly string[];
   respectGitignore: boolean;
+  /**
+   * Whether build output outside git (BUILD_OUTPUT_DIRECTORIES) is skipped: the config's `skip_generated`, since
+   * build output is generated code. True when not given.
+   */
+  skipBuildOutput?: boolean;
   /** CodeRAG's own output and cache folders (absolute, or relative to the working directory): never walked. */
   ownOutput?: readonly string[];
   /** The file system a folder outside git is listed from (fast-glob's adapter); Node's by default. */
@@ -57,7 +62,8 @@ export interface WalkResult {
 
 /**
  * Names of build output that may as well be source (`build/build-validation.js`): in a git work tree git's
- * ignore rules decide (an ignored `target/` is never listed); outside git, with no such say, they are skipped.
+ * ignore rules decide (an ignored `target/` is never listed); outside git, with no such say, they are skipped, unless
+ * the config keeps generated files (`skip_generated: false`).
  */
 export const BUILD_OUTPUT_DIRECTORIES: readonly string[] = ['build', 'out', 'target', 'env'];
 
@@ -114,7 +120,7 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   const unreadable = new Set<string>();
   const candidates = listed ?? (await listWithGlob(root, options, unreadable));
   const extensions = new Set(options.supportedExtensions.map((e) => e.toLowerCase()));
-  const skip = new Set(listed ? options.skipDirectories : [...options.skipDirectories, ...BUILD_OUTPUT_DIRECTORIES]);
+  const skip = new Set(listed || options.skipBuildOutput === false ? options.skipDirectories : [...options.skipDirectories, ...BUILD_OUTPUT_DIRECTORIES]);
   const skippedFolders: Record<string, number> = {};
   const ownRules = await loadIgnoreFiles(root, candidates, CODERAG_IGNORE);
   const excludedByRule: Record<string, number> = {};

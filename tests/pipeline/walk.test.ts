@@ -290,4 +290,11 @@ describe('a folder named like build output', () => {
     expect(walked.files.map((f) => f.path)).toEqual(['lib/a.js']);
     expect(walked.skippedFolders).toEqual({ 'build/': 1, 'target/': 1, 'test/build/': 1 });
   });
+
+  it('is walked outside git when the config keeps generated files (skip_generated: false)', async () => {
+    const repo = repoWith(files, false);
+    const walked = await walkRepository(repo.root, { ...options, skipBuildOutput: false });
+    expect(walked.files.map((f) => f.path)).toEqual(['build/build-validation.js', 'lib/a.js', 'target/classes/A.java', 'test/build/version.test.js']);
+    expect(walked.skippedFolders).toEqual({});
+  });
 });

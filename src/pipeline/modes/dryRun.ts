@@ -89,6 +89,7 @@ async function planRepository(repoPath: string, options: PlanOptions, extractors
       supportedExtensions: config.file_analysis.supported_extensions,
       skipDirectories: config.file_analysis.skip_directories,
       respectGitignore: config.file_analysis.respect_gitignore,
+      skipBuildOutput: config.file_analysis.skip_generated,
       ownOutput: [config.paths.output_dir, config.paths.cache_dir],
     },
     options.git ?? runGit,
