@@ -68,6 +68,20 @@ describe('the docs', () => {
     expect(readFileSync(path.join(ROOT, 'docs/index-format.md'), 'utf8')).toContain(`"schema_version": ${SCHEMA_VERSION}`);
   });
 
+  it('show in the index format\'s example every field an offline index of the fixture writes, relationships too', async () => {
+    const { indexRepo } = await import('../../src/lib.js');
+    const index = await indexRepo(committedFixture('index format'), { targetStructure: 'src/cache/ttlCache.ts  # a cache whose entries expire after a time to live\n' });
+    const example = /```jsonc\n([\s\S]*?)\n```/.exec(readFileSync(path.join(ROOT, 'docs/index-format.md'), 'utf8'))?.[1] ?? '';
+    const keys = new Set<string>();
+    for (const file of index.file_summaries) {
+      for (const key of Object.keys(file)) keys.add(key);
+      for (const symbol of file.symbols ?? []) for (const key of Object.keys(symbol)) keys.add(key);
+    }
+    expect(index.relationships.length).toBeGreaterThan(0);
+    for (const relationship of index.relationships) for (const key of Object.keys(relationship)) keys.add(key);
+    expect([...keys].filter((key) => !example.includes(`"${key}"`))).toEqual([]);
+  });
+
   it('run nearly every shell example: only a few are marked norun', () => {
     expect(runnable.length).toBeGreaterThanOrEqual(8);
     // Six of the other pages' (installing, npm test, what needs a model) and three of serve.md's: a server that runs
