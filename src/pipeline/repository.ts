@@ -7,7 +7,9 @@
  * Two different repositories that would take one name (`a/app` and `b/app`) do not overwrite each other: the one
  * that finds the name taken by the other is named with its owner (the remote's) or its parent folder (`b/app`).
  * An index written before repositories were named this way (named after a folder, `flask-fresh_index.json`) is
- * adopted: the run takes its entries and, once the new index is written, removes it (`replaces`).
+ * adopted: the run takes its entries and, once the new index is written, removes it (`replaces`). `--name` names a
+ * repository outright: a folder indexed with the name of an index that records no remote (or one without a remote
+ * itself) updates that index, as a CI checkout of a repository first indexed elsewhere should.
  */
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -99,7 +101,12 @@ async function place(
   let seed: string | null = null;
   const sameRun = claimed.get(own(plain));
   const other = sameRun ? { path: sameRun.root, remote: sameRun.remote } : await recordedAt(own(plain));
-  if (other && !isSameRepository(other, repo)) {
+  // `--name` says which repository a folder is: where the index under that name records no remote, or the same
+  // remote, a folder without one (a CI checkout, an unpacked archive) updates it rather than being refused.
+  const claimedByName = other !== null && options.name !== undefined && !sameRun && !(other.remote && repo.remote);
+  if (other && claimedByName && !isSameRepository(other, repo)) {
+    note = `indexed as ${plain} (--name): updates the index of ${other.remote ?? other.path ?? 'the repository'} named so`;
+  } else if (other && !isSameRepository(other, repo)) {
     const qualified = `${repo.remote ? remoteOwnerAndName(repo.remote) : `${path.basename(path.dirname(repo.root))}/${plain}`}`;
     const takenBy = other.remote ?? other.path ?? 'another repository';
     if (options.name !== undefined || qualified === plain || claimed.has(own(qualified))) {

@@ -114,6 +114,26 @@ describe('two different repositories whose folders share a name', () => {
     expect(indexFiles(out)).toEqual([`${parent}_app_index.json`, 'app_index.json'].sort());
     expect(metadataOf(path.join(out, 'app_index.json')).analysis_metadata.repo_path).toBe(a);
   }, 60_000);
+
+  it('without remotes, are one repository when --name says so: the second folder updates the first one\'s index', async () => {
+    const a = app(null, 'one.ts');
+    const b = app(null, 'two.ts');
+    const out = makeTempDir();
+    expect((await runCli(['index', a, '--out', out, '--name', 'alpha'])).code).toBe(0);
+    const second = await runCli(['index', b, '--out', out, '--name', 'alpha']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`indexed as alpha (--name): updates the index of ${a} named so`);
+    expect(indexFiles(out)).toEqual(['alpha_index.json']);
+    const index = metadataOf(path.join(out, 'alpha_index.json'));
+    expect(index.analysis_metadata.repo_path).toBe(b);
+    // With a remote on each side and different ones, --name still refuses to mix two repositories.
+    const c = app('https://github.com/carol/app', 'three.ts');
+    const d = app('https://github.com/dave/app', 'four.ts');
+    expect((await runCli(['index', c, '--out', out, '--name', 'shared'])).code).toBe(0);
+    const refused = await runCli(['index', d, '--out', out, '--name', 'shared']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('are different repositories that would both be indexed as shared');
+  }, 90_000);
 });
 
 describe('an index written before repositories were named by their remote', () => {
