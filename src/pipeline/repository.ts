@@ -101,8 +101,8 @@ async function place(
   let seed: string | null = null;
   const sameRun = claimed.get(own(plain));
   const other = sameRun ? { path: sameRun.root, remote: sameRun.remote } : await recordedAt(own(plain));
-  // `--name` says which repository a folder is: where the index under that name records no remote, or the same
-  // remote, a folder without one (a CI checkout, an unpacked archive) updates it rather than being refused.
+  // `--name` says which repository a folder is: unless both it and the index under that name record a remote (and
+  // they differ), the folder (a CI checkout, an unpacked archive) updates that index rather than being refused.
   const claimedByName = other !== null && options.name !== undefined && !sameRun && !(other.remote && repo.remote);
   if (other && claimedByName && !isSameRepository(other, repo)) {
     note = `indexed as ${plain} (--name): updates the index of ${other.remote ?? other.path ?? 'the repository'} named so`;
