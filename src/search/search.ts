@@ -9,7 +9,7 @@
 import { detectLanguage } from '../extract/languages.js';
 import { detectRole } from '../extract/role.js';
 import { qualifiedName } from '../index/qualifiedName.js';
-import type { CodeSymbol, FileRole, FileSummary } from '../index/types.js';
+import type { CodeSymbol, FileRole } from '../index/types.js';
 import { clipped, compareCodeUnits, SEARCH_STOPWORDS, splitIdentifier, stem, tokens, words } from '../shared/text.js';
 import { DEFAULT_PARAMS, corpusStats, rankBm25f, type Ranked, type RankInput } from './bm25f.js';
 import { SearchCorpus } from './corpus.js';
@@ -18,7 +18,7 @@ import type { IndexedDoc } from './fieldIndex.js';
 import { definedToken, splitPath } from './profileTokens.js';
 import { inflectionBases } from './inflections.js';
 import { findRelationships } from './relationships.js';
-import { describe, lengthFactor, rankSymbols, symbolQuery, symbolScores, TASK_LENGTH_POWER, type SymbolQuery } from './symbolRank.js';
+import { describe, lengthFactor, rankSymbols, scoredSymbols, symbolQuery, TASK_LENGTH_POWER, type ScoredSymbols, type SymbolQuery } from './symbolRank.js';
 import { parseTaskText, quotedMessages, type TaskText } from './taskQuery.js';
 import { rankTask, TASK_PARAMS, type TaskParams } from './taskRank.js';
 import { symbolBodyScores, type LineTerms } from './passages.js';
@@ -114,8 +114,9 @@ export function search(corpus: SearchCorpus, request: SearchRequest): SearchResp
     const files = task?.isTask ? taskFiles(corpus, request, task) : keywordFiles(corpus, request, target, keywords, relationships);
     // Worked out once: the references' symbols and the symbol answers are scored alike.
     const symbolQ = symbolQueryOf(corpus, files, task?.text ?? request.query ?? '');
-    references = bm25fReferences(corpus, request, keywords, files, symbolQ);
-    if (request.granularity === 'symbol') symbols = rankSymbols(corpus, symbolFiles(files), symbolQ, request.maxResults ?? DEFAULT_MAX_RESULTS, symbolKind(request.type));
+    const scored = scoredSymbols(corpus, symbolQ, symbolKind(request.type));
+    references = bm25fReferences(corpus, request, keywords, files, symbolQ, scored);
+    if (request.granularity === 'symbol') symbols = rankSymbols(corpus, symbolFiles(files), symbolQ, request.maxResults ?? DEFAULT_MAX_RESULTS, scored);
     if (files.task && corpus.readsSources) passagesRead = files.sources?.size ?? 0;
   }
   const notice = references.length || relationships.length ? undefined : emptyAnswerNotice(corpus, request, target, keywords);
@@ -310,7 +311,7 @@ function normalised(ranked: readonly Ranked[]): Ranked[] {
  * raw scores depend on the corpus and the query's length. Each lists its symbols that match the request by name,
  * doc or body, best first (scored by `query`).
  */
-function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords: string[], files: RankedFiles, query: SymbolQuery): Reference[] {
+function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords: string[], files: RankedFiles, query: SymbolQuery, scored: ScoredSymbols): Reference[] {
   const maxResults = request.maxResults ?? DEFAULT_MAX_RESULTS;
   const tokenizer = corpus.tokenizer;
   // A task's keywords are every word of its text: each is tokenised once, not once per reference.
@@ -319,7 +320,7 @@ function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords:
   for (const { doc: d, score } of normalised(files.ranked)) {
     if (out.length >= maxResults) break;
     const doc = corpus.doc(d);
-    const symbols = bestSymbols(doc.file, query, corpus, request.type);
+    const symbols = bestSymbols(scored(d), query);
     if (request.type && request.type !== 'file' && symbols.length === 0) continue;
     const holds = corpus.holderOf(d);
     const matched = keywordTokens.filter(({ needed }) => needed.every(holds)).map(({ k }) => k);
@@ -329,11 +330,8 @@ function bm25fReferences(corpus: SearchCorpus, request: SearchRequest, keywords:
 }
 
 /** A file's matching symbols: those the request's words, messages or anchors reach, best first. */
-function bestSymbols(file: FileSummary, query: SymbolQuery, corpus: SearchCorpus, type?: ElementType): MatchedSymbol[] {
-  const kind = symbolKind(type);
-  const kept = kind ? file.symbols.filter((s) => s.kind === kind) : file.symbols;
-  const scores = symbolScores(kept, query, corpus.tokenizer, file.file_path);
-  return kept
+function bestSymbols({ symbols, scores }: ReturnType<ScoredSymbols>, query: SymbolQuery): MatchedSymbol[] {
+  return symbols
     .map((symbol, i) => ({ symbol, score: (scores[i] as number) * lengthFactor(symbol, query) }))
     .filter(({ score }) => score > 0)
     .sort((a, b) => b.score - a.score || a.symbol.start_line - b.symbol.start_line)

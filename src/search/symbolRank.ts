@@ -198,16 +198,36 @@ function anchorStrength(symbol: CodeSymbol, anchored: ReadonlyMap<string, readon
   return qualifiers.some((q) => q && scope.includes(q)) ? 1 : 0.6;
 }
 
+/** A document's symbols (of one kind, when asked) and how well each matches the request (symbolScores). */
+export type ScoredSymbols = (doc: number) => { symbols: readonly CodeSymbol[]; scores: number[] };
+
 /**
- * The symbols of the ranked files, best first: each file's symbols scored against the request, times the file's
- * score. `files` are corpus documents with their relative scores, best first.
+ * symbolScores of each document's symbols, worked out once per document however often it is asked: a search's
+ * references and its symbol answers read the same files.
  */
-export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: number; score: number }>, query: SymbolQuery, limit: number, kind?: CodeSymbol['kind']): RankedSymbol[] {
+export function scoredSymbols(corpus: SearchCorpus, query: SymbolQuery, kind?: CodeSymbol['kind']): ScoredSymbols {
+  const known = new Map<number, ReturnType<ScoredSymbols>>();
+  return (d) => {
+    let scored = known.get(d);
+    if (!scored) {
+      const { file } = corpus.doc(d);
+      const symbols = kind ? file.symbols.filter((s) => s.kind === kind) : file.symbols;
+      scored = { symbols, scores: symbolScores(symbols, query, corpus.tokenizer, file.file_path) };
+      known.set(d, scored);
+    }
+    return scored;
+  };
+}
+
+/**
+ * The symbols of the ranked files, best first: each file's symbols scored against the request (`scored`), times
+ * the file's score. `files` are corpus documents with their relative scores, best first.
+ */
+export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: number; score: number }>, query: SymbolQuery, limit: number, scored: ScoredSymbols): RankedSymbol[] {
   const out: RankedSymbol[] = [];
   for (const { doc: d, score: fileScore } of files) {
     const { repo, file } = corpus.doc(d);
-    const symbols = kind ? file.symbols.filter((s) => s.kind === kind) : file.symbols;
-    const scores = symbolScores(symbols, query, corpus.tokenizer, file.file_path);
+    const { symbols, scores } = scored(d);
     const bodies = query.bodies?.scores(d, symbols);
     const bestBody = Math.max(0, ...(bodies ?? [])) || 1;
     symbols.forEach((symbol, i) => {

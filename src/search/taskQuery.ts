@@ -298,8 +298,8 @@ function countWords(text: string): number {
  */
 export function quotedMessages(text: string): string[] {
   const out = new Set<string>();
-  for (const [, quoted] of text.slice(0, MAX_TASK_CHARS).matchAll(QUOTED)) if (/\S\s+\S/.test(quoted as string)) out.add((quoted as string).trim());
-  for (const [, message] of text.slice(0, MAX_TASK_CHARS).matchAll(RAISED)) if (/\S\s+\S/.test(message as string)) out.add((message as string).trim());
+  const read = text.slice(0, MAX_TASK_CHARS);
+  for (const [, message] of [...read.matchAll(QUOTED), ...read.matchAll(RAISED)]) if (/\S\s+\S/.test(message as string)) out.add((message as string).trim());
   return [...out].slice(0, MAX_MESSAGES);
 }
 
