@@ -10,7 +10,7 @@ import { freshnessWithin } from '../search/freshness.js';
 import { UsageError } from '../shared/errors.js';
 import { IndexStore, SERVED_FOLDER } from './indexStore.js';
 import { RequestLimiter, type LimitsOptions } from './limits.js';
-import { createServeServer, type ServeLimits, type ServePage, type ServeServer } from './server.js';
+import { createServeServer, isLoopback, type ServeLimits, type ServePage, type ServeServer } from './server.js';
 import { TokenFile } from './tokenFile.js';
 
 /** The page's files: `web/` at the package's root, beside `prompts/`, found from here and from the bundle alike. */
@@ -49,11 +49,6 @@ export interface RunningServe {
 }
 
 export const DEFAULT_RATE: Omit<LimitsOptions, 'now'> = { ratePerSecond: 20, burst: 40, maxConcurrent: 8 };
-
-/** Whether a host name or address stays on this machine. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
 
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const given = options.log ?? (() => {});

@@ -71,7 +71,10 @@ export interface ServeServer {
   readonly inFlight: number;
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+/** Whether a host name or address stays on this machine: what the server may bind without tokens, and answer. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
 
 export function createServeServer(options: ServeServerOptions): ServeServer {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -101,7 +104,7 @@ export function createServeServer(options: ServeServerOptions): ServeServer {
     if (rawUrl.length > limits.maxUrlLength) return sendJson(res, failure(414, `the request's path and query are over ${limits.maxUrlLength} characters; post a long search as JSON to /api/search`));
     const url = new URL(rawUrl, 'http://served.invalid');
     const tokens = options.tokens();
-    if (!tokens && !LOOPBACK_HOSTS.has(hostnameOf(req.headers.host))) {
+    if (!tokens && !isLoopback(hostnameOf(req.headers.host))) {
       // Without tokens the server is reachable from this machine only; a page elsewhere must not reach it by renaming itself.
       return sendJson(res, failure(421, 'this server answers requests addressed to the loopback interface only'));
     }
@@ -251,7 +254,7 @@ function sendPage(res: ServerResponse, type: string, text: string): void {
 
 function hostnameOf(host: string | undefined): string {
   if (!host) return '';
-  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
+  return host.startsWith('[') ? host.slice(1, host.indexOf(']')) : (host.split(':')[0] ?? '');
 }
 
 /** The route a request asked for, as logs name it: the path only, never the query (it may hold a search's text). */
