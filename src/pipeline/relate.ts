@@ -11,6 +11,7 @@ import type { TargetFile } from '../llm/targetPaths.js';
 import { qualifiedName } from '../index/qualifiedName.js';
 import { search, SearchCorpus } from '../search/search.js';
 import type { Reference, SearchResponse } from '../search/types.js';
+import { compareCodeUnits } from '../shared/text.js';
 
 /** Files ranked for each target: the relationships kept come from these. */
 const CANDIDATES = 10;
@@ -106,11 +107,11 @@ function piecewise(x: number, knots: ReadonlyArray<readonly [number, number]>): 
  * word of the query, else `reference`. With a configuration whose types are others, the type whose weight is
  * nearest the confidence.
  */
-export function relationshipTypeOf(ref: Reference, target: string, evidence: Evidence, confidence: number, types: Readonly<Record<string, number>>): string {
+function relationshipTypeOf(ref: Reference, target: string, evidence: Evidence, confidence: number, types: Readonly<Record<string, number>>): string {
   const wanted = staticType(ref, target, evidence);
   if (wanted in types) return wanted;
   const entries = Object.entries(types);
-  entries.sort((a, b) => Math.abs(a[1] - confidence) - Math.abs(b[1] - confidence) || (a[0] < b[0] ? -1 : 1));
+  entries.sort((a, b) => Math.abs(a[1] - confidence) - Math.abs(b[1] - confidence) || compareCodeUnits(a[0], b[0]));
   return entries[0]?.[0] ?? wanted;
 }
 

@@ -144,7 +144,7 @@ async function remoteOf(root: string, git: GitRunner): Promise<string | null> {
  * Whether a recorded index is of this repository: the same remote; with no remote on either side, the same folder,
  * or a folder that is gone (moved); a local remote that is the other's folder.
  */
-export function isSameRepository(recorded: Recorded, repo: { root: string; remote: string | null }): boolean {
+function isSameRepository(recorded: Recorded, repo: { root: string; remote: string | null }): boolean {
   if (recorded.path !== null && path.resolve(recorded.path) === repo.root) return true;
   if (recorded.remote && repo.remote) return recorded.remote === repo.remote;
   if (recorded.remote && recorded.remote === repo.root) return true;

@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import type { FileSystemAdapter } from 'fast-glob';
 import ignore, { type Ignore } from 'ignore';
 import type { WalkedFile } from '../extract/walkedFile.js';
+import { compareCodeUnits } from '../shared/text.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -65,7 +66,7 @@ export interface WalkResult {
  * ignore rules decide (an ignored `target/` is never listed); outside git, with no such say, they are skipped, unless
  * the config keeps generated files (`skip_generated: false`).
  */
-export const BUILD_OUTPUT_DIRECTORIES: readonly string[] = ['build', 'out', 'target', 'env'];
+const BUILD_OUTPUT_DIRECTORIES: readonly string[] = ['build', 'out', 'target', 'env'];
 
 /** Skipped folders a walk outside git does not even list (version control, installed packages, caches): not counted. */
 const NEVER_ENTERED: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', 'node_modules', 'bower_components', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', '.cache', '.gradle', '.terraform', '.next', '.nuxt']);
@@ -169,7 +170,7 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
 
 /** Counts with their keys in code order, so an index says them alike from run to run. */
 function sortedCounts(counts: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => compareCodeUnits(a, b)));
 }
 
 /** A search pack folder (search/pack.ts PACK_DIR): it sits beside the indexes it serves. */

@@ -14,6 +14,7 @@ import { CodeRagError } from '../shared/errors.js';
 import { writeJsonStreamAtomic } from '../index/writeStream.js';
 import { VERSION } from '../shared/version.js';
 import { shardFileName } from './shard.js';
+import { compareCodeUnits } from '../shared/text.js';
 
 /**
  * Creates the folder a command writes into, or fails at once with what is wrong with it (a file in its place
@@ -232,7 +233,7 @@ function summaryReport(written: WrittenRepo[], config: Config, configFile: strin
     indexing_completion_time: new Date().toISOString(),
     total_repositories_processed: written.length,
     // Every repository indexed into the folder, by this run or an earlier one whose index is still there.
-    output_files: Object.fromEntries(Object.entries(outputFiles).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    output_files: Object.fromEntries(Object.entries(outputFiles).sort(([a], [b]) => compareCodeUnits(a, b))),
     total_repositories_in_folder: Object.keys(outputFiles).length,
     target_structure: written[0]?.index.analysis_metadata.target_structure_analyzed ?? '',
     code_base_path: config.paths.code_base_path ?? '',

@@ -38,13 +38,6 @@ export function fitToBudget(render: (n: number) => string, max: number, maxToken
   return { text: render(lo), kept: lo };
 }
 
-/** A budget given by a person or an agent: a whole number of at least MIN_MAX_TOKENS. */
-export function checkMaxTokens(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < MIN_MAX_TOKENS) throw new RangeError(`max_tokens must be a whole number of at least ${MIN_MAX_TOKENS}, not ${value}`);
-  return value;
-}
-
 /** What an answer cut to a budget left out, for it to say. */
 export interface LeftOut {
   max_tokens: number;

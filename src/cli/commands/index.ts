@@ -87,7 +87,6 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   if (!llm && modelOnlyFlags.length) {
     throw new UsageError(`${modelOnlyFlags.join(', ')} ${modelOnlyFlags.length === 1 ? 'needs' : 'need'} a model`, { hint: 'set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL, or drop them for an offline index' });
   }
-  const ignoredOffline = !llm && [config.file_analysis.enable_pre_filtering && 'file_analysis.enable_pre_filtering'].filter(Boolean);
   if ((flags.dryRun || flags.batch) && !llm) {
     throw new UsageError(`${flags.dryRun ? '--dry-run' : '--batch'} needs a model`, { hint: 'set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL; an offline index costs nothing' });
   }
@@ -95,7 +94,7 @@ export async function indexCommand(repoArgs: string[], flags: IndexFlags): Promi
   const { progress, controller, close } = runControls(config, flags);
   const started = Date.now();
   progress.sink({ type: 'info', message: choice.description });
-  if (ignoredOffline && ignoredOffline.length) progress.sink({ type: 'warning', message: `${ignoredOffline.join(' and ')} ${ignoredOffline.length === 1 ? 'needs' : 'need'} a model; ignored in this offline run` });
+  if (!llm && config.file_analysis.enable_pre_filtering) progress.sink({ type: 'warning', message: 'file_analysis.enable_pre_filtering needs a model; ignored in this offline run' });
   try {
     if (llm && (flags.dryRun || flags.batch)) {
       const modes = await import('./indexModes.js');

@@ -7,7 +7,7 @@ import { fitResponse } from '../../search/budget.js';
 import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
 import { checkFreshness } from '../../search/freshness.js';
 import { INDEXES_HINT, isIndexFileName, loadIndexes, PackMismatchError } from '../../search/load.js';
-import { makeScope, scopedSearch, scopeText, type ScopeInput } from '../../search/scope.js';
+import { makeScope, scopedSearch, scopeText } from '../../search/scope.js';
 import { SearchCorpus } from '../../search/search.js';
 import { readRepositoryFile } from '../../search/sourceFiles.js';
 import type { ElementType, Granularity, ScorerName } from '../../search/types.js';
@@ -116,7 +116,7 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
       for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
       throw await noIndexesError(dir, warnings);
     }
-    const scope = makeScope(scopeInput(flags), indexes);
+    const scope = makeScope(flags, indexes);
     // Started first: its git processes run while the query is ranked.
     const checking = checkFreshness(indexes);
     const ranked = scopedSearch(new SearchCorpus(indexes, { readFile: readRepositoryFile }), {
@@ -148,9 +148,4 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
     ? fitResponse(response, (cut, leftOut) => JSON.stringify({ ...searchResultJson(cut, path.resolve(dir), indexes, warnings, freshness), ...(leftOut ? { truncated: leftOut } : {}), ...(scope ? { scope } : {}) }, null, 2), (t) => t, flags.maxTokens)
     : fitResponse(response, (cut, leftOut) => `${scope ? `> scope: ${scopeText(scope)}\n\n` : ''}${formatMarkdown(cut)}${leftOut ? `\n\n> ${leftOut.references_left_out} references and ${leftOut.symbols_left_out} symbols left out to fit --max-tokens ${leftOut.max_tokens}` : ''}`, (t) => t, flags.maxTokens);
   process.stdout.write(`${text}\n`);
-}
-
-/** The scope flags of `search`, `symbol` and `outline`. */
-export function scopeInput(flags: { repo?: string[] | undefined; path?: string[] | undefined; role?: string[] | undefined; excludeTests?: boolean | undefined }): ScopeInput {
-  return { repo: flags.repo, path: flags.path, role: flags.role, excludeTests: flags.excludeTests };
 }

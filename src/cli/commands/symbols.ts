@@ -6,7 +6,7 @@ import path from 'node:path';
 import { answerOutline, answerSymbolSearch, formatOutlineText, formatSymbolsText } from '../../search/format.js';
 import { loadIndexes } from '../../search/load.js';
 import { makeScope, scopedFindSymbol, scopedOutline, scopeText } from '../../search/scope.js';
-import { indexesDir, noIndexesError, scopeInput } from './search.js';
+import { indexesDir, noIndexesError } from './search.js';
 
 interface CommonFlags {
   indexes?: string;
@@ -28,14 +28,14 @@ async function loadFolder(flags: CommonFlags) {
 
 export async function outlineCommand(repo: string, filePath: string, flags: CommonFlags): Promise<void> {
   const { dir, indexes, warnings } = await loadFolder(flags);
-  const outline = scopedOutline(indexes, repo, filePath, makeScope(scopeInput(flags), indexes));
+  const outline = scopedOutline(indexes, repo, filePath, makeScope(flags, indexes));
   const text = flags.json ? JSON.stringify({ ...answerOutline(outline), total_symbols: outline.symbols.length, indexes_directory: path.resolve(dir), warnings }, null, 2) : formatOutlineText(outline);
   process.stdout.write(`${text}\n`);
 }
 
 export async function symbolCommand(name: string, flags: CommonFlags & { kind?: string; maxResults: number }): Promise<void> {
   const { dir, indexes, warnings } = await loadFolder(flags);
-  const result = scopedFindSymbol(indexes, name, { ...(flags.kind ? { kind: flags.kind } : {}), maxResults: flags.maxResults }, makeScope(scopeInput(flags), indexes));
+  const result = scopedFindSymbol(indexes, name, { ...(flags.kind ? { kind: flags.kind } : {}), maxResults: flags.maxResults }, makeScope(flags, indexes));
   const text = flags.json ? JSON.stringify({ ...answerSymbolSearch(result), indexes_directory: path.resolve(dir), warnings }, null, 2) : `${result.scope ? `scope: ${scopeText(result.scope)}\n` : ''}${formatSymbolsText(result)}`;
   process.stdout.write(`${text}\n`);
 }
