@@ -204,7 +204,7 @@ async function profileRepository(
     const state: RunState = { startedAt: run.started, shape: run.shape, repo: await identity, goModule, walkedDigest: walked.repoFilesDigest, history: read };
     const from = reuse.previous && reuse.previous.header.repo.path !== run.root ? { from: reuse.previous.header.repo.path } : {};
     return {
-      facts: { ...indexFacts(run, walked, chosen), ...(shallow ? { historyShallow: true } : {}), ...(options.remote ? { remote: options.remote } : {}) },
+      facts: { ...indexFacts(run, walked, chosen, relate !== null), ...(shallow ? { historyShallow: true } : {}), ...(options.remote ? { remote: options.remote } : {}) },
       state,
       reuse: { ...reuse.stats, reused: reuse.reused.length, extracted: reuse.toExtract.length, parsed, ...from },
     };
@@ -385,10 +385,11 @@ async function addUnextracted(entries: EntrySink, outside: readonly WalkedFile[]
   }
 }
 
-/** Everything the index says besides its entries. */
-function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | null): IndexFacts {
+/** Everything the index says besides its entries; `relatedStatically`: whether the relate stage ran without a model. */
+function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | null, relatedStatically: boolean): IndexFacts {
   const candidates = walked.own.length;
-  const facts = runFacts(run.llm, run.stats, candidates, chosen?.size ?? candidates, run.options.targetStructure ?? null, walked.shard !== null);
+  const related = relatedStatically ? run.options.targetStructure ?? null : null;
+  const facts = runFacts(run.llm, run.stats, candidates, chosen?.size ?? candidates, related);
   const walkedPaths = [...walked.files, ...walked.outside].map((f) => f.path);
   return {
     repoName: run.repoName,
@@ -407,9 +408,10 @@ function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | 
   };
 }
 
-function runFacts(llm: LlmSession | null, stats: LlmStats, before: number, after: number, targetStructure: string | null, sharded: boolean): RunFacts {
+/** `staticTarget`: the target structure the files were related to without a model, if they were (staticRelate). */
+function runFacts(llm: LlmSession | null, stats: LlmStats, before: number, after: number, staticTarget: string | null): RunFacts {
   if (!llm) {
-    const related = targetStructure && !sharded ? { targetStructure, relationshipsSource: 'static' as const } : {};
+    const related = staticTarget ? { targetStructure: staticTarget, relationshipsSource: 'static' as const } : {};
     return { ...STATIC_RUN, prefilter: { enabled: false, before, after: before }, ...related };
   }
   return {

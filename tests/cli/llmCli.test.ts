@@ -2,7 +2,7 @@
  * `coderag index` with a model, as a user runs it: the built CLI, keys and base URL from the environment,
  * the fake server on 127.0.0.1 behind the real SDK.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -93,9 +93,14 @@ describe('coderag index with a model', () => {
   });
 
   it('relates files to a --target-structure without a model, and warns when it names no file', async () => {
-    const result = await runCli(['index', fixture, '--out', makeTempDir(), '--target-structure', configWith('just prose, no paths\n')]);
+    const out = makeTempDir();
+    const result = await runCli(['index', fixture, '--out', out, '--target-structure', configWith('just prose, no paths\n')]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('warning: the target structure names no file: no relationships are inferred');
+    // Nor does the index claim relationships were inferred from it.
+    const index = JSON.parse(readFileSync(path.join(out, readdirSync(out).find((f) => f.endsWith('_index.json')) as string), 'utf8'));
+    expect(index.relationships).toEqual([]);
+    expect(index.analysis_metadata.relationships_source).toBeUndefined();
   });
 
   it('warns that model-only settings from the config are ignored in an offline run', async () => {
