@@ -91,6 +91,8 @@ export class StreamedEntries implements EntrySink {
   private history: ReadonlyMap<string, string[]> = new Map();
   /** The relate stage without a model (`relateWith`), run over the finished profiles when the index is written. */
   private relate: Relate | null = null;
+  /** Concepts the relate stage's profiles chose, by entry, until the write takes them (chosenConcepts). */
+  private readonly concepts = new Map<number, string[]>();
   /** The fragment file, created when the first entry or detail is appended: a run that makes none writes none. */
   private fragmentFile: Promise<FragmentFile> | null = null;
   /**
@@ -210,9 +212,11 @@ export class StreamedEntries implements EntrySink {
       return reason ? { status, reason } : { status };
     });
     const metadata = buildMetadata({ ...facts, relationships, finishedAt: now() }, statuses);
-    // Inferred relationships are made anew each run: the previous index stands only when they came out the same.
-    const relationshipsStand = !this.relate || (await this.sameAsPrevious(relationships));
-    if (relationshipsStand && this.standsAsIs(order, counts, metadata, includeMetadata, state.history)) return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
+    // Inferred relationships are made anew each run: the previous index stands only when they came out the same
+    // (read from it only when nothing else says it must be written again).
+    if (this.standsAsIs(order, counts, metadata, includeMetadata, state.history) && (!this.relate || (await this.sameAsPrevious(relationships)))) {
+      return this.keepPrevious(order, relationships, metadata, state, facts.repoName);
+    }
     const previousLayout = this.previousLayout(order);
     const relationshipsAt: [number, number] = [-1, -1];
     const summaryRanges = new Float64Array(2 * order.length);
@@ -262,7 +266,7 @@ export class StreamedEntries implements EntrySink {
     const { entries } = this;
     const out: FileSummary[] = [];
     for (const i of order) {
-      const concepts = counts && entries.choosesConcepts(i) ? counts.concepts(await this.storedTerms(i)) : null;
+      const concepts = await this.chosenConcepts(i, counts);
       const place = entries.place(i);
       const bytes = entries.inPrevious(i) ? await (this.previous as PreviousIndex).entries.read(place.start, place.end) : await (await this.fragment()).read(place.start, place.end);
       const { history: _written, ...stored } = JSON.parse(bytes.toString('utf8')) as FileSummary;
@@ -429,10 +433,25 @@ export class StreamedEntries implements EntrySink {
     return termsFromFlat((await this.previous.details.terms(from)) ?? []);
   }
 
+  /**
+   * The concepts chosen for entry `i` this run (null when it keeps its own): chosen once, though both the relate
+   * stage's profiles and the write ask.
+   */
+  private async chosenConcepts(i: number, counts: DocumentFrequencies | null): Promise<string[] | null> {
+    if (!counts || !this.entries.choosesConcepts(i)) return null;
+    let concepts = this.concepts.get(i);
+    if (!concepts) {
+      concepts = counts.concepts(await this.storedTerms(i));
+      // Kept only while the relate stage's profiles are ahead of the write.
+      if (this.relate) this.concepts.set(i, concepts);
+    } else this.concepts.delete(i);
+    return concepts;
+  }
+
   private async entryBytes(i: number, counts: DocumentFrequencies | null): Promise<Buffer[]> {
     const { entries } = this;
     // Terms first: a read answers a window of its file that the next read of that file may reuse.
-    const concepts = counts && entries.choosesConcepts(i) ? counts.concepts(await this.storedTerms(i)) : null;
+    const concepts = await this.chosenConcepts(i, counts);
     const place = entries.place(i);
     const previous = entries.inPrevious(i) ? (this.previous as PreviousIndex) : null;
     const bytes = previous ? await previous.entries.read(place.start, place.end) : await (await this.fragment()).read(place.start, place.end);
