@@ -163,8 +163,8 @@ export async function walkRepository(repoPath: string, options: WalkOptions, git
   }
   const gitCommit = listed && asked ? await asked.head : null;
   const gitDirty = gitCommit && asked ? await asked.dirty : null;
-  // Nor is one .coderagignore excludes, or CodeRAG's own output.
-  const missed = [...unreadable].filter((folder) => folder === './' || (excludingRule(folder, ownRules) === null && ownOutput(folder) === null));
+  // Nor is one .coderagignore excludes, one inside a skipped folder (listed only to be counted), or CodeRAG's own output.
+  const missed = [...unreadable].filter((folder) => folder === './' || (!folder.split('/').some((s) => skip.has(s)) && excludingRule(folder, ownRules) === null && ownOutput(folder) === null));
   return { files, outside, source: listed ? 'git' : 'filesystem', gitCommit, gitDirty, excludedByRule, ownOutput: [...leftOut].sort(), unreadable: missed.sort(), skippedFolders: sortedCounts(skippedFolders) };
 }
 

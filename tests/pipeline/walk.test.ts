@@ -212,8 +212,8 @@ describe('outside any git repository', () => {
 describe('a folder that may not be listed', () => {
   const denying = readdirDenying(['locked', 'pgdata', 'volume', '.coderag-search']);
 
-  it('is not named when .gitignore, .coderagignore or CodeRAG\'s own output leaves it out anyway', async () => {
-    const plain = repoWith({ 'a.ts': 'x', '.gitignore': 'pgdata/\n', '.coderagignore': 'volume\n', 'pgdata/base.ts': 'x', 'volume/v.ts': 'x', 'locked/c.ts': 'x', 'idx/.coderag-search/a.pack': 'x' });
+  it('is not named when .gitignore, .coderagignore, a skipped folder or CodeRAG\'s own output leaves it out anyway', async () => {
+    const plain = repoWith({ 'a.ts': 'x', '.gitignore': 'pgdata/\n', '.coderagignore': 'volume\n', 'pgdata/base.ts': 'x', 'volume/v.ts': 'x', 'locked/c.ts': 'x', 'vendor/locked/d.ts': 'x', 'idx/.coderag-search/a.pack': 'x' });
     expect((await walkRepository(plain.root, { ...options, fs: { readdir: denying } })).unreadable).toEqual(['locked/']);
   });
 
