@@ -138,7 +138,7 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
       await overviewCommand(opts);
     });
 
-  program
+  const outlineCommand = program
     .command('outline')
     .description('The symbols of one indexed file, with their kinds, lines, nesting and docs.')
     .argument('<repo>', 'repository name (as `coderag overview` lists it) or index name')
@@ -152,9 +152,9 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
       await outlineCommand(repo, filePath, opts);
     });
 
-  for (const spec of SCOPE_OPTIONS) program.commands.find((c) => c.name() === 'outline')?.addOption(commanderOption(spec));
+  for (const spec of SCOPE_OPTIONS) outlineCommand.addOption(commanderOption(spec));
 
-  program
+  const symbolCommand = program
     .command('symbol')
     .description('Where a function, class or other symbol is defined, across the indexes (exact names first).')
     .argument('<name>', 'a name, e.g. LruCache, or a qualified one, e.g. LruCache.get')
@@ -167,7 +167,7 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
       const { symbolCommand } = await import('./commands/symbols.js');
       await symbolCommand(name, opts);
     });
-  for (const spec of SCOPE_OPTIONS) program.commands.find((c) => c.name() === 'symbol')?.addOption(commanderOption(spec));
+  for (const spec of SCOPE_OPTIONS) symbolCommand.addOption(commanderOption(spec));
 
   program
     .command('mcp')

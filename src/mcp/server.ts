@@ -41,9 +41,6 @@ const maxTokens = z
   .optional()
   .describe(`The answer's budget in tokens (estimated as characters / ${CHARS_PER_TOKEN}); the least relevant results are left out to fit, and \`truncated\` says how many (default: ${DEFAULT_MAX_TOKENS})`);
 
-/** How long a repository's freshness answer serves further calls: an agent's burst of queries costs one git call. */
-const FRESHNESS_TTL_MS = 2000;
-
 const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
 // Output schemas name DeepCode's keys and let ours pass beside them.
@@ -102,7 +99,7 @@ const findSymbolOutput = z.looseObject({
 
 export function createMcpServer(options: McpServerOptions): McpServer {
   const log = options.log ?? (() => {});
-  const context: ToolContext = { cache: options.cache ?? new IndexCache({ log }), defaultIndexesDir: options.defaultIndexesDir, freshness: options.freshness ?? freshnessWithin(FRESHNESS_TTL_MS) };
+  const context: ToolContext = { cache: options.cache ?? new IndexCache({ log }), defaultIndexesDir: options.defaultIndexesDir, freshness: options.freshness ?? freshnessWithin() };
   const server = new McpServer(
     { name: 'coderag', version: VERSION },
     {

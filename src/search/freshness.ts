@@ -79,11 +79,14 @@ export async function checkFreshness(loaded: readonly LoadedIndex[], options: Fr
   return Promise.all(loaded.map((l) => checkOne(l, git, mtime)));
 }
 
+/** How long a repository's freshness, once checked, is taken as it was: a client's burst of calls checks git once. */
+export const FRESHNESS_TTL_MS = 2000;
+
 /**
  * `checkFreshness` with answers kept for `ttlMs` per loaded index, for a server answering bursts of calls: a
  * reloaded index is a new object, so a re-index is seen at once; a repository moving on, within `ttlMs`.
  */
-export function freshnessWithin(ttlMs: number, options: FreshnessOptions & { now?: () => number } = {}): (loaded: readonly LoadedIndex[]) => Promise<RepoFreshness[]> {
+export function freshnessWithin(ttlMs = FRESHNESS_TTL_MS, options: FreshnessOptions & { now?: () => number } = {}): (loaded: readonly LoadedIndex[]) => Promise<RepoFreshness[]> {
   const git = options.git ?? gitQuery();
   const mtime = options.mtime ?? fileMtime;
   const now = options.now ?? Date.now;

@@ -77,7 +77,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     tokens: () => tokenFile?.tokens ?? null,
     limiter: new RequestLimiter({ ...DEFAULT_RATE, ...options.rate }),
     page: options.page ?? readPage(),
-    freshness: freshnessWithin(2000),
+    freshness: freshnessWithin(),
     ...(options.limits ? { limits: options.limits } : {}),
     log,
   });
