@@ -4,7 +4,9 @@
  * and `get_indexes_overview`, with our fields beside theirs.
  */
 import { qualifiedName, withQualifiedName } from '../index/qualifiedName.js';
+import { fitResponse } from './budget.js';
 import type { RepoFreshness } from './freshness.js';
+import type { ScopeJson } from './scope.js';
 import type { LoadedIndex, Reference, SearchResponse } from './types.js';
 import type { FileOutline, SymbolSearch } from './symbols.js';
 import { clipped, compareCodeUnits } from '../shared/text.js';
@@ -106,6 +108,20 @@ function taskLines(task: NonNullable<SearchResponse['task']>): string[] {
   if (task.truncated) out.push('**Note**: the text was long; only its beginning was read.');
   if (task.passages_read === 0) out.push('**Note**: the first files could not be read from the repository (not on disk where it was indexed?); ranked from the index alone.');
   return out;
+}
+
+/**
+ * `coderag search --json`'s answer, which serve's /api/search gives too: searchResultJson cut to `maxTokens` by
+ * leaving out the least relevant results (`truncated` says how many), with the scope it was searched in.
+ */
+export function budgetedSearchJson(response: SearchResponse & { scope?: ScopeJson }, indexesDirectory: string, loaded: readonly LoadedIndex[], warnings: readonly string[], freshness: readonly RepoFreshness[], maxTokens?: number) {
+  const { scope } = response;
+  return fitResponse(
+    response,
+    (cut, leftOut) => ({ ...searchResultJson(cut, indexesDirectory, loaded, warnings, freshness), ...(leftOut ? { truncated: leftOut } : {}), ...(scope ? { scope } : {}) }),
+    (answer) => JSON.stringify(answer, null, 2),
+    maxTokens,
+  );
 }
 
 /**

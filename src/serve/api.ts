@@ -5,8 +5,8 @@
  */
 import { splitKeywords } from '../mcp/tools.js';
 import type { IndexSnapshot } from '../mcp/indexCache.js';
-import { fitResponse, MIN_MAX_TOKENS } from '../search/budget.js';
-import { answerOutline, answerSymbolSearch, overviewJson, searchResultJson } from '../search/format.js';
+import { MIN_MAX_TOKENS } from '../search/budget.js';
+import { answerOutline, answerSymbolSearch, budgetedSearchJson, overviewJson } from '../search/format.js';
 import type { RepoFreshness } from '../search/freshness.js';
 import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
 import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol, SYMBOL_KINDS } from '../search/symbols.js';
@@ -73,8 +73,7 @@ async function searchAnswer(params: URLSearchParams, context: ApiContext): Promi
   if (!query.trim() && !target.trim() && keywords.length === 0) throw new BadRequest('nothing to search for: give query, target or keywords');
   const granularity = params.get('granularity');
   if (granularity !== null && !(GRANULARITIES as readonly string[]).includes(granularity)) throw new BadRequest(`granularity must be one of ${GRANULARITIES.join(', ')}`);
-  const maxTokens = params.get('max_tokens') ? count(params, 'max_tokens', MIN_MAX_TOKENS, MAX_API_TOKENS) : undefined;
-  if (maxTokens !== undefined && maxTokens < MIN_MAX_TOKENS) throw new BadRequest(`max_tokens must be at least ${MIN_MAX_TOKENS}`);
+  const maxTokens = params.get('max_tokens') ? count(params, 'max_tokens', 0, MAX_API_TOKENS, MIN_MAX_TOKENS) : undefined;
   const view = viewFor(params, context);
   const response = search(view.corpus, {
     target,
@@ -86,8 +85,7 @@ async function searchAnswer(params: URLSearchParams, context: ApiContext): Promi
   });
   const freshness = await context.freshness(view.indexes);
   // As `coderag search --json --max-tokens`: the least relevant results left out to fit, and said so.
-  const body = fitResponse(response, (cut, leftOut) => ({ ...searchResultJson(cut, view.dir, view.indexes, view.warnings, freshness), ...(leftOut ? { truncated: leftOut } : {}) }), (answer) => JSON.stringify(answer, null, 2), maxTokens);
-  return { status: 200, body };
+  return { status: 200, body: budgetedSearchJson(response, view.dir, view.indexes, view.warnings, freshness, maxTokens) };
 }
 
 async function overviewAnswer(params: URLSearchParams, context: ApiContext): Promise<ApiAnswer> {
@@ -145,11 +143,11 @@ function required(params: URLSearchParams, name: string): string {
   return value;
 }
 
-function count(params: URLSearchParams, name: string, fallback: number, max: number): number {
+function count(params: URLSearchParams, name: string, fallback: number, max: number, min = 1): number {
   const raw = params.get(name);
   if (raw === null || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new BadRequest(`${name} must be a whole number from 1 to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max) throw new BadRequest(`${name} must be a whole number from ${min} to ${max}`);
   return value;
 }
 

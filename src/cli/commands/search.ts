@@ -4,7 +4,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fitResponse } from '../../search/budget.js';
-import { formatMarkdown, searchResultJson, staleWarnings } from '../../search/format.js';
+import { formatMarkdown, budgetedSearchJson, staleWarnings } from '../../search/format.js';
 import { checkFreshness } from '../../search/freshness.js';
 import { INDEXES_HINT, isIndexFileName, loadIndexes, PackMismatchError } from '../../search/load.js';
 import { makeScope, scopedSearch, scopeText } from '../../search/scope.js';
@@ -145,7 +145,7 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   // Cut to --max-tokens by leaving out the last results; with no budget, fitResponse renders the whole answer.
   const { scope } = ranked;
   const text = flags.json
-    ? fitResponse(response, (cut, leftOut) => JSON.stringify({ ...searchResultJson(cut, path.resolve(dir), indexes, warnings, freshness), ...(leftOut ? { truncated: leftOut } : {}), ...(scope ? { scope } : {}) }, null, 2), (t) => t, flags.maxTokens)
+    ? JSON.stringify(budgetedSearchJson({ ...response, ...(scope ? { scope } : {}) }, path.resolve(dir), indexes, warnings, freshness, flags.maxTokens), null, 2)
     : fitResponse(response, (cut, leftOut) => `${scope ? `> scope: ${scopeText(scope)}\n\n` : ''}${formatMarkdown(cut)}${leftOut ? `\n\n> ${leftOut.references_left_out} references and ${leftOut.symbols_left_out} symbols left out to fit --max-tokens ${leftOut.max_tokens}` : ''}`, (t) => t, flags.maxTokens);
   process.stdout.write(`${text}\n`);
 }
