@@ -11,7 +11,7 @@ import type { TargetFile } from '../llm/targetPaths.js';
 import { qualifiedName } from '../index/qualifiedName.js';
 import { search, SearchCorpus } from '../search/search.js';
 import type { Reference, SearchResponse } from '../search/types.js';
-import { compareCodeUnits } from '../shared/text.js';
+import { compareCodeUnits, fileStem } from '../shared/text.js';
 
 /** Files ranked for each target: the relationships kept come from these. */
 const CANDIDATES = 10;
@@ -116,17 +116,12 @@ function relationshipTypeOf(ref: Reference, target: string, evidence: Evidence, 
 }
 
 function staticType(ref: Reference, target: string, evidence: Evidence): string {
-  if (stemOf(ref.file_path) === stemOf(target)) return 'direct_match';
+  if (fileStem(ref.file_path) === fileStem(target)) return 'direct_match';
   if (ref.role !== 'source' && ref.role !== 'entry_point') return 'utility';
   if (/(?:^|[/_.-])(?:utils?|helpers?|common|shared|misc)(?:$|[/_.-])/i.test(ref.file_path)) return 'utility';
   return evidence.coverage >= 1 ? 'partial_match' : 'reference';
 }
 
-/** A path's file name without its extensions, lower case: `src/Cache.test.ts` gives `cache`. */
-function stemOf(filePath: string): string {
-  const name = filePath.slice(filePath.lastIndexOf('/') + 1);
-  return name.replace(/\..*$/, '').toLowerCase();
-}
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 

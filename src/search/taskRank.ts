@@ -21,7 +21,7 @@ import { inflectionBases } from './inflections.js';
 import { SYMBOL_PARAMS } from './symbolRank.js';
 import { lineTerms, rerankByPassages, type LineTerms } from './passages.js';
 import { definitionToken, type Tokenizer } from './profileTokens.js';
-import { compareCodeUnits, splitIdentifier } from '../shared/text.js';
+import { compareCodeUnits, fileStem, splitIdentifier } from '../shared/text.js';
 import type { TaskText } from './taskQuery.js';
 import type { Anchor, TaskParams } from './types.js';
 
@@ -247,19 +247,13 @@ function pathKeys(index: FieldIndex): { byStem: Map<string, number[]>; byModule:
     const paths = index.paths.all();
     for (let d = 0; d < paths.length; d++) {
       const filePath = paths[d] as string;
-      const stem = stemOf(filePath);
+      const stem = fileStem(filePath);
       push(byStem, stem, d);
       // modulePath(filePath).pop(), without splitting every path: only a package file's key is its folder.
       push(byModule, PACKAGE_FILES.has(stem) ? (modulePath(filePath).pop() ?? '') : stem, d);
     }
     return { byStem, byModule };
   });
-}
-
-function stemOf(filePath: string): string {
-  const base = filePath.slice(filePath.lastIndexOf('/') + 1).toLowerCase();
-  const dot = base.indexOf('.', 1);
-  return dot > 0 ? base.slice(0, dot) : base;
 }
 
 /** Path segments without the file's extension(s): `a/b/c.test.ts` -> [a, b, c]. */

@@ -195,3 +195,10 @@ export const CODE_NOISE: ReadonlySet<string> = wordSet(`get set new todo fixme x
 function wordSet(text: string): ReadonlySet<string> {
   return new Set(text.split(/\s+/).filter(Boolean));
 }
+
+/** A path's file name without its extensions, lower-case: `src/Cache.test.ts` gives `cache`, `.eslintrc.js` `.eslintrc`. */
+export function fileStem(filePath: string): string {
+  const base = filePath.slice(filePath.lastIndexOf('/') + 1).toLowerCase();
+  const dot = base.indexOf('.', 1);
+  return dot > 0 ? base.slice(0, dot) : base;
+}
