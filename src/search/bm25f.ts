@@ -505,11 +505,15 @@ function structuralPriors(index: FieldIndex, parts: readonly SegmentPart[], cent
     }),
   );
   const built = buildOutputDocs(index);
+  // Kept per document as worked out (0: not yet), so a warm search over every file pays for each one once.
+  const known = index.memo(`structural-priors:${centrality}:${size}`, () => new Float64Array(index.size));
   return (d) => {
+    const kept = known[d] as number;
+    if (kept) return kept;
     const { logMaxImporters, logMaxLines } = holderOf(maxima, d, (m) => m.start);
     const importers = (index.importerStart[d + 1] as number) - (index.importerStart[d] as number);
     const sizeShare = built(d) ? 0.5 : Math.log1p(Math.max(0, index.linesOfCode[d] as number)) / logMaxLines;
-    return (1 + (centrality * Math.log1p(importers)) / logMaxImporters) * (1 + size * sizeShare);
+    return (known[d] = (1 + (centrality * Math.log1p(importers)) / logMaxImporters) * (1 + size * sizeShare));
   };
 }
 
