@@ -104,6 +104,7 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['passages.symbols', [0, 0.5, 1, 2, 4]],
   ['symbols.body', [0, 0.15, 0.3, 0.6, 1, 2]],
   ['symbols.filePower', [1, 2, 3, 4, 6]],
+  ['symbols.overrides', [0, 0.5, 0.8, 1, 1.2, 1.5]],
 ];
 
 function get(params: TaskParams, path: string): number {

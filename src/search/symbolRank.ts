@@ -7,8 +7,10 @@
  * symbol a frame or a backtick names, the definition enclosing a frame's line, or the one whose words hold a quoted
  * message, comes first); for a task text, also times its length in lines to the power TASK_LENGTH_POWER; and, for
  * the best files whose text was read (a task's passages, passages.ts), times 1 + w x the score of its own lines
- * relative to its file's best symbol's. SCOPE_WEIGHT, SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue
- * set's tuning half (bench/eval/tuneTask.ts --sweep reports function-level figures).
+ * relative to its file's best symbol's. A class of the best files that lacks a method its sibling classes have is
+ * scored as if it had it (liftOverrideGaps): the fix adds the override there. SCOPE_WEIGHT, SYMBOL_PARAMS,
+ * TASK_LENGTH_POWER and w were chosen on the issue set's tuning half (bench/eval/tuneTask.ts --sweep reports
+ * function-level figures).
  */
 import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
@@ -93,9 +95,11 @@ const SCOPE_WEIGHT = 0.5;
  * `tuneTask.ts --sweep`), fn Acc@5 / Acc@10: body 0.3 at file power 4 (issue 40's first cut) .275 / .375; file
  * power 1 with body 0 / 0.15 / 0.3 / 0.6 / 1: .263 / .362, .275 / .412, .300 / .412, .325 / .388, .313 / .388. Also
  * tried, at body 0.15: each further symbol of one file counting 0.9 / 0.8 / 0.6 times less, for a fix's second
- * file: .300 / .412, .313 / .400, .300 / .388, no better than body 0.3 alone, not kept.
+ * file: .300 / .412, .313 / .400, .300 / .388, no better than body 0.3 alone, not kept. A class lacking a method its
+ * siblings have and the request asks for (liftOverrideGaps), at weight 0 / 0.5 / 0.8 / 1 / 1.2 / 1.5: .300 / .412,
+ * .300 / .412, .313 / .412, .313 / .412, .300 / .412, .287 / .400 (Python .375 / .531 -> .406 / .531 at 0.8 to 1.2).
  */
-export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1 };
+export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1, overrides: 1 };
 /** BM25's constants over symbol bodies, the usual ones. */
 const BODY_K1 = 1.2;
 const BODY_B = 0.75;
@@ -225,24 +229,91 @@ export function scoredSymbols(corpus: SearchCorpus, query: SymbolQuery, kind?: C
  */
 export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: number; score: number }>, query: SymbolQuery, limit: number, scored: ScoredSymbols): RankedSymbol[] {
   const out: RankedSymbol[] = [];
-  for (const { doc: d, score: fileScore } of files) {
+  const placed: Placed[] = [];
+  files.forEach(({ doc: d, score: fileScore }, fileRank) => {
     const { repo, file } = corpus.doc(d);
     const { symbols, scores } = scored(d);
     const bodies = query.bodies?.scores(d, symbols);
     const bestBody = Math.max(0, ...(bodies ?? [])) || 1;
+    const fileFactor = fileScore ** query.params.filePower;
     symbols.forEach((symbol, i) => {
       const body = bodies ? 1 + (query.bodies?.weight ?? 0) * ((bodies[i] as number) / bestBody) : 1;
-      out.push({
+      const own = (FLOOR + (scores[i] as number)) * lengthFactor(symbol, query) * body;
+      const ranked: RankedSymbol = {
         repo_name: repo, file_path: file.file_path, kind: symbol.kind, name: symbol.name, ast_path: symbol.ast_path,
-        start_line: symbol.start_line, end_line: symbol.end_line, score: fileScore ** query.params.filePower * (FLOOR + (scores[i] as number)) * lengthFactor(symbol, query) * body,
+        start_line: symbol.start_line, end_line: symbol.end_line, score: fileFactor * own,
         ...describe(symbol),
-      });
+      };
+      out.push(ranked);
+      placed.push({ ranked, own, fileFactor, classPath: classPathOf(symbol.ast_path), fileRank });
     });
-  }
+  });
+  if (query.params.overrides > 0) liftOverrideGaps(placed, query.params.overrides);
   out.sort((a, b) => b.score - a.score || compareCodeUnits(a.file_path, b.file_path) || a.start_line - b.start_line);
   const top = out[0]?.score || 1;
   return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
 }
+
+/** A ranked symbol with what its score was made of. */
+interface Placed {
+  ranked: RankedSymbol;
+  /** The symbol's own score, before its file's factor. */
+  own: number;
+  fileFactor: number;
+  /** The ast_path of the class holding it ('' at the top level). */
+  classPath: string;
+  /** Its file's place among the ranked files, 0 first. */
+  fileRank: number;
+}
+
+/** Files, best first, whose classes may be lifted for a method they lack. */
+const OVERRIDE_FILES = 5;
+/** Method names two classes must share (dunders aside) to count as siblings: implementations of one interface. */
+const SIBLING_MEMBERS = 3;
+/** Kinds that hold methods a sibling may lack. */
+const CLASS_KINDS = new Set(['class', 'struct', 'interface', 'trait']);
+
+/**
+ * Classes of the best files that lack a method their sibling classes have, lifted to `weight` times that method's
+ * own score in the class's file (never lowered): the class is scored as if it had the method the request asks for.
+ * A report that a printer mishandles `Float`, when the other printers have `_print_Float`, is fixed by giving this
+ * printer one; the printer's file ranks first, the other printers' files below it.
+ */
+function liftOverrideGaps(placed: readonly Placed[], weight: number): void {
+  const methods = new Map<string, Map<string, number>>();
+  for (const p of placed) {
+    if (!p.classPath || CONTAINER_KINDS.has(p.ranked.kind)) continue;
+    const key = `${p.ranked.file_path}\0${p.classPath}`;
+    const byName = methods.get(key) ?? new Map<string, number>();
+    byName.set(p.ranked.name, Math.max(byName.get(p.ranked.name) ?? 0, p.own));
+    methods.set(key, byName);
+  }
+  const classes = placed.filter((p) => CLASS_KINDS.has(p.ranked.kind) && methods.has(`${p.ranked.file_path}\0${p.ranked.ast_path}`));
+  for (const holder of classes) {
+    if (holder.fileRank >= OVERRIDE_FILES) continue;
+    const mine = methods.get(`${holder.ranked.file_path}\0${holder.ranked.ast_path}`) as ReadonlyMap<string, number>;
+    let best = 0;
+    for (const sibling of classes) {
+      const theirs = methods.get(`${sibling.ranked.file_path}\0${sibling.ranked.ast_path}`) as ReadonlyMap<string, number>;
+      if (theirs === mine || sharedMethods(mine, theirs) < SIBLING_MEMBERS) continue;
+      for (const [name, own] of theirs) if (!mine.has(name)) best = Math.max(best, own);
+    }
+    holder.ranked.score = Math.max(holder.ranked.score, holder.fileFactor * weight * best);
+  }
+}
+
+function sharedMethods(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  let n = 0;
+  for (const name of a.keys()) if (b.has(name) && !/^__.*__$/.test(name)) n++;
+  return n;
+}
+
+/** The ast_path of the class a symbol is a direct member of ('' for a top-level one). */
+function classPathOf(astPath: string): string {
+  const cut = astPath.lastIndexOf('-');
+  return cut < 0 ? '' : astPath.slice(0, cut);
+}
+
 
 /** Characters of a definition's one-line description, at most. */
 const DESCRIPTION_CHARS = 120;

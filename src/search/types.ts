@@ -210,4 +210,9 @@ export interface SymbolParams {
   body: number;
   /** Symbols of the best files first: a file's relative score counts to this power. */
   filePower: number;
+  /**
+   * A class that lacks a method its sibling classes have, when the request asks for that method, scores this times
+   * the method's own score in the class's file: the fix adds the override there (0: never).
+   */
+  overrides: number;
 }

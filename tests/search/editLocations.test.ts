@@ -83,6 +83,25 @@ describe('ranking definitions, from the index alone', () => {
     const index = await indexRepo(repo.root);
     expect(topSymbol(index, { query: 'where is the app context pushed' })).toMatchObject({ name: 'push', file_path: 'src/ctx.py' });
   });
+
+  it('puts a class that lacks the method its sibling classes have and the report asks for above the siblings\' methods', async () => {
+    const printer = (name: string, kinds: readonly string[], extra = '') =>
+      [`class ${name}(Base):`, ...kinds.map((t) => `    def _print_${t}(self, expr):\n        return self.join(expr.args)\n`), extra].join('\n');
+    const order = async (wolframKinds: readonly string[]) => {
+      const repo = makeTempRepo({
+        'printing/mathematica.py': `${printer('Wolfram', wolframKinds)}\n\ndef mathematica_code(expr):\n    return Wolfram().doprint(expr)\n`,
+        'printing/fortran.py': printer('Fortran', ['Pow', 'Mul', 'Add', 'Symbol'], '    def _print_Float(self, expr):\n        printed = repr(expr)\n        return printed.replace("e", "d")\n'),
+      });
+      const answer = search(fromIndex(await indexRepo(repo.root)), { granularity: 'symbol', query: 'mathematica_code(expr) prints a Float wrong: 1.0e-4 where Mathematica wants 1.0*^-4' });
+      return (answer.symbols ?? []).map((s) => s.name);
+    };
+    const siblings = await order(['Pow', 'Mul', 'Add', 'Symbol']);
+    expect(siblings.indexOf('Wolfram')).toBeGreaterThanOrEqual(0);
+    expect(siblings.indexOf('Wolfram')).toBeLessThan(siblings.indexOf('_print_Float'));
+    // A class that shares no methods with the one holding `_print_Float` is no printer missing it.
+    const stranger = await order(['Tree', 'Leaf']);
+    expect(stranger.indexOf('_print_Float')).toBeLessThan(stranger.indexOf('Wolfram'));
+  });
 });
 
 /**
