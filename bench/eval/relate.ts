@@ -11,17 +11,31 @@
  * project in the repository's language), the request as its purpose: `x.js  # cookies`. The indexes are those
  * run.ts / lookup.ts cached under bench/.work/indexes (the newest for each tree: relationships are made from the
  * profiles, which a change to the relate stage does not alter).
+ *
+ *   node --import tsx bench/eval/relate.ts --set deps [--misses]
+ *
+ * `--set deps`: the same measurement on the dependency-folder set (deps.ts): each package's query (its README
+ * sentence less its names) is the purpose of `x.js`, and a relationship is right when its file lies in the
+ * package. The reference corpus is what a user gets by indexing a node_modules folder: the set's folder
+ * (bench/.work/deps, every package's candidate files) indexed as one repository with depsIndexConfig(), and
+ * relateStatically over its profiles, as `coderag index` relates one repository. Beside it, the 72 packages'
+ * own indexes searched together as run.ts's CodeRAG ranker searches them (one corpus of every index), with
+ * relateStatically's thresholds; and BM25 over raw contents, R@1 on the same cases (run.ts's rankDeps, the set's
+ * baseline). Indexes are built on first use and cached as run.ts caches them (coderagRanker.ts).
  */
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { FileSummary } from '../../src/index/types.js';
 import { confidenceOf, evidenceOf, MAX_STATIC_PER_TARGET, profileCorpus, relateStatically, targetQuery, type Evidence } from '../../src/pipeline/relate.js';
 import { defaultConfig } from '../../src/config/schema.js';
-import { search } from '../../src/search/search.js';
+import { search, SearchCorpus } from '../../src/search/search.js';
 import { bm25Ranker } from './baselines.js';
 import { treeDirFor } from './checkout.js';
-import { IndexCache } from './coderagRanker.js';
+import { createCodeRagRanker, IndexCache } from './coderagRanker.js';
+import { DEPS_DIR, depsIndexConfig, prepareDeps, type DepsCase } from './deps.js';
 import { lookupCases, runLookups, type LookupCase } from './lookup.js';
 import { mirrorFinder } from './mirrors.js';
+import { splitHalves } from './split.js';
 
 /** One ranked candidate of one case: its evidence, its confidence and whether it is the gold file. */
 export interface Scored {
@@ -47,7 +61,12 @@ export function targetOf(c: LookupCase, ext: string): { path: string; purpose: s
   return c.request.target ? { path: c.request.target, purpose: (c.request.keywords ?? []).join(' ') } : { path: `x${ext}`, purpose: c.text };
 }
 
-interface Row {
+/** The target file a dependency-folder case stands for: `x.js  # <the package's README sentence>`. */
+export function depsTargetOf(c: Pick<DepsCase, 'query'>, ext: string): { path: string; purpose: string } {
+  return { path: `x${ext}`, purpose: c.query };
+}
+
+export interface Row {
   set: string;
   cases: number;
   /** The top static relationship (kept above min_confidence_score) is the gold file. */
@@ -58,8 +77,55 @@ interface Row {
   none: number;
 }
 
+/** A kept relationship: its file and confidence. */
+export interface Kept {
+  path: string;
+  confidence: number;
+}
+
+/**
+ * Counts one target's kept relationships into the rows named by `keys`; its top relationship is the most
+ * confident (the first ranked among equals). Returns the top, if any.
+ */
+export function countCase(rows: Map<string, Row>, keys: readonly string[], kept: readonly Kept[], gold: (path: string) => boolean): Kept | undefined {
+  const best = [...kept].sort((a, b) => b.confidence - a.confidence)[0];
+  for (const key of keys) {
+    const row = rows.get(key) ?? { set: key, cases: 0, top: 0, any: 0, none: 0 };
+    row.cases++;
+    if (best && gold(best.path)) row.top++;
+    if (kept.some((r) => gold(r.path))) row.any++;
+    if (!best) row.none++;
+    rows.set(key, row);
+  }
+  return best;
+}
+
+/**
+ * The relationships relateStatically keeps of one target's ranked files (best first): those whose confidence is
+ * above `min`, at most MAX_STATIC_PER_TARGET, in rank order. For a corpus of several indexes, which
+ * relateStatically (one repository's profiles) does not take.
+ */
+export function keptOf<T extends { confidence: number }>(ranked: readonly T[], min: number): T[] {
+  return ranked.filter((r) => r.confidence > min).slice(0, MAX_STATIC_PER_TARGET);
+}
+
+/** How often the first ranked file is the gold one before the thresholds: the search's own R@1. */
+function firstGold(scored: readonly Scored[]): string {
+  const first = scored.filter((s) => s.evidence.rank === 0);
+  return `first ranked file gold, before min_confidence_score: ${first.filter((s) => s.gold).length} of ${first.length}`;
+}
+
+function rowsTable(rows: Iterable<Row>): string {
+  const lines = ['set      cases  top=gold  any=gold  none kept'];
+  for (const r of rows) lines.push(`${r.set.padEnd(8)} ${String(r.cases).padStart(5)}  ${(r.top / r.cases).toFixed(3).padStart(8)}  ${(r.any / r.cases).toFixed(3).padStart(8)}  ${String(r.none).padStart(9)}`);
+  return lines.join('\n');
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  const set = args.includes('--set') ? args[args.indexOf('--set') + 1] : 'lookup';
+  if (set === 'deps') return mainDeps(args);
+  if (set !== 'lookup') throw new Error(`--set must be lookup or deps, not ${set}`);
   const cases = lookupCases();
   const config = defaultConfig();
   const cache = new IndexCache();
@@ -79,17 +145,8 @@ async function main(): Promise<void> {
       });
       // The relationships as an index gets them (the same search, then the thresholds).
       const kept = relateStatically(index.repo_name, index.file_summaries, [target], config.relationships);
-      for (const key of [c.set, 'all']) {
-        const row = rows.get(key) ?? { set: key, cases: 0, top: 0, any: 0, none: 0 };
-        row.cases++;
-        const best = [...kept].sort((a, b) => b.confidence_score - a.confidence_score)[0];
-        if (best && c.answer.test(best.repo_file_path)) row.top++;
-        if (kept.some((r) => c.answer.test(r.repo_file_path))) row.any++;
-        if (!best) row.none++;
-        rows.set(key, row);
-      }
-      const best = [...kept].sort((a, b) => b.confidence_score - a.confidence_score)[0];
-      if (!best || !c.answer.test(best.repo_file_path)) misses.push(`${c.repo}\t${target.path} # ${target.purpose}\t${c.answer.source} <- ${best ? `${best.repo_file_path} (${best.confidence_score})` : '(none kept)'}`);
+      const best = countCase(rows, [c.set, 'all'], kept.map((r) => ({ path: r.repo_file_path, confidence: r.confidence_score })), (p) => c.answer.test(p));
+      if (!best || !c.answer.test(best.path)) misses.push(`${c.repo}\t${target.path} # ${target.purpose}\t${c.answer.source} <- ${best ? `${best.path} (${best.confidence})` : '(none kept)'}`);
     }
     console.error(`${tree}: done`);
   }
@@ -113,6 +170,78 @@ async function main(): Promise<void> {
     console.log('\nBM25 over raw contents, R@1 (lookup.ts --rankers bm25):');
     for (const r of bm25) console.log(`${r.set.padEnd(7)} ${String(r.cases).padStart(5)}  ${r.r1.toFixed(3)}`);
     console.log(`${'all'.padEnd(7)} ${String(all.cases).padStart(5)}  ${(all.r1 / all.cases).toFixed(3)}`);
+  }
+}
+
+/**
+ * The dependency-folder set (see the header): the folder indexed as one repository and related statically, the
+ * packages' own indexes searched together, BM25's R@1; per half (split.ts over name@version, as run.ts) and in all.
+ */
+async function mainDeps(args: readonly string[]): Promise<void> {
+  const cases = prepareDeps();
+  const halves = splitHalves(cases.map((c) => c.spec));
+  const config = depsIndexConfig();
+  const { relationships } = defaultConfig();
+  // Built (or read from bench/.work/indexes) as run.ts builds them: each package's index, and the folder's.
+  const ranker = createCodeRagRanker({ config });
+  const files = cases.flatMap((c) => c.files.map((f) => `${c.root}/${f}`));
+  await ranker.prepare(DEPS_DIR, files, cases.map((c) => c.root));
+  await ranker.prepare(DEPS_DIR, files);
+  const cache = new IndexCache(config);
+  const folder = cache.read(basename(DEPS_DIR)).index;
+  const roots = new Set(cases.map((c) => c.root));
+  const stray = folder.file_summaries.filter((f) => !roots.has(f.file_path.split('/')[0] ?? ''));
+  if (stray.length) throw new Error(`${DEPS_DIR} holds files of packages not in the list (${stray[0]?.file_path}): remove them and run again`);
+  const packages = cases.map((c) => cache.read(c.root).index);
+  if (cache.stale) console.error(`[relate] ${cache.stale} cached index(es) were built by other sources`);
+  const together = new SearchCorpus(packages.map((index) => ({ key: index.repo_name, file: '', index })));
+  const folderCorpus = profileCorpus(folder.repo_name, folder.file_summaries);
+  const ext = mainExtension(folder.file_summaries);
+
+  const scored: Scored[] = [];
+  const scoredTogether: Scored[] = [];
+  const rows = new Map<string, Row>();
+  const rowsTogether = new Map<string, Row>();
+  const misses: string[] = [];
+  for (const c of cases) {
+    const half = halves.get(c.spec) === 'tune' ? 'tune' : 'held out';
+    const target = depsTargetOf(c, ext);
+    const inPackage = (path: string): boolean => path.startsWith(`${c.root}/`);
+    // The folder as one repository: every ranked file for the calibration, then relateStatically's own choice.
+    const response = search(folderCorpus, { ...targetQuery(target), maxResults: 10 });
+    response.references.forEach((ref, rank) => {
+      const evidence = evidenceOf(response, rank);
+      scored.push({ set: half, evidence, confidence: confidenceOf(evidence), gold: inPackage(ref.file_path) });
+    });
+    const kept = relateStatically(folder.repo_name, folder.file_summaries, [target], relationships);
+    const best = countCase(rows, [half, 'all'], kept.map((r) => ({ path: r.repo_file_path, confidence: r.confidence_score })), inPackage);
+    if (!best || !inPackage(best.path)) misses.push(`${c.spec}\t${target.path} # ${target.purpose}\t<- ${best ? `${best.path} (${best.confidence})` : '(none kept)'}`);
+    // The packages' own indexes searched together: a file is named by its index (the package's folder).
+    const joint = search(together, { ...targetQuery(target), maxResults: 10 });
+    const ranked = joint.references.map((ref, rank) => {
+      const evidence = evidenceOf(joint, rank);
+      const s = { set: half, evidence, confidence: confidenceOf(evidence), gold: ref.repo_name === c.root };
+      scoredTogether.push(s);
+      return { path: `${ref.repo_name}/${ref.file_path}`, confidence: s.confidence };
+    });
+    countCase(rowsTogether, [half, 'all'], keptOf(ranked, relationships.min_confidence_score), inPackage);
+  }
+  const order = (rs: Map<string, Row>): Row[] => ['tune', 'held out', 'all'].flatMap((k) => rs.get(k) ?? []);
+  console.log(`static relationships over ${cases.length} packages' targets (x${ext}; at most ${MAX_STATIC_PER_TARGET} a target, kept above min_confidence_score ${relationships.min_confidence_score})`);
+  console.log(`\nthe folder indexed as one repository (${folder.file_summaries.length} files), relateStatically:`);
+  console.log(rowsTable(order(rows)));
+  console.log(firstGold(scored));
+  console.log(`\n${calibrationTable(scored)}`);
+  console.log(`\nthe ${packages.length} packages' own indexes searched together (run.ts's CodeRAG ranker), relateStatically's thresholds:`);
+  console.log(rowsTable(order(rowsTogether)));
+  console.log(firstGold(scoredTogether));
+  console.log(`\n${calibrationTable(scoredTogether)}`);
+  if (args.includes('--misses')) console.log(`\n${misses.join('\n')}`);
+  const { rankDeps } = await import('./run.js');
+  const bm25 = await rankDeps(cases, halves, [bm25Ranker], new Map(), 50);
+  console.log('\nBM25 over raw contents, R@1 (run.ts --set deps --rankers bm25):');
+  for (const [name, list] of [['tune', bm25.filter((r) => r.half === 'tune')], ['held out', bm25.filter((r) => r.half === 'holdout')], ['all', bm25]] as const) {
+    console.log(`${name.padEnd(8)} ${String(list.length).padStart(5)}  ${(list.reduce((n, r) => n + r.r1, 0) / list.length).toFixed(3)}`);
   }
 }
 

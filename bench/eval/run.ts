@@ -45,7 +45,7 @@ import { bm25Ranker, keywordRanker, keywordTerms } from './baselines.js';
 import { bm25FnRanker } from './bm25fn.js';
 import { materialise, materialiseFiles, treeDirFor } from './checkout.js';
 import type { DescribeCase } from './describe.js';
-import { DEPS_DIR, DEPS_LIST_FILE, depsIndexConfig, prepareDeps } from './deps.js';
+import { DEPS_DIR, DEPS_LIST_FILE, depsIndexConfig, prepareDeps, type DepsCase } from './deps.js';
 import { caseMetrics, summarise, type CaseMetrics, type Summary } from './metrics.js';
 import { MIRRORS_ENV, MIRRORS_FLAG, mirrorFinder, treeHistory } from './mirrors.js';
 import { splitHalves, type Half, type TuneOn } from './split.js';
@@ -273,7 +273,7 @@ async function loadRankers(o: Options, config?: unknown): Promise<Ranker[]> {
   return rankers;
 }
 
-interface CaseResult extends CaseMetrics {
+export interface CaseResult extends CaseMetrics {
   set: SetName;
   ranker: string;
   repo: string;
@@ -338,7 +338,7 @@ interface SetRun {
   trees: number;
 }
 
-type Timing = Map<string, { prepareMs: number; rankMs: number }>;
+export type Timing = Map<string, { prepareMs: number; rankMs: number }>;
 
 async function runCommits(o: Options, rankers: readonly Ranker[], findMirror: (hint: string) => string | undefined, timing: Timing): Promise<SetRun> {
   const all = JSON.parse(readFileSync(o.cases, 'utf8')) as EvalCase[];
@@ -532,19 +532,27 @@ async function runDeps(o: Options, timing: Timing): Promise<SetRun> {
   const halves = splitHalves(all.map((c) => c.spec), o.tuneOn);
   const cases = all.filter((c) => !o.repo || o.repo === c.name || o.repo === c.spec);
   console.error(`[eval] deps: ${cases.length} packages searched together`);
-  const files = cases.flatMap((c) => c.files.map((f) => `${c.root}/${f}`));
   const checkoutMs = performance.now() - tc;
   const rankers = rankersFor('deps', await loadRankers(o, depsIndexConfig()), o);
-  const results = await rankTogether(
+  const results = await rankDeps(cases, halves, rankers, timing, o.k);
+  return { results, checkoutMs, skipped: 0, trees: cases.length };
+}
+
+/**
+ * The dependency-folder cases ranked by `rankers` over every package's files at once (runDeps; relate.ts
+ * --set deps takes its BM25 baseline from here).
+ */
+export async function rankDeps(cases: readonly DepsCase[], halves: ReadonlyMap<string, Half>, rankers: readonly Ranker[], timing: Timing, k: number): Promise<CaseResult[]> {
+  const files = cases.flatMap((c) => c.files.map((f) => `${c.root}/${f}`));
+  return rankTogether(
     'deps',
     DEPS_DIR,
     cases.map((c) => ({ id: c.spec, root: c.root, language: c.language, query: c.query, half: halves.get(c.spec) ?? 'holdout' })),
     files,
     rankers,
     timing,
-    o.k,
+    k,
   );
-  return { results, checkoutMs, skipped: 0, trees: cases.length };
 }
 
 async function main(): Promise<void> {
