@@ -19,7 +19,7 @@ import { definedToken, splitPath } from './profileTokens.js';
 import { inflectionBases } from './inflections.js';
 import { findRelationships } from './relationships.js';
 import { describe, lengthFactor, rankSymbols, scoredSymbols, symbolQuery, TASK_LENGTH_POWER, type ScoredSymbols, type SymbolQuery } from './symbolRank.js';
-import { parseTaskText, quotedMessages, type TaskText } from './taskQuery.js';
+import { parseTaskText, quotedMessages, withoutPositions, type TaskText } from './taskQuery.js';
 import { rankTask, TASK_PARAMS, type TaskParams } from './taskRank.js';
 import { symbolBodyScores, type LineTerms } from './passages.js';
 import {
@@ -280,7 +280,7 @@ function keywordFiles(corpus: SearchCorpus, request: SearchRequest, target: stri
 function taskFiles(corpus: SearchCorpus, request: SearchRequest, task: TaskText): RankedFiles {
   const params = request.taskParams ?? TASK_PARAMS;
   // The same text as plain keywords, for the ranking fused in (only worked out when it is).
-  const plain = params.fusion.plain > 0 ? bm25fInput(corpus, '', keywordsOf({ query: task.text }), [], false) : undefined;
+  const plain = params.fusion.plain > 0 ? bm25fInput(corpus, '', keywordsOf({ query: withoutPositions(task.text) }), [], false) : undefined;
   const { ranked, input, taskScores, sources } = rankTask(corpus, task, rankLimit(request), params, plain);
   return { task: true, ranked, input, anchors: task.anchors, ...(taskScores ? { taskScores } : {}), ...(sources ? { sources } : {}), params };
 }

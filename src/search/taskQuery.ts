@@ -72,6 +72,17 @@ const BUILTIN_ERRORS = new Set([
   'UnsupportedOperationException', 'ClassCastException', 'IndexOutOfBoundsException', 'ArrayIndexOutOfBoundsException',
 ]);
 
+/**
+ * A frame's or a path's line and column (`Foo.java:128`, `app.js:12:5`), a port (`localhost:8080`) and Python's
+ * `line 128`: positions, not numbers the code uses, so they are no words of the request.
+ */
+const POSITION = /(?<=[\w)\]"'])(?::\d+)+|\bline \d+/gi;
+
+/** The text with its positions (POSITION) blanked. */
+export function withoutPositions(text: string): string {
+  return text.replace(POSITION, ' ');
+}
+
 /** Reads a task text for its anchors. */
 export function parseTaskText(input: string): TaskText {
   const truncated = input.length > MAX_TASK_CHARS;

@@ -22,7 +22,7 @@ import { SYMBOL_PARAMS } from './symbolRank.js';
 import { lineTerms, rerankByPassages, type LineTerms } from './passages.js';
 import { definitionToken, type Tokenizer } from './profileTokens.js';
 import { compareCodeUnits, fileStem, splitIdentifier } from '../shared/text.js';
-import type { TaskText } from './taskQuery.js';
+import { withoutPositions, type TaskText } from './taskQuery.js';
 import type { Anchor, TaskParams } from './types.js';
 
 export type { TaskParams } from './types.js';
@@ -181,7 +181,7 @@ export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number, maxT
   const title = tokenizer.text(task.text.split('\n').find((line) => line.trim()) ?? '');
   const titleTerms = new Set(titleWeight > 0 ? title : []);
   const counts = new Map<string, number>();
-  for (const t of tokenizer.text(task.text)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const t of tokenizer.text(withoutPositions(task.text))) counts.set(t, (counts.get(t) ?? 0) + 1);
   for (const [compound, n] of compounds(task.text, tokenizer)) {
     if (!counts.has(compound) && corpus.segments.some(({ index }) => index.termId(compound) >= 0)) counts.set(compound, n);
   }

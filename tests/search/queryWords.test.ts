@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { vocabularyEntries } from '../../src/extract/vocabulary.js';
 import { Tokenizer } from '../../src/search/profileTokens.js';
 import { search } from '../../src/search/search.js';
+import { parseTaskText, withoutPositions } from '../../src/search/taskQuery.js';
+import { TASK_PARAMS, taskInput } from '../../src/search/taskRank.js';
 import { corpusOf, staticProfile } from '../support/fileSummary.js';
 import { formatVocabulary } from '../../src/index/vocabulary.js';
 
@@ -41,5 +43,27 @@ describe('a search', () => {
 
   it('ranks the file that says "not found" first for a query that says it', () => {
     expect(search(corpus, { query: 'route not found', maxResults: 5 }).references[0]?.file_path).toBe('lib/four-oh-four.js');
+  });
+});
+
+describe('a report\'s positions', () => {
+  const corpus = corpusOf([staticProfile('src/Buffer.java', { vocabulary: formatVocabulary(vocabularyEntries('int SIZE = 128; int LIMIT = 404; status 500')) })]);
+  const words = (text: string) => [...taskInput(corpus, parseTaskText(text), TASK_PARAMS.k3).termWeights.keys()];
+
+  it('are no words of the request: a frame\'s line, a path\'s line and column, Python\'s "line N"', () => {
+    const report = [
+      'Upload fails with status 500 and then 404 on retry',
+      '\tat com.acme.Buffer.fill(Buffer.java:128)',
+      '    at upload (src/app.js:289:13)',
+      '  File "/srv/app/store.py", line 415, in save',
+    ].join('\n');
+    const kept = words(report);
+    expect(kept).toEqual(expect.arrayContaining(['500', '404']));
+    for (const position of ['128', '289', '13', '415']) expect(kept).not.toContain(position);
+  });
+
+  it('leave a number alone that follows no name', () => {
+    expect(withoutPositions('status 500: retry at 10:30')).toContain('500');
+    expect(withoutPositions('Buffer.java:128 and localhost:8080')).not.toMatch(/128|8080/);
   });
 });
