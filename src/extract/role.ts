@@ -16,6 +16,8 @@ const DECLARATION_FILE = /\.d\.[cm]?ts$|\.pyi$/;
 const LOCK_FILES = /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.ya?ml|yarn\.lock|bun\.lockb?|deno\.lock|cargo\.lock|poetry\.lock|pipfile\.lock|pdm\.lock|uv\.lock|composer\.lock|gemfile\.lock|go\.sum|gradle\.lockfile|flake\.lock|mix\.lock|pubspec\.lock|podfile\.lock|packages\.lock\.json)$/i;
 const DOC_DIRS = new Set(['docs', 'doc', 'documentation']);
 const EXAMPLE_DIRS = new Set(['example', 'examples', 'demo', 'demos', 'samples', 'sample']);
+/** A project's top-level development playground (axios's `sandbox/`, vite's `playground/`); deeper, such a folder may be source (`src/sandbox/`). */
+const PLAYGROUND_DIRS = new Set(['sandbox', 'playground', 'playgrounds']);
 const ENTRY_STEMS = new Set(['main', 'index', 'cli', '__main__', 'app', 'server', 'program', 'mod', 'lib']);
 const BUILD_FILES = /^(makefile|dockerfile|cmakelists\.txt|build\.gradle(\.kts)?|setup\.py|setup\.cfg|rakefile|gemfile|justfile|build\.rs|gulpfile\.[cm]?js|gruntfile\.js|webpack\.config\.[cm]?[jt]s|rollup\.config\.[cm]?[jt]s|vite\.config\.[cm]?[jt]s)$/i;
 const CONFIG_FILES = /^(package\.json|tsconfig.*\.json|pyproject\.toml|cargo\.toml|go\.mod|composer\.json|\.?eslintrc.*|\.?prettierrc.*|\.babelrc|babel\.config\..*|jest\.config\..*|vitest\.config\..*|karma\.conf\..*|tox\.ini|pytest\.ini|\.editorconfig|.*\.config\.[cm]?[jt]s)$/i;
@@ -36,7 +38,7 @@ export function detectRole(filePath: string): FileRole {
   if (BUILD_FILES.test(base)) return 'build';
   if (CONFIG_FILES.test(base) || (CONFIG_EXTENSIONS.has(ext) && !dirs.some((d) => DOC_DIRS.has(d)))) return 'config';
   if (DOC_EXTENSIONS.has(ext) || dirs.some((d) => DOC_DIRS.has(d)) || SITE_DIRS.has(dirs[0] ?? '')) return 'docs';
-  if (dirs.some((d) => EXAMPLE_DIRS.has(d))) return 'example';
+  if (dirs.some((d) => EXAMPLE_DIRS.has(d)) || PLAYGROUND_DIRS.has(dirs[0] ?? '')) return 'example';
   const shallow = dirs.length === 0 || (dirs.length === 1 && ['src', 'lib', 'bin', 'app'].includes(dirs[0] ?? ''));
   if (dirs.includes('bin') || dirs[0] === 'cmd' && stem === 'main' || (shallow && ENTRY_STEMS.has(stem))) return 'entry_point';
   return 'source';
