@@ -268,6 +268,8 @@ interface Placed {
 
 /** Files, best first, whose classes may be lifted for a method they lack. */
 const OVERRIDE_FILES = 5;
+/** Classes of those files looked at, at most, best first: a file of thousands of classes costs no more. */
+const OVERRIDE_HOLDERS = 50;
 /** Method names two classes must share (dunders aside) to count as siblings: implementations of one interface. */
 const SIBLING_MEMBERS = 3;
 /** Kinds that hold methods a sibling may lack. */
@@ -280,32 +282,36 @@ const CLASS_KINDS = new Set(['class', 'struct', 'interface', 'trait']);
  * printer one; the printer's file ranks first, the other printers' files below it.
  */
 function liftOverrideGaps(placed: readonly Placed[], weight: number): void {
+  // Each class's methods with their own scores, and the classes holding each method name (dunders aside).
   const methods = new Map<string, Map<string, number>>();
+  const holding = new Map<string, Set<string>>();
   for (const p of placed) {
     if (!p.classPath || CONTAINER_KINDS.has(p.ranked.kind)) continue;
     const key = `${p.ranked.file_path}\0${p.classPath}`;
     const byName = methods.get(key) ?? new Map<string, number>();
     byName.set(p.ranked.name, Math.max(byName.get(p.ranked.name) ?? 0, p.own));
     methods.set(key, byName);
+    if (/^__.*__$/.test(p.ranked.name)) continue;
+    const classes = holding.get(p.ranked.name) ?? new Set<string>();
+    classes.add(key);
+    holding.set(p.ranked.name, classes);
   }
-  const classes = placed.filter((p) => CLASS_KINDS.has(p.ranked.kind) && methods.has(`${p.ranked.file_path}\0${p.ranked.ast_path}`));
-  for (const holder of classes) {
-    if (holder.fileRank >= OVERRIDE_FILES) continue;
-    const mine = methods.get(`${holder.ranked.file_path}\0${holder.ranked.ast_path}`) as ReadonlyMap<string, number>;
+  const holders = placed
+    .filter((p) => p.fileRank < OVERRIDE_FILES && CLASS_KINDS.has(p.ranked.kind) && methods.has(`${p.ranked.file_path}\0${p.ranked.ast_path}`))
+    .sort((a, b) => a.fileRank - b.fileRank || b.ranked.score - a.ranked.score)
+    .slice(0, OVERRIDE_HOLDERS);
+  for (const holder of holders) {
+    const key = `${holder.ranked.file_path}\0${holder.ranked.ast_path}`;
+    const mine = methods.get(key) as ReadonlyMap<string, number>;
+    const shared = new Map<string, number>();
+    for (const name of mine.keys()) for (const other of holding.get(name) ?? []) if (other !== key) shared.set(other, (shared.get(other) ?? 0) + 1);
     let best = 0;
-    for (const sibling of classes) {
-      const theirs = methods.get(`${sibling.ranked.file_path}\0${sibling.ranked.ast_path}`) as ReadonlyMap<string, number>;
-      if (theirs === mine || sharedMethods(mine, theirs) < SIBLING_MEMBERS) continue;
-      for (const [name, own] of theirs) if (!mine.has(name)) best = Math.max(best, own);
+    for (const [sibling, count] of shared) {
+      if (count < SIBLING_MEMBERS) continue;
+      for (const [name, own] of methods.get(sibling) ?? []) if (!mine.has(name)) best = Math.max(best, own);
     }
     holder.ranked.score = Math.max(holder.ranked.score, holder.fileFactor * weight * best);
   }
-}
-
-function sharedMethods(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
-  let n = 0;
-  for (const name of a.keys()) if (b.has(name) && !/^__.*__$/.test(name)) n++;
-  return n;
 }
 
 /** The ast_path of the class a symbol is a direct member of ('' for a top-level one). */
@@ -313,7 +319,6 @@ function classPathOf(astPath: string): string {
   const cut = astPath.lastIndexOf('-');
   return cut < 0 ? '' : astPath.slice(0, cut);
 }
-
 
 /** Characters of a definition's one-line description, at most. */
 const DESCRIPTION_CHARS = 120;
