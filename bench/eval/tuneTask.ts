@@ -105,6 +105,7 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['symbols.body', [0, 0.15, 0.3, 0.6, 1, 2]],
   ['symbols.filePower', [1, 2, 3, 4, 6]],
   ['symbols.overrides', [0, 0.5, 0.8, 1, 1.2, 1.5]],
+  ['symbols.nested', [0, 0.3, 0.5, 0.7, 0.9]],
 ];
 
 function get(params: TaskParams, path: string): number {

@@ -225,10 +225,12 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
     for (const d of score.docs) {
       const raw = score.value[d] as number;
       // NaN too: a damaged search pack must never put a document in the answer.
-      if (!(raw > 0)) continue;
-      const value = raw * prior(d);
-      best.offer(base + d, value);
-      if (watched?.has(base + d)) watched.set(base + d, value);
+      if (raw > 0) best.offer(base + d, raw * prior(d));
+    }
+    // The watched few are looked up, rather than every scored document looked for among them.
+    for (const doc of watched?.keys() ?? []) {
+      const raw = score.value[doc - base] as number;
+      if (doc >= base && doc < base + n && raw > 0) watched?.set(doc, raw * prior(doc - base));
     }
   }
   return best.ranked();

@@ -8,9 +8,9 @@
  * message, comes first); for a task text, also times its length in lines to the power TASK_LENGTH_POWER; and, for
  * the best files whose text was read (a task's passages, passages.ts), times 1 + w x the score of its own lines
  * relative to its file's best symbol's. A class of the best files that lacks a method its sibling classes have is
- * scored as if it had it (liftOverrideGaps): the fix adds the override there. SCOPE_WEIGHT, SYMBOL_PARAMS,
- * TASK_LENGTH_POWER and w were chosen on the issue set's tuning half (bench/eval/tuneTask.ts --sweep reports
- * function-level figures).
+ * scored as if it had it (liftOverrideGaps): the fix adds the override there; a function nested in another follows
+ * its parent (liftNested). SCOPE_WEIGHT, SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue set's
+ * tuning half (bench/eval/tuneTask.ts --sweep reports function-level figures).
  */
 import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
@@ -98,8 +98,10 @@ const SCOPE_WEIGHT = 0.5;
  * file: .300 / .412, .313 / .400, .300 / .388, no better than body 0.3 alone, not kept. A class lacking a method its
  * siblings have and the request asks for (liftOverrideGaps), at weight 0 / 0.5 / 0.8 / 1 / 1.2 / 1.5: .300 / .412,
  * .300 / .412, .313 / .412, .313 / .412, .300 / .412, .287 / .400 (Python .375 / .531 -> .406 / .531 at 0.8 to 1.2).
+ * Then a function nested in a function lifted to `nested` times its parent's score (liftNested), at 0 / 0.3 / 0.5 /
+ * 0.7 / 0.9: .313 / .412, .313 / .412, then .325 / .425 from 0.5 up (Python .406 / .531 -> .438 / .563).
  */
-export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1, overrides: 1 };
+export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1, overrides: 1, nested: 0.7 };
 /** BM25's constants over symbol bodies, the usual ones. */
 const BODY_K1 = 1.2;
 const BODY_B = 0.75;
@@ -249,6 +251,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
     });
   });
   if (query.params.overrides > 0) liftOverrideGaps(placed, query.params.overrides);
+  if (query.params.nested > 0) liftNested(placed, query.params.nested);
   out.sort((a, b) => b.score - a.score || compareCodeUnits(a.file_path, b.file_path) || a.start_line - b.start_line);
   const top = out[0]?.score || 1;
   return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
@@ -311,6 +314,20 @@ function liftOverrideGaps(placed: readonly Placed[], weight: number): void {
       for (const [name, own] of methods.get(sibling) ?? []) if (!mine.has(name)) best = Math.max(best, own);
     }
     holder.ranked.score = Math.max(holder.ranked.score, holder.fileFactor * weight * best);
+  }
+}
+
+/**
+ * Functions defined inside a function or method, lifted to `weight` times their parent's score (never lowered): a
+ * fix to a function often edits the helpers it defines (`asum` inside `_print_Sum`).
+ */
+function liftNested(placed: readonly Placed[], weight: number): void {
+  const byPath = new Map(placed.map((p) => [`${p.ranked.file_path}\0${p.ranked.ast_path}`, p]));
+  for (const p of placed) {
+    if (!p.classPath) continue;
+    const parent = byPath.get(`${p.ranked.file_path}\0${p.classPath}`);
+    if (!parent || CONTAINER_KINDS.has(parent.ranked.kind)) continue;
+    p.ranked.score = Math.max(p.ranked.score, weight * parent.ranked.score);
   }
 }
 

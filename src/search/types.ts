@@ -215,4 +215,6 @@ export interface SymbolParams {
    * the method's own score in the class's file: the fix adds the override there (0: never).
    */
   overrides: number;
+  /** A function defined inside another function scores at least this times its parent's score (0: its own alone). */
+  nested: number;
 }

@@ -102,6 +102,16 @@ describe('ranking definitions, from the index alone', () => {
     const stranger = await order(['Tree', 'Leaf']);
     expect(stranger.indexOf('_print_Float')).toBeLessThan(stranger.indexOf('Wolfram'));
   });
+
+  it('puts a function nested in the one a report is about right after it, though its own words say nothing of the report', async () => {
+    const siblings = Array.from({ length: 6 }, (_, i) => `def render_product_${i}(expr):\n    return render_limits(expr.limits)\n`).join('\n');
+    const repo = makeTempRepo({
+      'printing/pretty.py': `${siblings}\ndef render_sum(expr):\n    """Pretty-print a Sum with its limits."""\n    def stack(lines, height):\n        return [line.center(height) for line in lines]\n    return stack(render_limits(expr.limits), 3)\n`,
+    });
+    const index = await indexRepo(repo.root);
+    const names = (search(fromIndex(index), { granularity: 'symbol', query: 'The pretty printer misaligns a Sum with its limits' }).symbols ?? []).map((s) => s.name);
+    expect(names.slice(0, 2)).toEqual(['render_sum', 'stack']);
+  });
 });
 
 /**
