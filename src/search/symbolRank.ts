@@ -279,18 +279,20 @@ const SIBLING_MEMBERS = 3;
 const CLASS_KINDS = new Set(['class', 'struct', 'interface', 'trait']);
 
 /**
- * Classes of the best files that lack a method their sibling classes have, lifted to `weight` times that method's
- * own score in the class's file (never lowered): the class is scored as if it had the method the request asks for.
- * A report that a printer mishandles `Float`, when the other printers have `_print_Float`, is fixed by giving this
- * printer one; the printer's file ranks first, the other printers' files below it.
+ * Classes of the best files that lack a method their sibling classes in lower-ranked files have, lifted to `weight`
+ * times that method's own score in the class's file (never lowered): the class is scored as if it had the method
+ * the request asks for. A report that a printer mishandles `Float`, when the other printers have `_print_Float`, is
+ * fixed by giving this printer one; the printer's file ranks first, the other printers' files below it.
  */
 function liftOverrideGaps(placed: readonly Placed[], weight: number): void {
   // Each class's methods with their own scores, and the classes holding each method name (dunders aside).
   const methods = new Map<string, Map<string, number>>();
   const holding = new Map<string, Set<string>>();
+  const fileRank = new Map<string, number>();
   for (const p of placed) {
     if (!p.classPath || CONTAINER_KINDS.has(p.ranked.kind)) continue;
     const key = `${p.ranked.file_path}\0${p.classPath}`;
+    fileRank.set(key, p.fileRank);
     const byName = methods.get(key) ?? new Map<string, number>();
     byName.set(p.ranked.name, Math.max(byName.get(p.ranked.name) ?? 0, p.own));
     methods.set(key, byName);
@@ -310,7 +312,8 @@ function liftOverrideGaps(placed: readonly Placed[], weight: number): void {
     for (const name of mine.keys()) for (const other of holding.get(name) ?? []) if (other !== key) shared.set(other, (shared.get(other) ?? 0) + 1);
     let best = 0;
     for (const [sibling, count] of shared) {
-      if (count < SIBLING_MEMBERS) continue;
+      // A sibling in a file ranked as high or higher is the likelier place: its own method stands.
+      if (count < SIBLING_MEMBERS || (fileRank.get(sibling) ?? 0) <= holder.fileRank) continue;
       for (const [name, own] of methods.get(sibling) ?? []) if (!mine.has(name)) best = Math.max(best, own);
     }
     holder.ranked.score = Math.max(holder.ranked.score, holder.fileFactor * weight * best);

@@ -87,12 +87,11 @@ describe('ranking definitions, from the index alone', () => {
   it('puts a class that lacks the method its sibling classes have and the report asks for above the siblings\' methods', async () => {
     const printer = (name: string, kinds: readonly string[], extra = '') =>
       [`class ${name}(Base):`, ...kinds.map((t) => `    def _print_${t}(self, expr):\n        return self.join(expr.args)\n`), extra].join('\n');
-    const order = async (wolframKinds: readonly string[]) => {
-      const repo = makeTempRepo({
-        'printing/mathematica.py': `${printer('Wolfram', wolframKinds)}\n\ndef mathematica_code(expr):\n    return Wolfram().doprint(expr)\n`,
-        'printing/fortran.py': printer('Fortran', ['Pow', 'Mul', 'Add', 'Symbol'], '    def _print_Float(self, expr):\n        printed = repr(expr)\n        return printed.replace("e", "d")\n'),
-      });
-      const answer = search(fromIndex(await indexRepo(repo.root)), { granularity: 'symbol', query: 'mathematica_code(expr) prints a Float wrong: 1.0e-4 where Mathematica wants 1.0*^-4' });
+    const order = async (wolframKinds: readonly string[], sameFile = false) => {
+      const fortran = printer('Fortran', ['Pow', 'Mul', 'Add', 'Symbol'], '    def _print_Float(self, expr):\n        printed = repr(expr)\n        return printed.replace("e", "d")\n');
+      const wolfram = `${printer('Wolfram', wolframKinds)}\n\ndef mathematica_code(expr):\n    return Wolfram().doprint(expr)\n`;
+      const repo = makeTempRepo(sameFile ? { 'printing/mathematica.py': `${wolfram}\n\n${fortran}` } : { 'printing/mathematica.py': wolfram, 'printing/fortran.py': fortran });
+      const answer = search(fromIndex(await indexRepo(repo.root)), { granularity: 'symbol', maxResults: 50, query: 'mathematica_code(expr) prints a Float wrong: 1.0e-4 where Mathematica wants 1.0*^-4' });
       return (answer.symbols ?? []).map((s) => s.name);
     };
     const siblings = await order(['Pow', 'Mul', 'Add', 'Symbol']);
@@ -101,6 +100,9 @@ describe('ranking definitions, from the index alone', () => {
     // A class that shares no methods with the one holding `_print_Float` is no printer missing it.
     const stranger = await order(['Tree', 'Leaf']);
     expect(stranger.indexOf('_print_Float')).toBeLessThan(stranger.indexOf('Wolfram'));
+    // Nor is a sibling lifted above a method of its own file: the report points at both alike.
+    const together = await order(['Pow', 'Mul', 'Add', 'Symbol'], true);
+    expect(together.indexOf('_print_Float')).toBeLessThan(together.indexOf('Wolfram'));
   });
 
   it('puts a function nested in the one a report is about right after it, though its own words say nothing of the report', async () => {
