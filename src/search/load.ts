@@ -252,12 +252,15 @@ function packedIndex(key: string, file: string, pack: PackView): LoadedIndex {
     return whole;
   };
   const { fieldIndex, start, size, ranges } = pack;
+  const recent = new RecentProfiles();
   const profile = (d: number): FileSummary => {
     if (!(d >= 0 && d < size)) throw new RangeError(`no document ${d} in ${file}`);
+    const kept = recent.get(d);
+    if (kept) return kept;
     const filePath = fieldIndex.paths.at(start + d);
     const range = ranges.at(start + d);
     const found = range ? readProfile(file, range[0], range[1], key) : null;
-    if (found && found.file_path === filePath) return found;
+    if (found && found.file_path === filePath) return recent.add(d, found, (range?.[1] ?? 0) - (range?.[0] ?? 0));
     // The index changed since its pack was read (or the pack's ranges were damaged): look in the whole file.
     const byPath = wholeIndex().file_summaries.find((f) => f.file_path === filePath);
     if (!byPath) {
@@ -296,6 +299,40 @@ function packedIndex(key: string, file: string, pack: PackView): LoadedIndex {
     },
   };
   return loaded;
+}
+
+/** Bytes of parsed profiles a packed index keeps: a warm server's next search reads the same files again. */
+const RECENT_PROFILE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The profiles read last, least recently used dropped first once their JSON passes RECENT_PROFILE_BYTES (a Map
+ * keeps insertion order; a hit is moved to its end). Not lru-cache: its import costs a cold search its load time.
+ */
+export class RecentProfiles {
+  private readonly kept = new Map<number, { profile: FileSummary; bytes: number }>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = RECENT_PROFILE_BYTES) {}
+
+  get(d: number): FileSummary | undefined {
+    const entry = this.kept.get(d);
+    if (!entry) return undefined;
+    this.kept.delete(d);
+    this.kept.set(d, entry);
+    return entry.profile;
+  }
+
+  add(d: number, profile: FileSummary, bytes: number): FileSummary {
+    if (bytes > this.maxBytes) return profile;
+    this.kept.set(d, { profile, bytes });
+    this.bytes += bytes;
+    for (const [oldest, entry] of this.kept) {
+      if (this.bytes <= this.maxBytes) break;
+      this.kept.delete(oldest);
+      this.bytes -= entry.bytes;
+    }
+    return profile;
+  }
 }
 
 function readProfile(file: string, start: number, end: number, key: string): FileSummary | null {

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadIndexes } from '../../src/search/load.js';
+import { loadIndexes, RecentProfiles } from '../../src/search/load.js';
+import { staticProfile } from '../support/fileSummary.js';
 import { makeTempDir } from '../support/tempRepo.js';
 
 const goodIndex = (name: string) => ({
@@ -43,5 +44,21 @@ describe('loading an indexes folder', () => {
 
   it('fails clearly on a missing folder', async () => {
     await expect(loadIndexes('/nonexistent/coderag/indexes')).rejects.toMatchObject({ message: 'indexes folder not found: /nonexistent/coderag/indexes', exitCode: 2 });
+  });
+});
+
+describe('the profiles a packed index keeps after reading them', () => {
+  it('drop the least recently used once their bytes pass the bound, and never one larger than it', () => {
+    const recent = new RecentProfiles(100);
+    const [a, b, c, huge] = ['a.ts', 'b.ts', 'c.ts', 'huge.ts'].map((p) => staticProfile(p));
+    recent.add(0, a!, 40);
+    recent.add(1, b!, 40);
+    expect(recent.get(0)).toBe(a);
+    recent.add(2, c!, 40);
+    expect(recent.get(1)).toBeUndefined();
+    expect(recent.get(0)).toBe(a);
+    expect(recent.get(2)).toBe(c);
+    expect(recent.add(3, huge!, 101)).toBe(huge);
+    expect(recent.get(3)).toBeUndefined();
   });
 });
