@@ -228,9 +228,12 @@ export function rankBm25f(segments: readonly Segment[], input: RankInput, params
       if (raw > 0) best.offer(base + d, raw * prior(d));
     }
     // The watched few are looked up, rather than every scored document looked for among them.
-    for (const doc of watched?.keys() ?? []) {
-      const raw = score.value[doc - base] as number;
-      if (doc >= base && doc < base + n && raw > 0) watched?.set(doc, raw * prior(doc - base));
+    if (watched) {
+      for (const doc of watched.keys()) {
+        const d = doc - base;
+        const raw = d >= 0 && d < n ? (score.value[d] as number) : 0;
+        if (raw > 0) watched.set(doc, raw * prior(d));
+      }
     }
   }
   return best.ranked();
