@@ -138,7 +138,7 @@ interface Scored {
 
 /** A search's symbol answers as the issue set's metrics read them (tree-relative paths). */
 function rankedSymbols(c: Case, answer: SearchResponse): EvalSymbol[] {
-  return (answer.symbols ?? []).map((s) => ({ file: normaliseRefPath(c.treeDir, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line }));
+  return (answer.symbols ?? []).map((s) => ({ file: normaliseRefPath(c.treeDir, s.file_path), name: s.name, ast_path: s.ast_path, start_line: s.start_line, end_line: s.end_line, kind: s.kind }));
 }
 
 function score(c: Case, params: TaskParams): Scored {
