@@ -8,6 +8,7 @@ import { cliState } from './state.js';
 import { SYMBOL_KINDS } from '../search/symbols.js';
 import { errorEvent, InvalidValue, progressJson, SCOPE_OPTIONS, SEARCH_OPTIONS, nonNegativeInt, nonNegativeNumber, positiveInt, type OptionSpec, type ValueParser } from './options.js';
 import { MCP_TOOLS } from '../mcp/toolNames.js';
+import { DEFAULT_RATE } from '../serve/limits.js';
 
 /** A value parser as commander wants it: a bad value is its InvalidArgumentError, reported as a usage error. */
 function checked(parse: ValueParser): (value: string) => number {
@@ -189,9 +190,9 @@ export function buildProgram({ ndjsonErrors = false }: { ndjsonErrors?: boolean 
     .option('--host <address>', 'address to listen on; beyond loopback only with --tokens', '127.0.0.1')
     .option('--port <n>', 'port to listen on; 0 picks a free one', checked(nonNegativeInt), 7780)
     .option('--tokens <file>', 'who may read what: one line per token, <sha256 hex of the token> <* or repositories separated by commas>')
-    .option('--rate <n>', 'requests per second a token may make, sustained', checked(positiveInt), 20)
+    .option('--rate <n>', 'requests per second a token may make, sustained', checked(positiveInt), DEFAULT_RATE.ratePerSecond)
     .option('--burst <n>', 'requests a token may make at once after a quiet spell (default: twice --rate)', checked(positiveInt))
-    .option('--concurrency <n>', 'requests of one token in flight at once', checked(positiveInt), 8)
+    .option('--concurrency <n>', 'requests of one token in flight at once', checked(positiveInt), DEFAULT_RATE.maxConcurrent)
     .addHelpText(
       'after',
       '\nThe first line of stdout is "listening on <url>"; logs go to stderr. SIGHUP re-reads the tokens file and the indexes folder\n(both are also followed as they change); SIGTERM lets requests in flight finish. Clients send Authorization: Bearer <token>.\nExamples:\n  coderag serve --indexes indexes --port 0\n  coderag serve --indexes /srv/coderag/indexes --host 0.0.0.0 --port 7780 --tokens /etc/coderag/tokens\n  printf %s "$TOKEN" | sha256sum    (the hash to put in the tokens file)\n',

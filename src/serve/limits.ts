@@ -13,6 +13,9 @@ export interface LimitsOptions {
   now?: () => number;
 }
 
+/** A token's limits when `coderag serve` is given none: 20 requests a second, bursts of 40, 8 in flight. */
+export const DEFAULT_RATE: Omit<LimitsOptions, 'now'> = { ratePerSecond: 20, burst: 40, maxConcurrent: 8 };
+
 export type Admission = { ok: true; release: () => void } | { ok: false; retryAfterSeconds: number; reason: 'rate' | 'concurrency' };
 
 interface Bucket {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { freshnessWithin } from '../search/freshness.js';
 import { UsageError } from '../shared/errors.js';
 import { IndexStore, SERVED_FOLDER } from './indexStore.js';
-import { RequestLimiter, type LimitsOptions } from './limits.js';
+import { DEFAULT_RATE, RequestLimiter, type LimitsOptions } from './limits.js';
 import { createServeServer, isLoopback, type ServeLimits, type ServePage, type ServeServer } from './server.js';
 import { TokenFile } from './tokenFile.js';
 
@@ -47,8 +47,6 @@ export interface RunningServe {
   /** Graceful: requests in flight finish, then everything is released. */
   close(): Promise<void>;
 }
-
-export const DEFAULT_RATE: Omit<LimitsOptions, 'now'> = { ratePerSecond: 20, burst: 40, maxConcurrent: 8 };
 
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const given = options.log ?? (() => {});
