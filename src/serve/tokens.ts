@@ -14,8 +14,6 @@ export interface TokenEntry {
   /** The token's SHA-256, 32 bytes. */
   hash: Buffer;
   scope: Scope;
-  /** Names the token in rate limits and logs without revealing it: its line in the file. */
-  label: string;
 }
 
 export interface ParsedTokens {
@@ -41,7 +39,7 @@ export function parseTokens(text: string): ParsedTokens {
     const names = repos.split(',').map((name) => name.trim()).filter(Boolean);
     if (names.length === 0) return void problems.push(`${where}: no repositories named`);
     const scope: Scope = names.includes('*') ? EVERY_REPOSITORY : { all: false, repos: new Set(names) };
-    entries.push({ hash: Buffer.from(hash, 'hex'), scope, label: `token of ${where}` });
+    entries.push({ hash: Buffer.from(hash, 'hex'), scope });
   });
   return { entries, problems };
 }

@@ -9,7 +9,7 @@ describe('the tokens file', () => {
     expect(entries.map((e) => (e.scope.all ? '*' : [...e.scope.repos].join(',')))).toEqual(['*', 'alpha,beta']);
     expect(problems).toEqual(['line 4: expected the token\'s SHA-256 as 64 hex digits first']);
     const table = new TokenTable(entries);
-    expect(table.lookup('b')?.label).toBe('token of line 3');
+    expect(table.lookup('b')?.scope).toEqual({ all: false, repos: new Set(['alpha', 'beta']) });
     expect(table.lookup('c')).toBeUndefined();
     expect(table.lookup('')).toBeUndefined();
   });
