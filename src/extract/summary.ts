@@ -2,7 +2,7 @@
  * What a static profile says about a file when no comment speaks for it, and which of its definitions are its
  * main ones: both read the outline (symbols with their nesting, exported names) and the imports.
  */
-import { qualifiedName } from '../index/qualifiedName.js';
+import { parentPath, qualifiedName } from '../index/qualifiedName.js';
 import type { CodeSymbol, SymbolKind, SummarySource } from '../index/types.js';
 
 export type { SummarySource };
@@ -20,8 +20,6 @@ const TYPE_LEVEL: ReadonlySet<SymbolKind> = new Set(['interface', 'type', 'enum'
 const KIND_ORDER: SymbolKind[] = ['class', 'struct', 'trait', 'interface', 'enum', 'type', 'function', 'method', 'constant', 'variable', 'namespace', 'module'];
 const CLASS_LIKE: ReadonlySet<SymbolKind> = new Set(['class', 'struct', 'trait', 'interface', 'enum']);
 const PLURAL: Record<string, string> = { class: 'classes' };
-
-const parentPath = (symbol: CodeSymbol): string => symbol.ast_path.slice(0, Math.max(0, symbol.ast_path.length - symbol.name.length - 1));
 
 /** The enclosing paths of a symbol, innermost first: `a-b-c` gives `a-b`, `a`. */
 function ancestorPaths(path: string): string[] {

@@ -7,6 +7,11 @@ export function qualifiedName(astPath: string): string {
   return astPath.replace(/-/g, '.');
 }
 
+/** The ast_path of the definition a symbol is a direct member of: `AppContext` for `AppContext-push`, '' at the top. */
+export function parentPath(symbol: { ast_path: string; name: string }): string {
+  return symbol.ast_path.slice(0, Math.max(0, symbol.ast_path.length - symbol.name.length - 1));
+}
+
 /** A symbol as answers show it: `qualified_name` (dotted) where the index has `ast_path`. */
 export type WithQualifiedName<T extends { ast_path: string }> = Omit<T, 'ast_path'> & { qualified_name: string };
 

@@ -18,6 +18,7 @@ import type { Tokenizer } from './profileTokens.js';
 import type { Anchor, RankedSymbol, SymbolParams } from './types.js';
 import { clipped, compareCodeUnits } from '../shared/text.js';
 import { parseVocabulary } from '../index/vocabulary.js';
+import { parentPath } from '../index/qualifiedName.js';
 
 export type { RankedSymbol } from './types.js';
 
@@ -111,10 +112,9 @@ export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery,
   const { termWeight } = query;
   // Members of one class share its scope: each scope is scored once per file.
   const scopeScores = new Map<string, number>();
-  const scopeScore = (astPath: string): number => {
-    const cut = astPath.lastIndexOf('-');
-    if (cut < 0) return 0;
-    const key = astPath.slice(0, cut);
+  const scopeScore = (symbol: CodeSymbol): number => {
+    const key = parentPath(symbol);
+    if (!key) return 0;
     let score = scopeScores.get(key);
     if (score === undefined) {
       const scopeTokens = new Set<string>();
@@ -130,7 +130,7 @@ export function symbolScores(symbols: readonly CodeSymbol[], query: SymbolQuery,
     const nameTokens = new Set(tokenizer.identifier(symbol.name));
     let name = distinctWeight(nameTokens, termWeight) / Math.sqrt(Math.max(1, nameTokens.size));
     // A member is also about its class: `Permutation.__new__` for a report about the Permutation constructor.
-    if (symbol.ast_path.includes('-')) name += SCOPE_WEIGHT * scopeScore(symbol.ast_path);
+    name += SCOPE_WEIGHT * scopeScore(symbol);
     let doc = 0;
     // A doc comment's first sentences say what the symbol is for; the rest costs more to read than it adds.
     const text = `${symbol.doc?.slice(0, DOC_CHARS) ?? ''} ${symbol.description ?? ''}`;
@@ -247,7 +247,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
         ...describe(symbol),
       };
       out.push(ranked);
-      placed.push({ ranked, own, fileFactor, classPath: classPathOf(symbol.ast_path), fileRank });
+      placed.push({ ranked, own, fileFactor, classPath: parentPath(symbol), fileRank });
     });
   });
   if (query.params.overrides > 0) liftOverrideGaps(placed, query.params.overrides);
@@ -263,7 +263,7 @@ interface Placed {
   /** The symbol's own score, before its file's factor. */
   own: number;
   fileFactor: number;
-  /** The ast_path of the class holding it ('' at the top level). */
+  /** The ast_path of the definition holding it ('' at the top level): parentPath. */
   classPath: string;
   /** Its file's place among the ranked files, 0 first. */
   fileRank: number;
@@ -332,12 +332,6 @@ function liftNested(placed: readonly Placed[], weight: number): void {
     if (!parent || CONTAINER_KINDS.has(parent.ranked.kind)) continue;
     p.ranked.score = Math.max(p.ranked.score, weight * parent.ranked.score);
   }
-}
-
-/** The ast_path of the class a symbol is a direct member of ('' for a top-level one). */
-function classPathOf(astPath: string): string {
-  const cut = astPath.lastIndexOf('-');
-  return cut < 0 ? '' : astPath.slice(0, cut);
 }
 
 /** Characters of a definition's one-line description, at most. */
