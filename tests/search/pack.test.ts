@@ -65,6 +65,16 @@ describe('search packs', () => {
     expect(second.indexes[0]?.index.file_summaries).toHaveLength(12);
   });
 
+  it('keeps the profiles it read, so a warm search does not read and parse them again', async () => {
+    const dir = makeTempDir();
+    writeIndex(dir);
+    await loadIndexes(dir);
+    const packed = (await loadIndexes(dir)).indexes[0]?.packed;
+    const profile = packed?.profile(3);
+    expect(profile?.file_path).toBeTruthy();
+    expect(packed?.profile(3)).toBe(profile);
+  });
+
   it('rebuilds a pack once its index file changes', async () => {
     const dir = makeTempDir();
     const file = writeIndex(dir);
