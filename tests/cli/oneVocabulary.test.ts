@@ -8,12 +8,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv, runCli } from '../support/cli.js';
 import { makeTempDir, makeTempRepo } from '../support/tempRepo.js';
+import { connectMcp } from '../support/mcpClient.js';
 
 const REPO = 'vocab';
 const FILES: Record<string, string> = {
@@ -149,11 +148,7 @@ describe('every JSON answer, from the CLI, the MCP server and the HTTP API', () 
     texts.push({ source: 'cli symbol', text: (await cli(['symbol', 'AppContext.push', '-i', out], 'symbol')).stdout });
 
     // The MCP server over stdio: every tool, answering and refusing.
-    const env = Object.fromEntries(Object.entries(cleanEnv()).filter((entry): entry is [string, string] => entry[1] !== undefined));
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--indexes', out], cwd, env, stderr: 'pipe' });
-    (transport.stderr as Readable | null)?.resume();
-    client = new Client({ name: 'coderag-vocabulary-test', version: '0' });
-    await client.connect(transport, { timeout: 15_000 });
+    client = (await connectMcp(out, { cwd, timeoutMs: 15_000 })).client;
     const missing = path.join(cwd, 'no-such-indexes');
     const calls: Array<[string, Record<string, unknown>]> = [
       ['search_code_references', { target_file: 'src/cache/ttlCache.ts', keywords: 'cache,ttl' }],

@@ -4,13 +4,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileRelationship, RepoIndex } from '../../src/index/types.js';
-import { CLI, cleanEnv, runCli } from '../support/cli.js';
+import { cleanEnv, runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/tempRepo.js';
+import { connectMcp } from '../support/mcpClient.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
 
@@ -142,14 +141,10 @@ describe('coderag index --target-structure with no model', () => {
 
   describe('through the MCP server', () => {
     let client: Client;
-    let stderr = '';
+    let stderr: () => string;
 
     beforeAll(async () => {
-      const env = Object.fromEntries(Object.entries(offline()).filter((e): e is [string, string] => e[1] !== undefined));
-      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--indexes', out], cwd, env, stderr: 'pipe' });
-      (transport.stderr as Readable | null)?.on('data', (d: Buffer) => (stderr += d.toString()));
-      client = new Client({ name: 'coderag-test', version: '0' });
-      await client.connect(transport, { timeout: 10_000 });
+      ({ client, stderr } = await connectMcp(out, { cwd, env: offline() }));
     }, 30_000);
 
     afterAll(async () => {
@@ -167,7 +162,7 @@ describe('coderag index --target-structure with no model', () => {
       expect(json.total_relationships_found).toBeGreaterThan(0);
       expect((json.relationships as FileRelationship[])[0]).toMatchObject({ repo_file_path: 'lib/router.js', source: 'static' });
       expect(json.formatted_content).toContain('(inferred statically, without a model)');
-      expect(stderr).not.toContain('error');
+      expect(stderr()).not.toContain('error');
     });
 
     it('get_indexes_overview counts the static relationships', async () => {

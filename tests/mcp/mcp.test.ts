@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cleanEnv, runCli } from '../support/cli.js';
 import { makeTempDir } from '../support/tempRepo.js';
+import { connectMcp } from '../support/mcpClient.js';
 
 const fixture = path.resolve(import.meta.dirname, '../fixtures/polyglot');
 
@@ -21,24 +20,16 @@ function jsonOf(result: CallResult): Record<string, unknown> {
   return JSON.parse(textOf(result)) as Record<string, unknown>;
 }
 
-function serverEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(cleanEnv()).filter((entry): entry is [string, string] => entry[1] !== undefined));
-}
-
 describe('coderag mcp over stdio, end to end', () => {
   const out = makeTempDir();
   const cwd = makeTempDir();
   let client: Client;
-  let transport: StdioClientTransport;
-  let stderr = '';
+  let stderr: () => string;
 
   beforeAll(async () => {
     const indexed = await runCli(['index', fixture, '--out', out, '--quiet'], { cwd, timeoutMs: 19_000 });
     expect(indexed.code).toBe(0);
-    transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--indexes', out], cwd, env: serverEnv(), stderr: 'pipe' });
-    (transport.stderr as Readable | null)?.on('data', (d: Buffer) => (stderr += d.toString()));
-    client = new Client({ name: 'coderag-test', version: '0' });
-    await client.connect(transport, { timeout: 10_000 });
+    ({ client, stderr } = await connectMcp(out, { cwd }));
   }, 60_000);
 
   afterAll(async () => {
@@ -56,7 +47,7 @@ describe('coderag mcp over stdio, end to end', () => {
     expect(Object.keys(references?.inputSchema.properties ?? {})).toEqual(['indexes_path', 'target_file', 'keywords', 'max_results', 'max_tokens', 'repo', 'path', 'role', 'exclude_tests']);
     expect(references?.inputSchema.required).toEqual(['target_file']);
     // The start-up line and --help name every tool the server has, no more.
-    expect(stderr).toContain(`coderag mcp: serving ${out} on stdio (tools: ${names.join(', ')})`);
+    expect(stderr()).toContain(`coderag mcp: serving ${out} on stdio (tools: ${names.join(', ')})`);
     const help = await runCli(['mcp', '--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(`with the tools ${names.join(', ')}.`);
   });
@@ -154,7 +145,7 @@ describe('coderag mcp over stdio, end to end', () => {
     copyFileSync(path.join(out, 'polyglot_index.json'), path.join(folder, 'second_index.json'));
     const second = jsonOf(await call('search_code_references', { indexes_path: folder, target_file: 'cache.ts', keywords: 'ttl' }));
     expect(second).toMatchObject({ status: 'success', total_indexes_loaded: 2, indexes_loaded: ['polyglot_index', 'second_index'] });
-    expect(stderr).toContain(`coderag mcp: reloaded 2 index(es) from ${folder}`);
+    expect(stderr()).toContain(`coderag mcp: reloaded 2 index(es) from ${folder}`);
   });
 });
 
