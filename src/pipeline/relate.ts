@@ -9,6 +9,7 @@ import type { Config } from '../config/schema.js';
 import type { AnalysisMetadata, FileRelationship, FileSummary } from '../index/types.js';
 import type { TargetFile } from '../llm/targetPaths.js';
 import { qualifiedName } from '../index/qualifiedName.js';
+import { splitPath } from '../search/profileTokens.js';
 import { search, SearchCorpus } from '../search/search.js';
 import type { Reference, SearchResponse } from '../search/types.js';
 import { compareCodeUnits, fileStem } from '../shared/text.js';
@@ -29,9 +30,8 @@ const PLAIN_NAMES = new Set(['index', 'main', 'mod', 'lib', '__init__', '__main_
  * folders and its file name (so a bare tree's `ttl_cache.ts` still asks for `ttl_cache`).
  */
 export function targetQuery(target: TargetFile): { target: string; query: string } {
-  const segments = target.path.split('/');
-  const folders = segments.slice(0, -1).filter((s) => !PLAIN_FOLDERS.has(s.toLowerCase()));
-  const stem = (segments[segments.length - 1] ?? '').replace(/\..*$/, '');
+  const folders = target.path.split('/').slice(0, -1).filter((s) => !PLAIN_FOLDERS.has(s.toLowerCase()));
+  const { stem } = splitPath(target.path);
   const name = PLAIN_NAMES.has(stem.toLowerCase()) ? [] : [stem];
   return { target: target.path, query: [target.purpose, ...folders, ...name].filter(Boolean).join(' ') };
 }

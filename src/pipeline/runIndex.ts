@@ -49,7 +49,6 @@ import {
 import { llmContext, type LlmSession } from './llmSession.js';
 import { readHistory, subjectsByFile, type HistorySource } from './history.js';
 import { prefilterFiles } from './prefilter.js';
-import { relateStatically } from './relate.js';
 import { targetFiles } from '../llm/targetPaths.js';
 import { profileFiles, skippedSummary } from './profile.js';
 import { writeIndexPack } from './packUpdate.js';
@@ -186,7 +185,7 @@ async function profileRepository(
       run.emit({ type: 'warning', message: `${run.repoName}: a shallow clone: history holds only the commits fetched (${read?.read.commits.length ?? 0}); fetch the history to index it (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)` });
     }
     entries.useHistory(read ? subjectsByFile(read.read.commits, read.subjects) : new Map());
-    const relate = staticRelate(run, walked.shard !== null);
+    const relate = await staticRelate(run, walked.shard !== null);
     if (relate) entries.relateWith?.(relate);
     entries.extracting?.(reuse.toExtract.length);
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
@@ -326,7 +325,7 @@ async function isShallow(workTree: string, git: GitRunner): Promise<boolean> {
  * profiles (relate.ts). A shard's partial index gets none: each shard would rank only its own files; the
  * merged index of a complete set is where relationships belong, so the run says so.
  */
-function staticRelate(run: RepoRun, sharded: boolean): Relate | null {
+async function staticRelate(run: RepoRun, sharded: boolean): Promise<Relate | null> {
   const text = run.options.targetStructure;
   if (run.llm || !text) return null;
   if (sharded) {
@@ -338,6 +337,8 @@ function staticRelate(run: RepoRun, sharded: boolean): Relate | null {
     run.emit({ type: 'warning', message: 'the target structure names no file: no relationships are inferred' });
     return null;
   }
+  // Loaded here: the search ranker it relates with is no part of the runs that relate nothing, nor of their start-up.
+  const { relateStatically } = await import('./relate.js');
   return (summaries) => relateStatically(run.repoName, summaries, targets, run.config.relationships);
 }
 
