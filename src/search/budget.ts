@@ -50,6 +50,8 @@ export interface LeftOut {
  * until `serialize` of the answer fits, and `render` is told what was left out (null when nothing was).
  */
 export function fitResponse<T>(response: SearchResponse, render: (cut: SearchResponse, leftOut: LeftOut | null) => T, serialize: (answer: T) => string, maxTokens?: number): T {
+  // No budget: the whole answer, rendered once (not once more to be measured).
+  if (maxTokens === undefined) return render(response, null);
   const references = response.references.length;
   const definitions = response.symbols?.length ?? 0;
   const total = Math.max(references, definitions);
