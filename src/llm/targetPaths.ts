@@ -22,9 +22,8 @@ export class TargetFiles {
   private readonly exact = new Map<string, string>();
   private readonly files: TargetFile[] = [];
 
-  constructor(paths: Iterable<string | TargetFile>, private readonly root: string | null = null) {
-    for (const given of paths) {
-      const file = typeof given === 'string' ? { path: given, purpose: '' } : given;
+  constructor(paths: Iterable<TargetFile>, private readonly root: string | null = null) {
+    for (const file of paths) {
       const key = normalise(file.path);
       if (!key || this.exact.has(key)) continue;
       this.exact.set(key, file.path);

@@ -151,7 +151,7 @@ export function searchResultJson(response: SearchResponse, indexesDirectory: str
 }
 
 /** A reference as answers show it: its symbols' and snippets' qualified names dotted. */
-export function answerReference(ref: Reference) {
+function answerReference(ref: Reference) {
   const { symbols, snippets, ...rest } = ref;
   return { ...rest, symbols: symbols.map(withQualifiedName), ...(snippets ? { snippets: snippets.map(withQualifiedName) } : {}) };
 }

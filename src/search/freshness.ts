@@ -80,7 +80,7 @@ export async function checkFreshness(loaded: readonly LoadedIndex[], options: Fr
 }
 
 /** How long a repository's freshness, once checked, is taken as it was: a client's burst of calls checks git once. */
-export const FRESHNESS_TTL_MS = 2000;
+const FRESHNESS_TTL_MS = 2000;
 
 /**
  * `checkFreshness` with answers kept for `ttlMs` per loaded index, for a server answering bursts of calls: a
