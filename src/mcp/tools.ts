@@ -260,7 +260,7 @@ export async function getFileOutline(context: ToolContext, args: FileOutlineArgs
     const { status: fileStatus, ...outline } = scopedOutline(snapshot.indexes, repoName, filePath, scopeOf({ role: args.role, exclude_tests: args.exclude_tests }, snapshot.indexes));
     return {
       isError: false,
-      json: { status: 'success', ...answerOutline(outline), file_status: fileStatus, total_symbols: outline.symbols.length, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings] },
+      json: { status: 'success', ...answerOutline(outline), file_status: fileStatus, indexes_directory: snapshot.dir, warnings: [...snapshot.warnings] },
     };
   } catch (error) {
     if (error instanceof CodeRagError) return notFound(error, fields, snapshot);

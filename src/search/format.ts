@@ -156,9 +156,9 @@ function answerReference(ref: Reference) {
   return { ...rest, symbols: symbols.map(withQualifiedName), ...(snippets ? { snippets: snippets.map(withQualifiedName) } : {}) };
 }
 
-/** An outline as answers show it: qualified names dotted. */
+/** An outline as answers show it: qualified names dotted, and how many symbols it lists. */
 export function answerOutline<T extends Pick<FileOutline, 'symbols'>>(outline: T) {
-  return { ...outline, symbols: outline.symbols.map(withQualifiedName) };
+  return { ...outline, symbols: outline.symbols.map(withQualifiedName), total_symbols: outline.symbols.length };
 }
 
 /** A symbol look-up as answers show it: qualified names dotted. */

@@ -98,7 +98,7 @@ function outlineAnswer(params: URLSearchParams, context: ApiContext): ApiAnswer 
   const filePath = required(params, 'path');
   const view = context.view(context.scope);
   const outline = fileOutline(view.indexes, repo, filePath);
-  return { status: 200, body: { ...answerOutline(outline), total_symbols: outline.symbols.length, indexes_directory: view.dir, warnings: [...view.warnings] } };
+  return { status: 200, body: { ...answerOutline(outline), indexes_directory: view.dir, warnings: [...view.warnings] } };
 }
 
 function symbolAnswer(params: URLSearchParams, context: ApiContext): ApiAnswer {

@@ -29,7 +29,7 @@ async function loadFolder(flags: CommonFlags) {
 export async function outlineCommand(repo: string, filePath: string, flags: CommonFlags): Promise<void> {
   const { dir, indexes, warnings } = await loadFolder(flags);
   const outline = scopedOutline(indexes, repo, filePath, makeScope(flags, indexes));
-  const text = flags.json ? JSON.stringify({ ...answerOutline(outline), total_symbols: outline.symbols.length, indexes_directory: path.resolve(dir), warnings }, null, 2) : formatOutlineText(outline);
+  const text = flags.json ? JSON.stringify({ ...answerOutline(outline), indexes_directory: path.resolve(dir), warnings }, null, 2) : formatOutlineText(outline);
   process.stdout.write(`${text}\n`);
 }
 
