@@ -28,8 +28,6 @@ export interface RunFacts {
   /** Files a model answered in this run, and relationships dropped for a target outside the structure. */
   answeredFiles?: number;
   relationshipsOutside?: number;
-  /** Set when relationships were inferred without a model (relate.ts). */
-  relationshipsSource?: 'static';
 }
 
 export const STATIC_RUN: RunFacts = {
@@ -149,7 +147,8 @@ export function buildMetadata(input: Omit<BuildIndexInput, 'summaries'>, entries
   if (input.remote) metadata.repo_remote = input.remote;
   if (input.skippedFolders && Object.keys(input.skippedFolders).length) metadata.skipped_folders = { ...input.skippedFolders };
   if (input.shard) metadata.shard = input.shard;
-  if (run.relationshipsSource) metadata.relationships_source = run.relationshipsSource;
+  // A run without a model records a target structure only when it related the files to it (relate.ts).
+  if (run.provider === 'static' && run.targetStructure) metadata.relationships_source = 'static';
   if (run.provider !== 'static') {
     metadata.llm_answered_files = run.answeredFiles ?? 0;
     metadata.llm_unusable_files = unusable;

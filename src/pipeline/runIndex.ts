@@ -412,8 +412,7 @@ function indexFacts(run: RepoRun, walked: Walked, chosen: ReadonlySet<string> | 
 /** `staticTarget`: the target structure the files were related to without a model, if they were (staticRelate). */
 function runFacts(llm: LlmSession | null, stats: LlmStats, before: number, after: number, staticTarget: string | null): RunFacts {
   if (!llm) {
-    const related = staticTarget ? { targetStructure: staticTarget, relationshipsSource: 'static' as const } : {};
-    return { ...STATIC_RUN, prefilter: { enabled: false, before, after: before }, ...related };
+    return { ...STATIC_RUN, prefilter: { enabled: false, before, after: before }, targetStructure: staticTarget };
   }
   return {
     provider: llm.provider.name,
