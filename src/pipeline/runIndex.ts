@@ -186,7 +186,7 @@ async function profileRepository(
     }
     entries.useHistory(read ? subjectsByFile(read.read.commits, read.subjects) : new Map());
     const relate = await staticRelate(run, walked.shard !== null);
-    if (relate) entries.relateWith?.(relate);
+    if (relate) entries.relateWith(relate);
     entries.extracting?.(reuse.toExtract.length);
     // Threads and the wasm compiler are chosen for the files left to extract, not for the repository's size.
     if (reuse.toExtract.length < FAST_STARTUP_MAX_FILES) preferFastStartup();

@@ -44,7 +44,7 @@ export interface EntrySink {
   /** How many files are about to be extracted, told before the first of them is added. */
   extracting?(files: number): void;
   /** The relate stage without a model: run over every profile, as written, when the index is assembled. */
-  relateWith?(relate: Relate): void;
+  relateWith(relate: Relate): void;
 }
 
 /** Static relationships from a repository's finished profiles (relate.ts), in path order. */
