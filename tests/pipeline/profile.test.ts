@@ -24,6 +24,7 @@ function recordingSink(): EntrySink & { fresh: FreshEntry[]; mostAtOnce: number 
     takeFrom: () => undefined,
     addReused: () => Promise.resolve(),
     useHistory: () => undefined,
+    relateWith: () => undefined,
     async addFresh(entry: FreshEntry) {
       adding++;
       sink.mostAtOnce = Math.max(sink.mostAtOnce, adding);
