@@ -137,7 +137,7 @@ const PREAMBLE_NODES = new Set(['php_tag', 'hash_bang_line', 'preproc_ifdef']);
  * below `package` (Java, C#, PHP namespaces) still leads the file. Template boilerplate ("Module
  * dependencies.") and commented-out code are skipped.
  */
-export function moduleDoc(tree: Tree, grammar: GrammarId): string | undefined {
+export function moduleDoc(tree: Tree, grammar: GrammarId): FileHeader {
   const root = tree.rootNode;
   const blocks: string[] = [];
   // Each line of a `//` licence is a node of its own: the bound is on what comes before the code, not on nodes.
@@ -146,7 +146,11 @@ export function moduleDoc(tree: Tree, grammar: GrammarId): string | undefined {
     if (!node) break;
     if (node.type === 'expression_statement' && node.namedChild(0)?.type === 'string') {
       if (grammar === 'python') {
-        if (blocks.length === 0 || blocks.every((b) => !isHeaderDoc(b))) return cleanHeader(node.namedChild(0)?.text ?? '');
+        if (blocks.length === 0 || blocks.every((b) => !isHeaderDoc(b))) {
+          const docstring = node.namedChild(0)?.text ?? '';
+          const doc = cleanHeader(docstring);
+          return doc ? { doc } : { title: headerTitle(docstring) ?? titleOf(blocks) };
+        }
         break;
       }
       if (/^['"]use (?:strict|client|server)['"]$/.test(node.namedChild(0)?.text ?? '')) continue;
@@ -160,26 +164,68 @@ export function moduleDoc(tree: Tree, grammar: GrammarId): string | undefined {
     break;
   }
   // Consecutive line comments are one block; a blank line or a block comment starts the next.
-  for (const block of splitBlocks(blocks, root.text)) {
+  const split = splitBlocks(blocks, root.text);
+  for (const block of split) {
     const doc = cleanHeader(block);
-    if (doc) return doc;
+    if (doc) return { doc };
+  }
+  return { title: titleOf(split) };
+}
+
+/** What a file's leading comments say of it: its doc, or failing one, a title too short to be its summary. */
+export interface FileHeader {
+  doc?: string;
+  /** `// Bulgarian [bg]`: a name under three words, which a composed summary opens with. */
+  title?: string;
+}
+
+const TITLE_MAX = 60;
+
+function titleOf(blocks: readonly string[]): string | undefined {
+  for (const block of blocks) {
+    const title = headerTitle(block);
+    if (title) return title;
   }
   return undefined;
+}
+
+/** A header block that names the file in a word or two (`// Bulgarian [bg]`), or undefined. */
+function headerTitle(block: string): string | undefined {
+  const text = headerText(block);
+  // A `key: value` or `key=value` line is a setting (`coding: utf-8`, `vim: ts=2`), not a name.
+  if (!text || text.length > TITLE_MAX || isCode(text) || /[=;{}<>]|:\s*\S/.test(text)) return undefined;
+  return /[A-Za-z]{3}/.test(text) ? text.replace(/[.:;,]+$/, '') : undefined;
 }
 
 function isHeaderDoc(block: string): boolean {
   return cleanHeader(block) !== undefined;
 }
 
-/** A header block's doc, or undefined when it is a licence, a banner, a directive, boilerplate or code. */
+/** A header block's doc: its text when that reads as prose. */
 function cleanHeader(block: string): string | undefined {
-  if (/^\s*(?:\/\/|#)\s*(?:go:|\+build|nolint|noqa|type:|pylint:|eslint|prettier|@ts-)/.test(block)) return undefined;
+  const doc = headerText(block);
+  return doc && doc.length > 12 && isProse(doc) ? doc : undefined;
+}
+
+/** A header block's text, or undefined when it is a licence, a banner, a directive or boilerplate. */
+function headerText(block: string): string | undefined {
+  if (DIRECTIVE.test(block)) return undefined;
   const firstParagraph = block.split(/\n\s*(?:\*|\/\/|#)?\s*\n/)[0] ?? block;
   if (NOT_PROSE.test(firstParagraph)) return undefined;
-  const doc = cleanDoc(block);
-  if (!doc || doc.length <= 12 || BOILERPLATE.test(doc) || !isProse(doc)) return undefined;
-  return doc;
+  const text = cleanDoc(block);
+  return text && !BOILERPLATE.test(text) ? text : undefined;
 }
+
+/** Whether a comment's text is commented-out code. */
+function isCode(text: string): boolean {
+  return (
+    /[;{}]$|^(if|for|while|var|let|const|return|import|export|function|def|class|public|private|static)\b|\w\(.*\)\s*;?$|=>|^[\w.]+\s*=\s*\S/.test(text) ||
+    /\b(?:export|import)\s+(?:const|let|function|class|default|type|\{|\*)/.test(text)
+  );
+}
+
+/** A line comment that speaks to a tool: `//go:build`, `# noqa`, `// eslint-disable`, `// @ts-check`. */
+const DIRECTIVE = /^\s*(?:\/\/|#)\s*(?:go:|\+build|nolint|noqa|type:|pylint:|eslint|prettier|@ts-)/;
 
 function lineMarker(text: string): string {
   return /^(?:\/\/[/!]?|#|--)/.exec(text)?.[0] ?? '';
@@ -231,9 +277,7 @@ export function mainDefinitionDoc(filePath: string, symbols: ReadonlyArray<{ kin
 
 /** Whether a doc reads as prose: at least three words, not a rule of dashes, not commented-out code. */
 function isProse(text: string): boolean {
-  if (text.length < 16 || /^[-=*#~_/\\ ]+$/.test(text)) return false;
-  if (/[;{}]$|^(if|for|while|var|let|const|return|import|export|function|def|class|public|private|static)\b|\w\(.*\)\s*;?$|=>|^[\w.]+\s*=\s*\S/.test(text)) return false;
-  if (/\b(?:export|import)\s+(?:const|let|function|class|default|type|\{|\*)/.test(text)) return false;
+  if (text.length < 16 || /^[-=*#~_/\\ ]+$/.test(text) || isCode(text)) return false;
   return text.split(/\s+/).filter((word) => /[A-Za-z]{2,}/.test(word)).length >= 3;
 }
 

@@ -11,7 +11,7 @@ import { DocumentFrequencies } from './conceptTerms.js';
 import { WordCache } from './wordCache.js';
 import { vocabularyEntries } from './vocabulary.js';
 import { formatVocabulary, MAX_STORED_COUNT, parseVocabulary } from '../index/vocabulary.js';
-import { isComposedSummary } from '../index/summaries.js';
+import { isComposedSummary, searchableSummary } from '../index/summaries.js';
 import { findImports, importStyleOf, resolveImports, type RawImport, type RepoFileSet } from './imports.js';
 import { detectLanguage, type GrammarId } from './languages.js';
 import type { ParserPool } from './parser.js';
@@ -36,6 +36,8 @@ export interface StaticFacts {
   lines_of_code: number;
   /** The leading doc comment or docstring, when the file has one. */
   doc: string | undefined;
+  /** A header too short to be the summary (`// Bulgarian [bg]`), kept when the summary is composed: it opens it. */
+  title?: string;
   summary: string;
   summary_source: SummarySource;
   /** Names the file exports (JavaScript/TypeScript, Go, Rust), for the summary and the choice of main functions. */
@@ -63,6 +65,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   let symbols: CodeSymbol[] = [];
   let exports: string[] = [];
   let doc: string | undefined;
+  let title: string | undefined;
   let comment: string | undefined;
   let parseError: string | undefined;
   let testModules: TextRange[] = [];
@@ -71,11 +74,11 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   if (info.grammar) {
     const grammar = info.grammar;
     try {
-      [{ symbols, exports }, doc, comment, testModules, rawImports] = await context.parsers.withTree(grammar, content, (tree) => {
-        const leading = moduleDoc(tree, grammar);
+      [{ symbols, exports }, { doc, title }, comment, testModules, rawImports] = await context.parsers.withTree(grammar, content, (tree) => {
+        const header = moduleDoc(tree, grammar);
         const outline = extractOutline(tree, grammar, content);
-        const main = leading ? undefined : mainDefinitionDoc(filePath, outline.symbols, outline.exports);
-        return [outline, leading, main, inlineTestModules(tree, grammar), findImports(content, style, (index) => isCodeAt(tree, index))] as const;
+        const main = header.doc ? undefined : mainDefinitionDoc(filePath, outline.symbols, outline.exports);
+        return [outline, header, main, inlineTestModules(tree, grammar), findImports(content, style, (index) => isCodeAt(tree, index))] as const;
       });
     } catch (error) {
       parseError = (error as Error).message;
@@ -89,13 +92,14 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   const file_type = describeFileType(info.name, role);
   const main_functions = mainFunctions(symbols, exports);
   const summarySource: SummarySource = doc ? 'doc' : comment ? 'comment' : 'composed';
+  if (summarySource !== 'composed') title = undefined;
   // An inline test module is test code (testModules.ts): its words are not the file's own.
   const entries = vocabularyEntries(withoutRanges(content, testModules));
   const vocabulary = formatVocabulary(entries);
   // The profile's candidate terms, worked out here on the extraction thread; a composed summary adds no words, so
   // they are known before it is written, and it names the strongest of them.
   const termsWith = (summary: string): Array<[string, number]> =>
-    candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary, summary_source: summarySource, profile_source: 'static', file_type }, context.words, entries);
+    candidateTermsOf({ file_path: filePath, symbols, vocabulary, summary, summary_source: summarySource, title, profile_source: 'static', file_type }, context.words, entries);
   let composedTerms: Array<[string, number]> | null = null;
   const strongestTerms = (): string[] => strongest(composedTerms ??= termsWith(''));
   const facts: StaticFacts = {
@@ -114,6 +118,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
       doc ??
       comment ??
       composeSummary({
+        title,
         fileType: file_type,
         symbols,
         exports,
@@ -122,6 +127,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
         keys: CONFIG_LANGUAGES.has(info.name) ? topLevelKeys(content) : [],
       }),
     summary_source: summarySource,
+    ...(title ? { title } : {}),
     exports,
     vocabulary,
     terms: [],
@@ -146,7 +152,7 @@ export function withImportsResolved(
   terms: ReadonlyArray<readonly [string, number]>,
 ): FileSummary {
   const summary = isComposedSummary(profile)
-    ? composeSummary({ fileType: profile.file_type, symbols: profile.symbols, exports, dependencies: resolved.dependencies, terms: strongest(terms), keys: [] })
+    ? composeSummary({ title: profile.title, fileType: profile.file_type, symbols: profile.symbols, exports, dependencies: resolved.dependencies, terms: strongest(terms), keys: [] })
     : profile.summary;
   return { ...profile, key_concepts: [], dependencies: resolved.dependencies, summary, local_imports: resolved.local };
 }
@@ -195,7 +201,7 @@ function topLevelKeys(content: string): string[] {
  * is the profile's vocabulary as entries, when the caller has them unparsed.
  */
 export function candidateTermsOf(
-  file: Pick<FileSummary, 'file_path' | 'symbols' | 'vocabulary' | 'summary' | 'summary_source' | 'profile_source' | 'file_type'>,
+  file: Pick<FileSummary, 'file_path' | 'symbols' | 'vocabulary' | 'summary' | 'summary_source' | 'title' | 'profile_source' | 'file_type'>,
   cache: WordCache,
   vocabulary: ReadonlyArray<readonly [string, number]> = parseVocabulary(file.vocabulary),
 ): Array<[string, number]> {
@@ -221,7 +227,7 @@ export function candidateTermsOf(
   }
   const withoutExt = file.file_path.replace(/\.[^./]+$/, '');
   for (const w of words(withoutExt)) add(w, 2);
-  if (!isComposedSummary(file)) for (const w of words(file.summary)) add(w, 2);
+  for (const w of words(searchableSummary(file))) add(w, 2);
   const counts = new Map<string, number>();
   for (const [identifier, n] of vocabulary) {
     for (const w of cache.split(identifier)) counts.set(w, (counts.get(w) ?? 0) + Math.min(n, MAX_STORED_COUNT));

@@ -73,6 +73,8 @@ function list(names: string[], max: number): string {
 }
 
 export interface SummaryFacts {
+  /** A header too short to be a summary (`Bulgarian [bg]`), which the sentence follows. */
+  title?: string | undefined;
   fileType: string;
   symbols: CodeSymbol[];
   exports: string[];
@@ -85,9 +87,15 @@ export interface SummaryFacts {
 
 /**
  * A sentence from what the file defines, exports and imports: "Defines class Address and functions
- * expandIPv6, parseIPv4 and 3 more; exports Address; uses net, ./util." Never just the language's name.
+ * expandIPv6, parseIPv4 and 3 more; exports Address; uses net, ./util." Never just the language's name. A title
+ * the file's header gives opens it: "Bulgarian [bg]: Defines and exports constant locale; uses dayjs."
  */
 export function composeSummary(facts: SummaryFacts): string {
+  const sentence = composedSentence(facts);
+  return shorten(facts.title ? `${facts.title}: ${sentence}` : sentence);
+}
+
+function composedSentence(facts: SummaryFacts): string {
   const { outer, wrappers } = layoutOf(facts.symbols);
   const wrapperPaths = new Set(wrappers.map((p) => p.ast_path));
   const byKind = new Map<SymbolKind, string[]>();
@@ -120,12 +128,12 @@ export function composeSummary(facts: SummaryFacts): string {
   if (facts.exports.length && !allExported) clauses.push(`exports ${list(facts.exports, NAMES_PER_LIST)}`);
   if (facts.dependencies.length) clauses.push(`uses ${list(facts.dependencies, NAMES_PER_LIST)}`);
   if (!clauses.length) {
-    if (facts.keys.length) return shorten(`${facts.fileType} with keys ${facts.keys.slice(0, 8).join(', ')}.`);
-    if (facts.terms.length) return shorten(`${facts.fileType} with top-level code only, mentioning ${list(facts.terms.slice(0, 5), 5)}.`);
+    if (facts.keys.length) return `${facts.fileType} with keys ${facts.keys.slice(0, 8).join(', ')}.`;
+    if (facts.terms.length) return `${facts.fileType} with top-level code only, mentioning ${list(facts.terms.slice(0, 5), 5)}.`;
     return `${facts.fileType} with no definitions, imports or words of note.`;
   }
   const sentence = clauses.join('; ');
-  return shorten(`${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`);
+  return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
 }
 
 export function shorten(text: string): string {

@@ -12,3 +12,8 @@ export function isComposedSummary(file: Pick<FileSummary, 'profile_source' | 'fi
   if (file.summary_source) return file.summary_source === 'composed';
   return file.file_type !== '' && file.summary.startsWith(file.file_type);
 }
+
+/** The summary's words a search may match: a composed summary's are only its title's (`Bulgarian [bg]`). */
+export function searchableSummary(file: Pick<FileSummary, 'profile_source' | 'file_type' | 'summary' | 'summary_source' | 'title'>): string {
+  return isComposedSummary(file) ? (file.title ?? '') : file.summary;
+}

@@ -86,6 +86,8 @@ export interface FileSummary {
    * sentence from its definitions, exports and imports. Absent when a model wrote it.
    */
   summary_source?: SummarySource;
+  /** A static profile's header too short to be its summary (`// Bulgarian [bg]`): the composed summary opens with it. */
+  title?: string;
   /**
    * The subjects of the latest commits that touched the file, most recent first (git history of HEAD, bounded:
    * the `history` settings). Absent outside git, with `--no-history`, or for a file no commit within the bounds touched.

@@ -142,6 +142,7 @@ export function applyAnswer(summary: FileSummary, answer: ProfileAnswer, targets
   summary.file_type = answer.file_type;
   summary.summary = answer.summary;
   delete summary.summary_source;
+  delete summary.title;
   summary.key_concepts = answer.key_concepts;
   summary.profile_source = 'llm';
   const matcher = new SymbolMatcher(summary.symbols);

@@ -40,6 +40,7 @@ export function staticSummary(file: WalkedFile, hash: string, facts: StaticFacts
   };
   if (facts.parse_error) summary.reason = `parse_error: ${facts.parse_error}`;
   summary.summary_source = facts.summary_source;
+  if (facts.title) summary.title = facts.title;
   return summary;
 }
 

@@ -5,7 +5,7 @@
  * test is named after.
  */
 import path from 'node:path';
-import { isComposedSummary } from '../index/summaries.js';
+import { searchableSummary } from '../index/summaries.js';
 import { parseVocabulary } from '../index/vocabulary.js';
 import type { FileSummary } from '../index/types.js';
 import { detached, SEARCH_STOPWORDS, searchStem, splitIdentifier } from '../shared/text.js';
@@ -174,8 +174,8 @@ export function fieldTokens(file: FileSummary, tokenizer: Tokenizer, concepts: r
     concepts ? conceptTokens(concepts, tokenizer) : new Map(),
     counted(docs),
     // A composed summary restates the symbols and imports fields, and its boilerplate ("source", "defining",
-    // "uses") would match requests by accident.
-    counted(isComposedSummary(file) ? [] : tokenizer.text(file.summary)),
+    // "uses") would match requests by accident: only its title counts.
+    counted(tokenizer.text(searchableSummary(file))),
     counted(imports),
     body,
     counted(file.history ? tokenizer.text(file.history.join('\n')) : []),

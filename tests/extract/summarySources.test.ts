@@ -50,6 +50,11 @@ describe('a Python summary', () => {
     expect(source).toBe('composed');
     expect(summary).toBe('Defines functions a and b; uses os.');
   });
+
+  it('takes a short docstring as the title of a composed sentence, but never an encoding line', async () => {
+    expect((await summaryOf('pkg/util.py', ['"""Utilities."""', 'def a():', '    pass']))[0]).toBe('Utilities: Defines function a.');
+    expect((await summaryOf('pkg/enc.py', ['# coding: utf-8', 'def a():', '    pass']))[0]).toBe('Defines function a.');
+  });
 });
 
 describe('a JavaScript summary', () => {
@@ -89,6 +94,19 @@ describe('a JavaScript summary', () => {
     const [summary, source] = await summaryOf('lib/util.js', ['/* eslint-disable no-console */', '/* istanbul ignore next */', '// prettier-ignore', '// const old = require("./old");', 'function helper() {}', 'function other() {}']);
     expect(source).toBe('composed');
     expect(summary).toBe('Defines functions helper and other.');
+  });
+
+  it('opens a composed sentence with a header too short to be the summary, as a locale file names its language', async () => {
+    const [summary, source] = await summaryOf('src/locale/bg.js', ['// Bulgarian [bg]', "import dayjs from 'dayjs'", '', "const locale = { name: 'bg' }", '', 'export default locale']);
+    expect(source).toBe('composed');
+    expect(summary).toBe('Bulgarian [bg]: Defines and exports constant locale; uses dayjs.');
+  });
+
+  it('takes no title from a setting line, a shebang or a directive', async () => {
+    for (const header of [['#!/usr/bin/env node'], ['// vim: set ts=2:'], ['// @ts-check'], ['/* eslint-disable */'], ['// Copyright Acme']]) {
+      const [summary] = await summaryOf('lib/tool.js', [...header, 'export function run() {}']);
+      expect(summary).toBe('Defines and exports function run.');
+    }
   });
 });
 

@@ -29,6 +29,10 @@ describe('which summaries search reads', () => {
     expect(summaryTokens(file({ summary_source: 'composed' }))).toEqual([]);
   });
 
+  it("reads only the title of a composed summary, the words a file's short header gave it", () => {
+    expect(summaryTokens(file({ summary_source: 'composed', title: 'Bulgarian [bg]', summary: 'Bulgarian [bg]: Defines and exports constant locale; uses dayjs.' }))).toEqual(['bulgarian', 'bg']);
+  });
+
   it('reads a summary taken from a doc comment or the first prose comment', () => {
     expect(summaryTokens(file({ summary_source: 'comment', summary: 'Expands IPv6 addresses.' }))).toContain('address');
     expect(summaryTokens(file({ summary_source: 'doc', summary: 'Expands IPv6 addresses.' }))).toContain('address');

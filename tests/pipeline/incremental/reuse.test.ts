@@ -116,6 +116,20 @@ describe('reusing the previous index', () => {
     expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
   });
 
+  it('keeps the title a composed summary opens with when it composes the summary again', async () => {
+    const repo = plainFixture();
+    writeFileSync(path.join(repo, 'lib/bg.js'), "// Bulgarian [bg]\nconst router = require('./router.js');\nconst locale = { name: 'bg' };\nmodule.exports = locale;\n");
+    const out = makeTempDir();
+    const cold = await runner.index(repo, out);
+    expect(cold.index.file_summaries.find((s) => s.file_path === 'lib/bg.js')?.summary).toBe('Bulgarian [bg]: Defines and exports constant locale; uses lib/router.js.');
+    rmSync(path.join(repo, 'lib/router.js'));
+
+    const run = await runner.index(repo, out);
+    expect(run.reuse).toMatchObject({ extracted: 0, parsed: 0 });
+    expect(run.index.file_summaries.find((s) => s.file_path === 'lib/bg.js')?.summary).toBe('Bulgarian [bg]: Defines and exports constant locale.');
+    expect(comparable(run.outputPath)).toEqual(comparable((await runner.index(repo, makeTempDir(), { reuse: false })).outputPath));
+  });
+
   it('keeps a renamed file\'s record whole, so its imports can be resolved again later without a parse', async () => {
     const repo = plainFixture();
     const out = makeTempDir();
