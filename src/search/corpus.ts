@@ -3,7 +3,7 @@
  * kept (the MCP server keeps one corpus per indexes folder). BM25F sees one segment per repository index,
  * read from the index's search pack when it has one; DeepCode's scorer sees every profile with its token set.
  */
-import type { FileSummary } from '../index/types.js';
+import type { FileRole, FileSummary } from '../index/types.js';
 import { holderOf, type Segment, type SegmentPart } from './bm25f.js';
 import { searchableTokens } from './deepcodeScore.js';
 import { FieldIndex, type IndexedDoc } from './fieldIndex.js';
@@ -116,6 +116,18 @@ export class SearchCorpus {
     const segment = segments.length ? holderOf(segments, d, (s) => s.base) : undefined;
     if (!segment || d < segment.base || d >= segment.base + segment.index.size) throw new RangeError(`no document ${d}`);
     return { segment, local: d - segment.base };
+  }
+
+  /** The corpus documents that document `d` imports, and the role of each, from the field index alone. */
+  importsOf(d: number): Array<{ doc: number; role: FileRole }> {
+    const { segment, local } = this.locate(d);
+    const { index, base } = segment;
+    const out: Array<{ doc: number; role: FileRole }> = [];
+    for (let i = index.importStart[local] as number, end = index.importStart[local + 1] as number; i < end; i++) {
+      const target = index.importTargets[i] as number;
+      out.push({ doc: base + target, role: index.role(target) });
+    }
+    return out;
   }
 
   /** Corpus document `d`'s repository and profile. */

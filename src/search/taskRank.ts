@@ -106,11 +106,36 @@ export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, pa
   for (const { doc, score } of textRanked) scores.set(doc, score);
   for (const [doc, strength] of anchored) scores.set(doc, (watched.get(doc) ?? 0) + params.anchorBoost * top * strength);
   const ranked = byScore(corpus, [...scores].map(([doc, score]) => ({ doc, score })));
-  if (!fused) return { ...byPassages(corpus, ranked, input, params, limit), input };
+  if (!fused) return { ...byPassages(corpus, declarationsBeside(corpus, ranked), input, params, limit), input };
   // Roles are asked for by the title alone in both rankings (taskInput): a report's body names tests and examples in passing.
   const plainInput = { ...rarestTerms(corpus, plain, params.fusion.maxTerms), roleTerms: input.roleTerms };
   const fusedRanked = fuseRankings(ranked, rankBm25f(corpus.segments, plainInput, { ...DEFAULT_PARAMS, roles: params.bm25f.roles }, depth), params.fusion);
-  return { ...byPassages(corpus, byScore(corpus, fusedRanked), input, params, limit), input, taskScores: scores };
+  return { ...byPassages(corpus, declarationsBeside(corpus, byScore(corpus, fusedRanked)), input, params, limit), input, taskScores: scores };
+}
+
+/** How many of the first files bring the declaration files they import up beside them. */
+const DECLARING_HEAD = 3;
+
+/**
+ * The ranking with each declaration file (role `types`) that one of its first files imports, and that the text
+ * matches too, placed right after that file: `top-languages-card.js` takes its options' type from
+ * `import("./types").TopLangOptions`, so a report asking for a new option edits both. The `types` role keeps
+ * other declaration files below the code.
+ */
+function declarationsBeside(corpus: SearchCorpus, ranked: Ranked[]): Ranked[] {
+  const at = new Map(ranked.map((entry, i) => [entry.doc, i]));
+  let moved = false;
+  for (const importer of ranked.slice(0, DECLARING_HEAD)) {
+    for (const { doc, role } of corpus.importsOf(importer.doc)) {
+      const entry = role === 'types' ? ranked[at.get(doc) ?? -1] : undefined;
+      const beside = importer.score * (1 - 1e-9);
+      if (entry && entry.score > 0 && entry.score < beside) {
+        entry.score = beside;
+        moved = true;
+      }
+    }
+  }
+  return moved ? byScore(corpus, ranked) : ranked;
 }
 
 /**

@@ -77,6 +77,28 @@ describe('ranking by role', () => {
     expect(ranking(withLock, { query: 'vue compiler sfc scheduler flush watch' })).toEqual(['packages/runtime-core/src/apiWatch.ts', 'pnpm-lock.yaml']);
   });
 
+  it('puts the declaration file one of the first files takes its types from right after it, and leaves a declaration file none of them imports below the code', () => {
+    const cards = corpusOf([
+      file('src/cards/top-languages-card.js', { symbols: [symbol('renderTopLanguages'), symbol('trimTopLanguages')], vocabulary: 'languages:12 langs_count:3 langs:8 count:8 card:12 hide:4 layout:3', local_imports: ['src/cards/types.d.ts'], lines_of_code: 300 }),
+      file('src/cards/types.d.ts', { symbols: [symbol('TopLangOptions', 'type'), symbol('CommonOptions', 'type')], vocabulary: 'options:40 theme:30 color:30 border:20 title:20 width:10 langs_count:1', lines_of_code: 300 }),
+      file('src/fetchers/types.d.ts', { symbols: [symbol('TopLangData', 'type'), symbol('Lang', 'type')], vocabulary: 'languages:4 langs:2 count:2 other:1', lines_of_code: 40 }),
+      file('src/cards/wakatime-card.js', { symbols: [symbol('renderWakatimeCard')], vocabulary: 'languages:10 langs_count:2 langs:4 count:4 card:10 hide:2', lines_of_code: 300 }),
+      file('src/fetchers/top-languages-fetcher.js', { symbols: [symbol('fetchTopLanguages')], vocabulary: 'languages:20 langs:3 count:3 other:2', local_imports: ['src/fetchers/types.d.ts'], lines_of_code: 200 }),
+      file('api/top-langs.js', { symbols: [symbol('handler')], vocabulary: 'langs_count:2 langs:5 count:5 card:3 hide:2 layout:1', lines_of_code: 80 }),
+      file('types/index.d.ts', { symbols: [symbol('Renderer', 'interface')], vocabulary: 'languages:2 langs:1 card:2 count:1', lines_of_code: 200 }),
+    ]);
+    const report = [
+      'Add "Other" to the languages card',
+      'The language card could show an "Other" percentage when limiting the languages shown via `langs_count`, so the',
+      'share of everything that is cut off still shows. It may also be useful as the tenth entry when someone has used',
+      'more than ten languages across their repositories. There is no alternative within what the card does today.',
+    ].join('\n');
+    const ranked = ranking(cards, { query: report });
+    expect(ranked.slice(0, 2)).toEqual(['src/cards/top-languages-card.js', 'src/cards/types.d.ts']);
+    const lastCode = Math.max(...ranked.map((p, i) => (p.endsWith('.js') ? i : -1)));
+    expect(ranked.indexOf('types/index.d.ts')).toBeGreaterThan(lastCode);
+  });
+
   it('puts benchmarks and the documentation site below source, unless asked for', () => {
     const site = corpusOf([
       file('src/diff/children.js', { symbols: [symbol('diffChildren')], key_concepts: ['keyed', 'children'], lines_of_code: 100 }),
