@@ -290,7 +290,8 @@ function symbolQueryOf(corpus: SearchCorpus, { input, anchors, task, sources, pa
   const termWeight = new Map<string, number>();
   for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) termWeight.set(term, idf * weight);
   const messages = quotedMessages(text).map((message) => [...new Set(corpus.tokenizer.text(message))]);
-  const query = symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0, messages, params?.symbols);
+  const title = task ? new Set(corpus.tokenizer.text(text.split('\n').find((line) => line.trim()) ?? '')) : new Set<string>();
+  const query = symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0, messages, params?.symbols, title);
   if (!sources || !params || params.passages.symbols <= 0) return query;
   // The texts hold the positions of the terms the corpus has (idf > 0), which are the terms weighing anything here.
   const scores = (doc: number, symbols: readonly CodeSymbol[]): number[] | undefined => {

@@ -4,6 +4,8 @@ import { symbolTerms } from '../../src/extract/symbolTerms.js';
 import type { CodeSymbol, RepoIndex } from '../../src/index/types.js';
 import { parseVocabulary } from '../../src/index/vocabulary.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
+import { Tokenizer } from '../../src/search/profileTokens.js';
+import { SYMBOL_PARAMS, symbolQuery, symbolScores } from '../../src/search/symbolRank.js';
 import type { SearchRequest } from '../../src/search/types.js';
 import { makeTempRepo } from '../support/tempRepo.js';
 
@@ -103,6 +105,20 @@ describe('ranking definitions, from the index alone', () => {
     // Nor is a sibling lifted above a method of its own file: the report points at both alike.
     const together = await order(['Pow', 'Mul', 'Add', 'Symbol'], true);
     expect(together.indexOf('_print_Float')).toBeLessThan(together.indexOf('Wolfram'));
+  });
+
+  it('scores a definition whose every name word the title says, in any order, above one whose words weigh more but the title does not name', () => {
+    const tokenizer = new Tokenizer();
+    const symbols = [symbol('_check_required_columns', 1, 5), symbol('remove_column', 6, 12), symbol('check', 13, 15)];
+    const weigh = (word: string, weight: number): Array<[string, number]> => tokenizer.text(word).map((t) => [t, weight]);
+    const termWeight = new Map([...weigh('check required column', 1), ...weigh('remove', 3), ...weigh('exception', 2)]);
+    const title = new Set(tokenizer.text('TimeSeries: misleading exception when required column check fails'));
+    const [checkColumns, remove, check] = symbolScores(symbols, symbolQuery(termWeight, [], 0, [], SYMBOL_PARAMS, title), tokenizer);
+    const [withoutTitle, removeWithoutTitle] = symbolScores(symbols, symbolQuery(termWeight, [], 0, [], SYMBOL_PARAMS), tokenizer);
+    expect(withoutTitle).toBeLessThan(removeWithoutTitle as number);
+    expect(checkColumns).toBeGreaterThan(remove as number);
+    // A name of one word is in too many titles to be pointed at by one.
+    expect(check).toBe(symbolScores(symbols, symbolQuery(termWeight, [], 0, [], SYMBOL_PARAMS), tokenizer)[2]);
   });
 
   it('puts a function nested in the one a report is about right after it, though its own words say nothing of the report', async () => {
