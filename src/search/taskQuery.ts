@@ -83,6 +83,11 @@ export function withoutPositions(text: string): string {
   return text.replace(POSITION, ' ');
 }
 
+/** A report's title: its first line that is not blank. */
+export function titleOf(text: string): string {
+  return text.split('\n').find((line) => line.trim()) ?? '';
+}
+
 /** Reads a task text for its anchors. */
 export function parseTaskText(input: string): TaskText {
   const truncated = input.length > MAX_TASK_CHARS;

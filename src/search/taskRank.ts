@@ -22,7 +22,7 @@ import { SYMBOL_PARAMS } from './symbolRank.js';
 import { lineTerms, rerankByPassages, type LineTerms } from './passages.js';
 import { definitionToken, type Tokenizer } from './profileTokens.js';
 import { compareCodeUnits, fileStem, splitIdentifier } from '../shared/text.js';
-import { withoutPositions, type TaskText } from './taskQuery.js';
+import { titleOf, withoutPositions, type TaskText } from './taskQuery.js';
 import type { Anchor, TaskParams } from './types.js';
 
 export type { TaskParams } from './types.js';
@@ -203,7 +203,7 @@ export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number, maxT
   const tokenizer = corpus.tokenizer;
   // The title (the first line) says what the report is about; roles are asked for by it alone (a report about
   // library behaviour mentions its tests in passing).
-  const title = tokenizer.text(task.text.split('\n').find((line) => line.trim()) ?? '');
+  const title = tokenizer.text(titleOf(task.text));
   const titleTerms = new Set(titleWeight > 0 ? title : []);
   const counts = new Map<string, number>();
   for (const t of tokenizer.text(withoutPositions(task.text))) counts.set(t, (counts.get(t) ?? 0) + 1);
