@@ -20,7 +20,7 @@ import { FIELDS, type FieldIndex } from './fieldIndex.js';
 import { inflectionBases } from './inflections.js';
 import { SYMBOL_PARAMS } from './symbolRank.js';
 import { lineTerms, rerankByPassages, type LineTerms } from './passages.js';
-import { definitionToken, type Tokenizer } from './profileTokens.js';
+import { definitionToken, splitPath, type Tokenizer } from './profileTokens.js';
 import { compareCodeUnits, fileStem, splitIdentifier } from '../shared/text.js';
 import { titleOf, withoutPositions, type TaskText } from './taskQuery.js';
 import type { Anchor, TaskParams } from './types.js';
@@ -117,17 +117,19 @@ export function rankTask(corpus: SearchCorpus, task: TaskText, limit: number, pa
 const DECLARING_HEAD = 3;
 
 /**
- * The ranking with each declaration file (role `types`) that one of its first files imports, and that the text
- * matches too, placed right after that file: `top-languages-card.js` takes its options' type from
- * `import("./types").TopLangOptions`, so a report asking for a new option edits both. The `types` role keeps
- * other declaration files below the code.
+ * The ranking with each declaration file (role `types`) in the folder of one of its first files, imported by it
+ * and matched by the text too, placed right after that file: `src/cards/top-languages-card.js` takes its options'
+ * type from `import("./types").TopLangOptions`, so a report asking for a new option edits both. A declaration file
+ * elsewhere (`typings/pluginapi.d.ts`, which every route imports) declares an API, not that file: the `types` role
+ * keeps it, and the others, below the code.
  */
 function declarationsBeside(corpus: SearchCorpus, ranked: Ranked[]): Ranked[] {
   const at = new Map(ranked.map((entry, i) => [entry.doc, i]));
   let moved = false;
   for (const importer of ranked.slice(0, DECLARING_HEAD)) {
+    const folder = splitPath(corpus.path(importer.doc)).dir;
     for (const { doc, role } of corpus.importsOf(importer.doc)) {
-      const entry = role === 'types' ? ranked[at.get(doc) ?? -1] : undefined;
+      const entry = role === 'types' && splitPath(corpus.path(doc)).dir === folder ? ranked[at.get(doc) ?? -1] : undefined;
       const beside = importer.score * (1 - 1e-9);
       if (entry && entry.score > 0 && entry.score < beside) {
         entry.score = beside;

@@ -77,9 +77,9 @@ describe('ranking by role', () => {
     expect(ranking(withLock, { query: 'vue compiler sfc scheduler flush watch' })).toEqual(['packages/runtime-core/src/apiWatch.ts', 'pnpm-lock.yaml']);
   });
 
-  it('puts the declaration file one of the first files takes its types from right after it, and leaves a declaration file none of them imports below the code', () => {
+  it('puts the declaration file beside one of the first files, which that file takes its types from, right after it, and leaves one from another folder below the code', () => {
     const cards = corpusOf([
-      file('src/cards/top-languages-card.js', { symbols: [symbol('renderTopLanguages'), symbol('trimTopLanguages')], vocabulary: 'languages:12 langs_count:3 langs:8 count:8 card:12 hide:4 layout:3', local_imports: ['src/cards/types.d.ts'], lines_of_code: 300 }),
+      file('src/cards/top-languages-card.js', { symbols: [symbol('renderTopLanguages'), symbol('trimTopLanguages')], vocabulary: 'languages:12 langs_count:3 langs:8 count:8 card:12 hide:4 layout:3', local_imports: ['src/cards/types.d.ts', 'types/index.d.ts'], lines_of_code: 300 }),
       file('src/cards/types.d.ts', { symbols: [symbol('TopLangOptions', 'type'), symbol('CommonOptions', 'type')], vocabulary: 'options:40 theme:30 color:30 border:20 title:20 width:10 langs_count:1', lines_of_code: 300 }),
       file('src/fetchers/types.d.ts', { symbols: [symbol('TopLangData', 'type'), symbol('Lang', 'type')], vocabulary: 'languages:4 langs:2 count:2 other:1', lines_of_code: 40 }),
       file('src/cards/wakatime-card.js', { symbols: [symbol('renderWakatimeCard')], vocabulary: 'languages:10 langs_count:2 langs:4 count:4 card:10 hide:2', lines_of_code: 300 }),
