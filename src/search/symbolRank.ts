@@ -9,8 +9,9 @@
  * the best files whose text was read (a task's passages, passages.ts), times 1 + w x the score of its own lines
  * relative to its file's best symbol's. A class of the best files that lacks a method its sibling classes have is
  * scored as if it had it (liftOverrideGaps): the fix adds the override there; a function nested in another follows
- * its parent (liftNested); a name of two or more words that a task's title says every word of is a weak anchor. SCOPE_WEIGHT, SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue set's
- * tuning half (bench/eval/tuneTask.ts --sweep reports function-level figures).
+ * its parent (liftNested); a name of two or more words that a task's title says every word of is a weak anchor.
+ * SCOPE_WEIGHT, SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue set's tuning half
+ * (bench/eval/tuneTask.ts --sweep reports function-level figures).
  */
 import type { CodeSymbol } from '../index/types.js';
 import type { SearchCorpus } from './corpus.js';
