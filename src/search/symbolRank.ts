@@ -222,12 +222,25 @@ function anchoredNames(anchors: readonly Anchor[]): Map<string, string[]> {
   return out;
 }
 
+/**
+ * How strongly the request's symbol anchors point at a symbol: 1 for a name qualified by its class (`Foo.bar`, or
+ * `bar` and `Foo` both named), 0.6 for a bare name. A member of a named class whose name extends a named one
+ * (`world_to_pixel` and `SlicedLowLevelWCS`: its `world_to_pixel_values`), or is its private form (`_bar`), is what
+ * the report calls by that name.
+ */
 function anchorStrength(symbol: CodeSymbol, anchored: ReadonlyMap<string, readonly string[]>): number {
-  const qualifiers = anchored.get(symbol.name.toLowerCase());
-  if (!qualifiers) return 0;
-  const scope = symbol.ast_path.toLowerCase().split('-');
-  return qualifiers.some((q) => q && scope.includes(q)) ? 1 : 0.6;
+  const name = symbol.name.toLowerCase();
+  const qualifiers = anchored.get(name);
+  const scope = symbol.ast_path.toLowerCase().split('-').slice(0, -1);
+  const inNamedClass = scope.some((part) => anchored.has(part));
+  if (qualifiers) return inNamedClass || qualifiers.some((q) => q && scope.includes(q)) ? 1 : 0.6;
+  if (!inNamedClass) return 0;
+  for (const named of anchored.keys()) if (named.length >= MIN_EXTENDED && (name.startsWith(`${named}_`) || name === `_${named}`)) return 1;
+  return 0;
 }
+
+/** The shortest anchored name a member's name may extend: shorter ones (`get`, `add`) start too many names. */
+const MIN_EXTENDED = 4;
 
 /** A document's symbols (of one kind, when asked) and how well each matches the request (symbolScores). */
 export type ScoredSymbols = (doc: number) => { symbols: readonly CodeSymbol[]; scores: number[] };

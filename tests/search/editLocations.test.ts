@@ -6,7 +6,7 @@ import { parseVocabulary } from '../../src/index/vocabulary.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { Tokenizer } from '../../src/search/profileTokens.js';
 import { SYMBOL_PARAMS, symbolQuery, symbolScores } from '../../src/search/symbolRank.js';
-import type { SearchRequest } from '../../src/search/types.js';
+import type { Anchor, SearchRequest } from '../../src/search/types.js';
 import { makeTempRepo } from '../support/tempRepo.js';
 
 /** Ranks from the index alone: no file is read, so what is found comes from what the index stores. */
@@ -119,6 +119,27 @@ describe('ranking definitions, from the index alone', () => {
     expect(checkColumns).toBeGreaterThan(remove as number);
     // A name of one word is in too many titles to be pointed at by one.
     expect(check).toBe(symbolScores(symbols, symbolQuery(termWeight, [], 0, [], SYMBOL_PARAMS), tokenizer)[2]);
+  });
+
+  it('reads a name and a class the report both names as that class\'s method, or the method of the class whose name extends it', () => {
+    const tokenizer = new Tokenizer();
+    const symbols = [
+      symbol('world_to_pixel', 1, 9, 'HighLevelWCSMixin-world_to_pixel'),
+      symbol('world_to_pixel_values', 10, 30, 'SlicedLowLevelWCS-world_to_pixel_values'),
+      symbol('pixel_to_world_values', 31, 50, 'SlicedLowLevelWCS-pixel_to_world_values'),
+      symbol('world_to_pixel_values', 51, 70, 'FITSWCSAPIMixin-world_to_pixel_values'),
+    ];
+    const anchors: Anchor[] = [
+      { kind: 'symbol', text: 'world_to_pixel', source: 'backtick' },
+      { kind: 'symbol', text: 'SlicedLowLevelWCS', source: 'backtick' },
+    ];
+    const termWeight = new Map(tokenizer.text('world pixel').map((t): [string, number] => [t, 1]));
+    const scores = symbolScores(symbols, symbolQuery(termWeight, anchors), tokenizer);
+    const best = symbols[scores.indexOf(Math.max(...scores))];
+    expect(best?.ast_path).toBe('SlicedLowLevelWCS-world_to_pixel_values');
+    // The same name in a class the report does not name is no anchor; nor is a sibling whose name does not extend it.
+    expect(scores[3]).toBeLessThan(scores[0] as number);
+    expect(scores[2]).toBeLessThan(scores[0] as number);
   });
 
   it('puts a function nested in the one a report is about right after it, though its own words say nothing of the report', async () => {
