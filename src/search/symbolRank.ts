@@ -9,7 +9,8 @@
  * the best files whose text was read (a task's passages, passages.ts), times 1 + w x the score of its own lines
  * relative to its file's best symbol's. A class of the best files that lacks a method its sibling classes have is
  * scored as if it had it (liftOverrideGaps): the fix adds the override there; a function nested in another follows
- * its parent (liftNested); a name of two or more words that a task's title says every word of is a weak anchor.
+ * its parent (liftNested); a name of two or more words that a task's title says every word of is a weak anchor; a
+ * definition named with its class comes before its namesakes named bare (liftQualified).
  * SCOPE_WEIGHT, SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue set's tuning half
  * (bench/eval/tuneTask.ts --sweep reports function-level figures).
  */
@@ -228,7 +229,7 @@ function anchoredNames(anchors: readonly Anchor[]): Map<string, string[]> {
  * (`world_to_pixel` and `SlicedLowLevelWCS`: its `world_to_pixel_values`), or is its private form (`_bar`), is what
  * the report calls by that name.
  */
-function anchorStrength(symbol: CodeSymbol, anchored: ReadonlyMap<string, readonly string[]>): number {
+function anchorStrength(symbol: Pick<CodeSymbol, 'name' | 'ast_path'>, anchored: ReadonlyMap<string, readonly string[]>): number {
   const name = symbol.name.toLowerCase();
   const qualifiers = anchored.get(name);
   const scope = symbol.ast_path.toLowerCase().split('-').slice(0, -1);
@@ -290,6 +291,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
   });
   if (query.params.overrides > 0) liftOverrideGaps(placed, query.params.overrides);
   if (query.params.nested > 0) liftNested(placed, query.params.nested);
+  liftQualified(placed, query.anchored);
   out.sort((a, b) => b.score - a.score || compareCodeUnits(a.file_path, b.file_path) || a.start_line - b.start_line);
   const top = out[0]?.score || 1;
   return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
@@ -362,6 +364,26 @@ function liftOverrideGaps(placed: readonly Placed[], weight: number): void {
  * Functions defined inside a function or method, lifted to `weight` times their parent's score (never lowered): a
  * fix to a function often edits the helpers it defines (`asum` inside `_print_Sum`).
  */
+/**
+ * A definition the request names with its class (`Card.fromstring`) placed above the namesakes it names only by
+ * their bare name (`HDUList.fromstring`), whose files may rank higher: the class is what tells them apart.
+ */
+function liftQualified(placed: readonly Placed[], anchored: SymbolQuery['anchored']): void {
+  if (anchored.size === 0) return;
+  const named = placed.filter((p) => anchored.has(p.ranked.name.toLowerCase()));
+  const bestBare = new Map<string, number>();
+  const qualified: Placed[] = [];
+  for (const p of named) {
+    const key = p.ranked.name.toLowerCase();
+    if (anchorStrength(p.ranked, anchored) >= 1) qualified.push(p);
+    else bestBare.set(key, Math.max(bestBare.get(key) ?? 0, p.ranked.score));
+  }
+  for (const p of qualified) {
+    const bare = bestBare.get(p.ranked.name.toLowerCase()) ?? 0;
+    if (bare >= p.ranked.score) p.ranked.score = bare * (1 + 1e-6);
+  }
+}
+
 function liftNested(placed: readonly Placed[], weight: number): void {
   const byPath = new Map(placed.map((p) => [`${p.ranked.file_path}\0${p.ranked.ast_path}`, p]));
   for (const p of placed) {

@@ -142,6 +142,24 @@ describe('ranking definitions, from the index alone', () => {
     expect(scores[2]).toBeLessThan(scores[0] as number);
   });
 
+  it('puts a method the report names with its class above its namesakes named bare, though their files rank higher', async () => {
+    const repo = makeTempRepo({
+      'fits/hdulist.py': 'class HDUList:\n    @classmethod\n    def fromstring(cls, data):\n        """Create an HDU list from a string of header data."""\n        return cls(header_from(data), string_data(data))\n',
+      'fits/header.py': 'class Header:\n    @classmethod\n    def fromstring(cls, data, sep=""):\n        """Create a header from a byte string of header data."""\n        return cls(split_cards(data.decode("ascii"), sep))\n',
+      'fits/card.py': 'class Card:\n    @classmethod\n    def fromstring(cls, image):\n        card = cls()\n        card._image = image\n        return card\n',
+    });
+    const index = await indexRepo(repo.root);
+    const report = [
+      'Header.fromstring does not accept Python 3 bytes',
+      'The method `Header.fromstring` creates a header from a byte string holding the whole header data. By byte string it',
+      'really means the str type, which on Python 2 could be raw binary data but on Python 3 is not: it works on unicode',
+      'strings and assumes the header data can be encoded as ASCII. Its counterpart reading files works in text or binary',
+      'mode, so the simplest fix is to accept unicode or bytes header strings. `Card.fromstring` likely needs the same.',
+    ].join('\n');
+    const found = (search(fromIndex(index), { granularity: 'symbol', query: report }).symbols ?? []).map((s) => `${s.file_path}:${s.name}`);
+    expect(found.indexOf('fits/card.py:fromstring')).toBeLessThan(found.indexOf('fits/hdulist.py:fromstring'));
+  });
+
   it('puts a function nested in the one a report is about right after it, though its own words say nothing of the report', async () => {
     const siblings = Array.from({ length: 6 }, (_, i) => `def render_product_${i}(expr):\n    return render_limits(expr.limits)\n`).join('\n');
     const repo = makeTempRepo({
