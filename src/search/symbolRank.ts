@@ -234,10 +234,16 @@ function anchorStrength(symbol: Pick<CodeSymbol, 'name' | 'ast_path'>, anchored:
   const qualifiers = anchored.get(name);
   const scope = symbol.ast_path.toLowerCase().split('-').slice(0, -1);
   const inNamedClass = scope.some((part) => anchored.has(part));
-  if (qualifiers) return inNamedClass || qualifiers.some((q) => q && scope.includes(q)) ? 1 : 0.6;
+  if (qualifiers) return inNamedClass || isQualified(symbol, qualifiers) ? 1 : 0.6;
   if (!inNamedClass) return 0;
   for (const named of anchored.keys()) if (named.length >= MIN_EXTENDED && (name.startsWith(`${named}_`) || name === `_${named}`)) return 1;
   return 0;
+}
+
+/** Whether a symbol's enclosing scope holds one of the qualifiers its name is written with (`Card` of `Card.fromstring`). */
+function isQualified(symbol: Pick<CodeSymbol, 'ast_path'>, qualifiers: readonly string[]): boolean {
+  const scope = symbol.ast_path.toLowerCase().split('-').slice(0, -1);
+  return qualifiers.some((q) => q && scope.includes(q));
 }
 
 /** The shortest anchored name a member's name may extend: shorter ones (`get`, `add`) start too many names. */
@@ -366,7 +372,8 @@ function liftOverrideGaps(placed: readonly Placed[], weight: number): void {
  */
 /**
  * A definition the request names with its class (`Card.fromstring`) placed above the namesakes it names only by
- * their bare name (`HDUList.fromstring`), whose files may rank higher: the class is what tells them apart.
+ * their bare name (`HDUList.fromstring`), whose files may rank higher: the class is what tells them apart. Only a
+ * name written qualified counts here, not a name and a class named apart.
  */
 function liftQualified(placed: readonly Placed[], anchored: SymbolQuery['anchored']): void {
   if (anchored.size === 0) return;
@@ -375,7 +382,7 @@ function liftQualified(placed: readonly Placed[], anchored: SymbolQuery['anchore
   const qualified: Placed[] = [];
   for (const p of named) {
     const key = p.ranked.name.toLowerCase();
-    if (anchorStrength(p.ranked, anchored) >= 1) qualified.push(p);
+    if (isQualified(p.ranked, anchored.get(key) ?? [])) qualified.push(p);
     else bestBare.set(key, Math.max(bestBare.get(key) ?? 0, p.ranked.score));
   }
   for (const p of qualified) {
