@@ -124,12 +124,15 @@ const DECLARING_HEAD = 3;
  * keeps it, and the others, below the code.
  */
 function declarationsBeside(corpus: SearchCorpus, ranked: Ranked[]): Ranked[] {
-  const at = new Map(ranked.map((entry, i) => [entry.doc, i]));
+  // Looked up only once a first file imports a declaration file beside it: most searches have none.
+  let byDoc: Map<number, Ranked> | null = null;
   let moved = false;
   for (const importer of ranked.slice(0, DECLARING_HEAD)) {
     const folder = splitPath(corpus.path(importer.doc)).dir;
     for (const { doc, role } of corpus.importsOf(importer.doc)) {
-      const entry = role === 'types' && splitPath(corpus.path(doc)).dir === folder ? ranked[at.get(doc) ?? -1] : undefined;
+      if (role !== 'types' || splitPath(corpus.path(doc)).dir !== folder) continue;
+      byDoc ??= new Map(ranked.map((entry) => [entry.doc, entry]));
+      const entry = byDoc.get(doc);
       const beside = importer.score * (1 - 1e-9);
       if (entry && entry.score > 0 && entry.score < beside) {
         entry.score = beside;
