@@ -57,8 +57,9 @@ interface Case {
 
 interface Figures {
   cases: number;
-  /** Function level over the cases with gold functions (search's symbol answers): Acc@5, Acc@10. */
+  /** Function level over the cases with gold functions (search's symbol answers): Acc@1, Acc@5, Acc@10. */
   fnCases: number;
+  fnAcc1: number;
   fnAcc5: number;
   fnAcc10: number;
   acc1: number;
@@ -133,7 +134,7 @@ interface Scored {
   acc10: number;
   rr: number;
   /** Function level, for a case with gold functions. */
-  fn?: { acc5: number; acc10: number };
+  fn?: { acc1: number; acc5: number; acc10: number };
 }
 
 /** A search's symbol answers as the issue set's metrics read them (tree-relative paths). */
@@ -146,7 +147,7 @@ function score(c: Case, params: TaskParams): Scored {
   let fn: Scored['fn'];
   if (c.gold.length) {
     const m = functionMetrics(rankedSymbols(c, answer), c.gold);
-    fn = { acc5: m.fnAcc5, acc10: m.fnAcc10 };
+    fn = { acc1: m.fnAcc1, acc5: m.fnAcc5, acc10: m.fnAcc10 };
   }
   const ranked = rankedPaths(c, answer);
   return { language: c.language, acc1: accAtK(ranked, c.answers, 1), acc5: accAtK(ranked, c.answers, 5), acc10: accAtK(ranked, c.answers, 10), rr: caseMetrics(ranked, c.answers).rr, ...(fn ? { fn } : {}) };
@@ -164,6 +165,7 @@ function figures(scored: readonly Scored[]): Figures {
     acc10: mean(scored.map((s) => s.acc10), n),
     mrr: mean(scored.map((s) => s.rr), n),
     fnCases: fns.length,
+    fnAcc1: mean(fns.map((x) => x.acc1), Math.max(1, fns.length)),
     fnAcc5: mean(fns.map((x) => x.acc5), Math.max(1, fns.length)),
     fnAcc10: mean(fns.map((x) => x.acc10), Math.max(1, fns.length)),
   };
@@ -273,7 +275,7 @@ function printMisses(cases: readonly Case[], params: TaskParams): void {
 }
 
 const fmt = (f: Figures): string =>
-  `Acc@1 ${f.acc1.toFixed(3)}  Acc@5 ${f.acc5.toFixed(3)}  Acc@10 ${f.acc10.toFixed(3)}  MRR ${f.mrr.toFixed(3)}  (objective ${f.objective.toFixed(4)}, ${f.cases} cases)  fn Acc@5 ${f.fnAcc5.toFixed(3)} Acc@10 ${f.fnAcc10.toFixed(3)} (${f.fnCases})`;
+  `Acc@1 ${f.acc1.toFixed(3)}  Acc@5 ${f.acc5.toFixed(3)}  Acc@10 ${f.acc10.toFixed(3)}  MRR ${f.mrr.toFixed(3)}  (objective ${f.objective.toFixed(4)}, ${f.cases} cases)  fn Acc@1 ${f.fnAcc1.toFixed(3)} Acc@5 ${f.fnAcc5.toFixed(3)} Acc@10 ${f.fnAcc10.toFixed(3)} (${f.fnCases})`;
 
 /** A half's figures with the starting and the chosen weights: all its cases, then each language's (each case ranked once per weights). */
 function printHalf(label: string, cases: readonly Case[], start: TaskParams, chosen: TaskParams): void {
