@@ -83,6 +83,19 @@ export function withoutPositions(text: string): string {
   return text.replace(POSITION, ' ');
 }
 
+/**
+ * The names a report writes in backticks, lower-cased, the common ones included (`dict`, `set`): too common to
+ * point at a file, they still say which type a report is about.
+ */
+export function backtickedNames(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const [, inline] of text.matchAll(BACKTICK)) {
+    const name = /^[A-Za-z_$][\w$]*$/.exec((inline as string).trim());
+    if (name) out.add(name[0].toLowerCase());
+  }
+  return out;
+}
+
 /** A report's title: its first line that is not blank. */
 export function titleOf(text: string): string {
   return text.split('\n').find((line) => line.trim()) ?? '';

@@ -107,13 +107,27 @@ describe('ranking definitions, from the index alone', () => {
     expect(together.indexOf('_print_Float')).toBeLessThan(together.indexOf('Wolfram'));
   });
 
+  it('puts a class that lacks the method for a type the report backticks, however common its name, right after the function the report names', async () => {
+    const printer = (name: string, kinds: readonly string[]) =>
+      [`class ${name}(Printer):`, ...kinds.map((t) => `    def _print_${t}(self, expr):\n        return "%s(%s)" % (expr.__class__.__name__, self.join(expr))\n`)].join('\n');
+    const repr = `${printer('ReprPrinter', ['list', 'tuple', 'Symbol', 'Integer'])}\n    def emptyPrinter(self, expr):\n        return str(expr)\n\n\ndef print_elements(elements):\n    """Prints the elements of a list or a tuple properly."""\n    return ", ".join(srepr(e) for e in elements)\n\n\ndef srepr(expr):\n    """Prints the expression so that eval gives it back."""\n    return ReprPrinter().doprint(expr)\n`;
+    const repo = makeTempRepo({ 'printing/repr.py': repr, 'printing/str.py': printer('StrPrinter', ['list', 'tuple', 'Symbol', 'Integer', 'dict', 'set']) });
+    const answer = search(fromIndex(await indexRepo(repo.root)), {
+      granularity: 'symbol', maxResults: 50,
+      query: 'srepr not printing dict and set properly\n\n`srepr` prints the elements of `list` and `tuple` correctly, but the elements of `dict` and `set` wrong:\n\n```python\n>>> srepr({x: y})\n{x: y}\n```\n',
+    });
+    const names = (answer.symbols ?? []).map((s) => `${s.file_path}:${s.name}`);
+    // Right after the function the report names: the printer it calls is what lacks `_print_dict`, as its sibling shows.
+    expect(names.slice(0, 2)).toEqual(['printing/repr.py:srepr', 'printing/repr.py:ReprPrinter']);
+  });
+
   it('scores a definition whose every name word the title says, in any order, above one whose words weigh more but the title does not name', () => {
     const tokenizer = new Tokenizer();
     const symbols = [symbol('_check_required_columns', 1, 5), symbol('remove_column', 6, 12), symbol('check', 13, 15)];
     const weigh = (word: string, weight: number): Array<[string, number]> => tokenizer.text(word).map((t) => [t, weight]);
     const termWeight = new Map([...weigh('check required column', 1), ...weigh('remove', 3), ...weigh('exception', 2)]);
     const title = new Set(tokenizer.text('TimeSeries: misleading exception when required column check fails'));
-    const [checkColumns, remove, check] = symbolScores(symbols, symbolQuery(termWeight, [], 0, [], SYMBOL_PARAMS, title), tokenizer);
+    const [checkColumns, remove, check] = symbolScores(symbols, symbolQuery(termWeight, [], 0, [], SYMBOL_PARAMS, { titleTerms: title }), tokenizer);
     const [withoutTitle, removeWithoutTitle] = symbolScores(symbols, symbolQuery(termWeight, [], 0, [], SYMBOL_PARAMS), tokenizer);
     expect(withoutTitle).toBeLessThan(removeWithoutTitle as number);
     expect(checkColumns).toBeGreaterThan(remove as number);
