@@ -107,6 +107,7 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['symbols.filePower', [1, 2, 3, 4, 6]],
   ['symbols.overrides', [0, 0.5, 0.8, 1, 1.2, 1.5]],
   ['symbols.nested', [0, 0.3, 0.5, 0.7, 0.9]],
+  ['symbols.overloads', [0, 0.3, 0.4, 0.5, 0.6, 0.8]],
 ];
 
 function get(params: TaskParams, path: string): number {

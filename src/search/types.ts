@@ -217,4 +217,9 @@ export interface SymbolParams {
   overrides: number;
   /** A function defined inside another function scores at least this times its parent's score (0: its own alone). */
   nested: number;
+  /**
+   * An overload (a definition of the same name in the same scope: Java's `resolve(a)` beside `resolve(a, b)`, a
+   * property's getter and setter) scores at least this times its best namesake's score (0: its own alone).
+   */
+  overloads: number;
 }

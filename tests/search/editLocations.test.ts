@@ -121,6 +121,30 @@ describe('ranking definitions, from the index alone', () => {
     expect(names.slice(0, 2)).toEqual(['printing/repr.py:srepr', 'printing/repr.py:ReprPrinter']);
   });
 
+  it('puts an overload right behind its namesake the report is about, as a fix to one often edits the other', async () => {
+    const java = [
+      'public final class Types {',
+      '  /** Resolves a type variable against its declaring class, recursively. */',
+      '  public static Type resolve(Type context, Class<?> rawType, Type toResolve) {',
+      '    if (toResolve == null) throw new IllegalStateException("type variable cannot be resolved");',
+      '    return resolve(context, rawType, toResolve, new HashMap<TypeVariable<?>, Type>());',
+      '  }',
+      '  private static Type resolve(Type context, Class<?> raw, Type target, Map<Object, Object> seen) {',
+      '    while (true) { if (seen.containsKey(target)) { return target; } seen.put(target, raw); }',
+      '  }',
+      ...['canonicalize', 'getRawType', 'typeToString', 'getGenericSupertype'].map((name) =>
+        `  public static Type ${name}(Type type) {\n    // a type variable of a generic class\n    return type;\n  }`),
+      '}',
+    ].join('\n');
+    const repo = makeTempRepo({ 'src/main/java/com/example/Types.java': java });
+    const answer = search(fromIndex(await indexRepo(repo.root)), {
+      granularity: 'symbol', maxResults: 20,
+      query: 'Stack overflow when a type variable of a generic class refers to itself\n\nResolving such a type variable against its declaring class recurses without end; it happens for any class whose type parameter is bounded by the class itself, and ends in "type variable cannot be resolved".',
+    });
+    const names = (answer.symbols ?? []).map((s) => `${s.name}@${s.start_line}`);
+    expect(names.slice(0, 2)).toEqual(['resolve@3', 'resolve@7']);
+  });
+
   it('scores a definition whose every name word the title says, in any order, above one whose words weigh more but the title does not name', () => {
     const tokenizer = new Tokenizer();
     const symbols = [symbol('_check_required_columns', 1, 5), symbol('remove_column', 6, 12), symbol('check', 13, 15)];
