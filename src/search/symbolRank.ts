@@ -10,8 +10,9 @@
  * relative to its file's best symbol's. A class of the best files that lacks a method its sibling classes have is
  * scored as if it had it (liftOverrideGaps), the more so when that method is named after what the request names
  * (`_print_dict` for a backticked `dict`): the fix adds the override there; a function nested in another follows
- * its parent (liftNested), an overload its best namesake (liftOverloads); a name of two or more words that a task's title says every word of is a weak anchor; a
- * definition named with its class comes before its namesakes named bare (liftQualified).
+ * its parent (liftNested), an overload its best namesake (liftOverloads); a name of two or more words that a
+ * task's title says every word of is a weak anchor; a definition named with its class comes before its namesakes
+ * named bare (liftQualified).
  * SCOPE_WEIGHT, SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue set's tuning half
  * (bench/eval/tuneTask.ts --sweep reports function-level figures).
  */
