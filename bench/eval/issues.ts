@@ -672,6 +672,15 @@ export interface IssueRun {
 /**
  * Runs the issue set. `listCandidates` is run.ts's (passed in to keep this module free of run.ts).
  */
+/**
+ * The issue set's cases: `cap` per SWE-bench repository, `mlCap` per Multi-SWE-bench or SWE-PolyBench repository.
+ * run.ts and tuneTask.ts both select with it, so they rank the same cases.
+ */
+export function selectIssueSet(instances: readonly IssueInstance[], cap: number, mlCap: number): IssueInstance[] {
+  const mlRepos = [...ML_ISSUE_REPOS, ...PB_ISSUE_REPOS].map((m) => m.repo);
+  return [...selectIssueCases(instances, cap), ...selectIssueCases(instances, mlCap, mlRepos)];
+}
+
 export async function runIssues(
   instances: readonly IssueInstance[],
   o: IssueRunOptions,
@@ -680,10 +689,7 @@ export async function runIssues(
   listCandidates: (treeDir: string, includeGenerated: boolean) => string[],
   timing: Map<string, { prepareMs: number; rankMs: number }>,
 ): Promise<IssueRun> {
-  const mlRepos = [...ML_ISSUE_REPOS, ...PB_ISSUE_REPOS].map((m) => m.repo);
-  const selected = o.heldOutRepos
-    ? selectHeldOutIssueCases(instances, o.cap)
-    : [...selectIssueCases(instances, o.cap), ...selectIssueCases(instances, o.mlCap ?? DEFAULT_ML_ISSUE_CAP, mlRepos)];
+  const selected = o.heldOutRepos ? selectHeldOutIssueCases(instances, o.cap) : selectIssueSet(instances, o.cap, o.mlCap ?? DEFAULT_ML_ISSUE_CAP);
   const halves = issueHalves(instances, o.tuneOn);
   const perRepo = new Map<string, number>();
   const cases = selected.filter((c) => {

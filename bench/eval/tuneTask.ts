@@ -32,8 +32,8 @@ import type { SearchResponse } from '../../src/search/types.js';
 import { IndexCache, normaliseRefPath } from './coderagRanker.js';
 import { materialise, treeDirFor } from './checkout.js';
 import {
-  DEFAULT_ISSUE_CAP, DEFAULT_ML_ISSUE_CAP, ML_ISSUE_REPOS, accAtK, datasetSources, functionMetrics, goldFiles, goldFunctions, issueHalves, issueLanguage, mergeInstances, parseDataset,
-  selectIssueCases, symbolHits, type GoldFunction, type RankedSymbol as EvalSymbol,
+  DEFAULT_ISSUE_CAP, DEFAULT_ML_ISSUE_CAP, accAtK, datasetSources, functionMetrics, goldFiles, goldFunctions, issueHalves, issueLanguage, mergeInstances, parseDataset,
+  selectIssueSet, symbolHits, type GoldFunction, type RankedSymbol as EvalSymbol,
 } from './issues.js';
 import { caseMetrics } from './metrics.js';
 import { isSourceFile } from './paths.js';
@@ -182,7 +182,7 @@ function loadCases(o: { cap: number; mlCap: number; tuneOn: TuneOn; mirrors?: st
   const sources = datasetSources(undefined, findMirror);
   if (!sources.length) throw new Error('no SWE-bench dataset found (see bench/eval/README.md, issue set)');
   const instances = mergeInstances(sources.map((s) => parseDataset(s.read())));
-  const selected = [...selectIssueCases(instances, o.cap), ...selectIssueCases(instances, o.mlCap, ML_ISSUE_REPOS.map((m) => m.repo))];
+  const selected = selectIssueSet(instances, o.cap, o.mlCap);
   // run.ts's halves: over every eligible instance, uncapped (issues.ts).
   const halfOf = issueHalves(instances, o.tuneOn);
   const out: Case[] = [];
