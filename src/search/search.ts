@@ -19,7 +19,7 @@ import { definedToken, splitPath } from './profileTokens.js';
 import { inflectionBases } from './inflections.js';
 import { findRelationships } from './relationships.js';
 import { describe, lengthFactor, rankSymbols, scoredSymbols, symbolQuery, TASK_LENGTH_POWER, type ScoredSymbols, type SymbolQuery } from './symbolRank.js';
-import { backtickedNames, parseTaskText, quotedMessages, titleOf, withoutPositions, type TaskText } from './taskQuery.js';
+import { backtickedNames, operatorMethods, parseTaskText, quotedMessages, titleOf, withoutPositions, type TaskText } from './taskQuery.js';
 import { rankTask, TASK_PARAMS, type TaskParams } from './taskRank.js';
 import { symbolBodyScores, type LineTerms } from './passages.js';
 import {
@@ -291,7 +291,7 @@ function symbolQueryOf(corpus: SearchCorpus, { input, anchors, task, sources, pa
   for (const { term, idf, weight } of corpusStats(corpus.segments, input.terms, input.termWeights).terms) termWeight.set(term, idf * weight);
   const messages = quotedMessages(text).map((message) => [...new Set(corpus.tokenizer.text(message))]);
   const title = new Set(task ? corpus.tokenizer.text(titleOf(text)) : []);
-  const query = symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0, messages, params?.symbols, { titleTerms: title, backticked: backtickedNames(text) });
+  const query = symbolQuery(termWeight, anchors, task ? TASK_LENGTH_POWER : 0, messages, params?.symbols, { titleTerms: title, backticked: backtickedNames(text), operators: task ? operatorMethods(text) : new Set() });
   if (!sources || !params || params.passages.symbols <= 0) return query;
   // The texts hold the positions of the terms the corpus has (idf > 0), which are the terms weighing anything here.
   const scores = (doc: number, symbols: readonly CodeSymbol[]): number[] | undefined => {

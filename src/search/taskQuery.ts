@@ -96,6 +96,31 @@ export function backtickedNames(text: string): Set<string> {
   return out;
 }
 
+/** Python's binary operators and the methods that implement them, both ways round. */
+const OPERATOR_METHODS: Readonly<Record<string, readonly string[]>> = {
+  '+': ['__add__', '__radd__'], '-': ['__sub__', '__rsub__'], '*': ['__mul__', '__rmul__'], '/': ['__truediv__', '__rtruediv__', '__div__', '__rdiv__'],
+  '//': ['__floordiv__', '__rfloordiv__'], '%': ['__mod__', '__rmod__'], '**': ['__pow__', '__rpow__'], '@': ['__matmul__', '__rmatmul__'],
+  '==': ['__eq__'], '!=': ['__ne__'], '<': ['__lt__', '__gt__'], '>': ['__gt__', '__lt__'], '<=': ['__le__', '__ge__'], '>=': ['__ge__', '__le__'],
+  '&': ['__and__', '__rand__'], '|': ['__or__', '__ror__'], '^': ['__xor__', '__rxor__'],
+};
+/** A binary operator written between two operands with a space either side (`B * Identity`), as code is written. */
+const BINARY_OPERATOR = /[\w)\]] (\*\*|\/\/|==|!=|<=|>=|[-+*/%@<>&|^]) [\w(\[]/g;
+/** In a title, only after a call or an index (`Dagger() * IdentityOperator()`): prose has dashes between words. */
+const TITLE_OPERATOR = /[)\]] (\*\*|\/\/|==|!=|<=|>=|[-+*/%@<>&|^]) [\w(\[]/g;
+
+/**
+ * The methods that implement the binary operators a report's code, backticked spans and title use (`__mul__` and
+ * `__rmul__` for `Dagger() * IdentityOperator()`): for the classes it names, the place such an expression goes wrong.
+ */
+export function operatorMethods(text: string): Set<string> {
+  const out = new Set<string>();
+  const { code } = splitCode(text);
+  const spans = [...code, ...[...text.matchAll(BACKTICK)].map((m) => m[1] as string)];
+  const operators = [...spans.flatMap((span) => [...span.matchAll(BINARY_OPERATOR)]), ...titleOf(text).matchAll(TITLE_OPERATOR)];
+  for (const m of operators) for (const name of OPERATOR_METHODS[m[1] as string] ?? []) out.add(name);
+  return out;
+}
+
 /** A report's title: its first line that is not blank. */
 export function titleOf(text: string): string {
   return text.split('\n').find((line) => line.trim()) ?? '';

@@ -145,6 +145,30 @@ describe('ranking definitions, from the index alone', () => {
     expect(names.slice(0, 2)).toEqual(['resolve@3', 'resolve@7']);
   });
 
+  it('reads an operator a report\'s code uses between classes it names as their method implementing it', async () => {
+    const method = (name: string, body: string) => `    def ${name}(self, other):\n        ${body}\n`;
+    const operator = [
+      'class Operator(Expr):',
+      method('__mul__', 'return Mul(self, other)'),
+      method('_apply_operator', 'return None'),
+      '',
+      'class IdentityOperator(Operator):',
+      method('_apply_operator', 'return other'),
+      method('_represent_default_basis', 'return eye(self.N)'),
+      method('_eval_commutator', 'return Integer(0)'),
+      method('__mul__', 'if isinstance(other, Operator):\n            return other\n        return Mul(self, other)'),
+    ].join('\n');
+    const repo = makeTempRepo({ 'quantum/operator.py': operator, 'quantum/dagger.py': 'class Dagger(Expr):\n    def __new__(cls, arg):\n        return arg.adjoint()\n' });
+    const answer = search(fromIndex(await indexRepo(repo.root)), {
+      granularity: 'symbol', maxResults: 20,
+      query: 'Dagger() * IdentityOperator() is not simplified\n\n```\nA = Operator(\'A\')\nIdentity = IdentityOperator()\nA * Identity  # gives A\nB = Dagger(A)\nB * Identity  # gives A^dagger I\n```\n',
+    });
+    const names = (answer.symbols ?? []).map((s) => s.ast_path);
+    const mul = names.indexOf('IdentityOperator-__mul__');
+    expect(mul).toBeGreaterThanOrEqual(0);
+    for (const sibling of ['IdentityOperator-_apply_operator', 'IdentityOperator-_represent_default_basis', 'IdentityOperator-_eval_commutator']) expect(mul).toBeLessThan(names.indexOf(sibling));
+  });
+
   it('scores a definition whose every name word the title says, in any order, above one whose words weigh more but the title does not name', () => {
     const tokenizer = new Tokenizer();
     const symbols = [symbol('_check_required_columns', 1, 5), symbol('remove_column', 6, 12), symbol('check', 13, 15)];

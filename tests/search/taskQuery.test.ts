@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseName, normalisePath, parseTaskText, type Anchor } from '../../src/search/taskQuery.js';
+import { normaliseName, normalisePath, operatorMethods, parseTaskText, type Anchor } from '../../src/search/taskQuery.js';
 
 const anchorsOf = (text: string): Anchor[] => parseTaskText(text).anchors;
 const texts = (text: string, kind: Anchor['kind']): string[] => anchorsOf(text).filter((a) => a.kind === kind).map((a) => a.text);
@@ -109,6 +109,12 @@ describe('reading a task text for anchors', () => {
     expect(symbols).toEqual(expect.arrayContaining(['sympy.printing.latex', 'sympy.printing.latex.latex', 'MyPrinter', 'Integral']));
     expect(symbols).not.toContain('print');
     expect(anchorsOf(text).every((a) => a.source === 'code')).toBe(true);
+  });
+
+  it('reads the operators code, backticks and a title use as the methods implementing them, not a path\'s slashes or prose\'s dashes', () => {
+    const text = ['Dagger() * IdentityOperator() is not simplified', '', 'A well-known case; `a == b` fails too, see /usr/lib/python3/site.py.', '```', 'B * Identity', 'x = y**2', '```'].join('\n');
+    expect([...operatorMethods(text)].sort()).toEqual(['__eq__', '__mul__', '__rmul__']);
+    expect(operatorMethods('Adding two tables - a regression since 5.0 - breaks `Table.read`')).toEqual(new Set());
   });
 
   it('calls a long text, a stack trace or a code block a task, and keywords or a short message not', () => {
