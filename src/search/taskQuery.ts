@@ -185,8 +185,13 @@ function readFrames(text: string, anchors: AnchorList): string {
   for (const token of pathTokens(text)) {
     if (token.line) anchors.add('path', token.path, 'frame', token.line);
   }
+  // A link to a line of a file (GitHub's and GitLab's `…/blob/<ref>/<path>#L135`) points where a frame does.
+  for (const m of text.matchAll(PERMALINK)) anchors.add('path', m[1] as string, 'frame', Number(m[2]));
   return lines.join('\n');
 }
+
+/** A link to a file's line on a forge: `https://github.com/o/r/blob/2.16/src/x/Version.java#L135` (GitLab adds `/-`). */
+const PERMALINK = /https?:\/\/[^\s/]+\/[^\s/]+\/[^\s/]+\/(?:-\/)?blob\/[^\s/]+\/([^\s#?]+)#L(\d+)/g;
 
 /** Reads one line as a frame; false when it is none. */
 function readFrame(line: string, anchors: AnchorList): boolean {

@@ -117,6 +117,15 @@ describe('reading a task text for anchors', () => {
     expect(operatorMethods('Adding two tables - a regression since 5.0 - breaks `Table.read`')).toEqual(new Set());
   });
 
+  it('reads a link to a line of a file, GitHub\'s or GitLab\'s, as a frame at that line', () => {
+    const text = 'However, `Version.compareTo` ignores it: https://github.com/FasterXML/jackson-core/blob/2.16/src/main/java/com/fasterxml/jackson/core/Version.java#L135 and https://gitlab.com/o/r/-/blob/main/lib/x.py#L7-L9 too.';
+    const frames = anchorsOf(text).filter((a) => a.kind === 'path' && a.source === 'frame');
+    expect(frames).toEqual([
+      { kind: 'path', text: 'src/main/java/com/fasterxml/jackson/core/Version.java', source: 'frame', lines: [135] },
+      { kind: 'path', text: 'lib/x.py', source: 'frame', lines: [7] },
+    ]);
+  });
+
   it('calls a long text, a stack trace or a code block a task, and keywords or a short message not', () => {
     expect(parseTaskText('ttl cache eviction').isTask).toBe(false);
     expect(parseTaskText('fix: keep headers\n\nHeaders set before a redirect were dropped.').isTask).toBe(false);
