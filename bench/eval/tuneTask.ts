@@ -108,6 +108,7 @@ const KNOBS: ReadonlyArray<[string, readonly number[]]> = [
   ['symbols.overrides', [0, 0.5, 0.8, 1, 1.2, 1.5]],
   ['symbols.nested', [0, 0.3, 0.5, 0.7, 0.9]],
   ['symbols.overloads', [0, 0.3, 0.4, 0.5, 0.6, 0.8]],
+  ['symbols.contracts', [0, 0.5, 0.65, 0.8, 0.95, 1]],
 ];
 
 function get(params: TaskParams, path: string): number {

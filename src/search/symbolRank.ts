@@ -10,9 +10,9 @@
  * relative to its file's best symbol's. A class of the best files that lacks a method its sibling classes have is
  * scored as if it had it (liftOverrideGaps), the more so when that method is named after what the request names
  * (`_print_dict` for a backticked `dict`): the fix adds the override there; a function nested in another follows
- * its parent (liftNested), an overload its best namesake (liftOverloads); a name of two or more words that a
- * task's title says every word of is a weak anchor; a definition named with its class comes before its namesakes
- * named bare (liftQualified).
+ * its parent (liftNested), an overload its best namesake (liftOverloads), `equals` and `hashCode` each other
+ * (liftContracts); a name of two or more words that a task's title says every word of is a weak anchor; a
+ * definition named with its class comes before its namesakes named bare (liftQualified).
  * SCOPE_WEIGHT, SYMBOL_PARAMS, TASK_LENGTH_POWER and w were chosen on the issue set's tuning half
  * (bench/eval/tuneTask.ts --sweep reports function-level figures).
  */
@@ -135,8 +135,11 @@ const SCOPE_WEIGHT = 0.5;
  * Then (issue 40's fifth stop, every rule above in) overloads lifted to `overloads` times their best namesake's
  * score (liftOverloads), at 0 / 0.3 / 0.4 / 0.5 / 0.6 / 0.8 / 0.99: fn Acc@5 / Acc@10 .362 / .463, then .375 / .463
  * from 0.3 to 0.5 (Java .389 -> .444 at @5: gson-1391's two `resolve`), .375 / .450 from 0.6 up; Acc@1 .150 at each.
+ * Then (with the operator and permalink anchors, 83 cases) the methods of one contract lifted to `contracts` times the
+ * best of them (liftContracts), at 0 / 0.5 / 0.65 / 0.8 / 0.95 / 1: .373 / .458, .373 / .470, then .386 / .470 from
+ * 0.65 up (Java .444 / .500 -> .500 / .556: jackson-core-1053's `compareTo`, `equals` and `hashCode`).
  */
-export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1, overrides: 1, nested: 0.7, overloads: 0.4 };
+export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1, overrides: 1, nested: 0.7, overloads: 0.4, contracts: 0.8 };
 /** BM25's constants over symbol bodies, the usual ones. */
 const BODY_K1 = 1.2;
 const BODY_B = 0.75;
@@ -317,6 +320,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
   if (query.params.nested > 0) liftNested(placed, query.params.nested);
   liftQualified(placed, query.anchored);
   if (query.params.overloads > 0) liftOverloads(placed, query.params.overloads);
+  if (query.params.contracts > 0) liftContracts(placed, query.params.contracts);
   out.sort((a, b) => b.score - a.score || compareCodeUnits(a.file_path, b.file_path) || a.start_line - b.start_line);
   const top = out[0]?.score || 1;
   return out.slice(0, limit).map((s) => ({ ...s, score: Math.round((s.score / top) * 10000) / 10000 }));
@@ -460,6 +464,29 @@ function liftOverloads(placed: readonly Placed[], weight: number): void {
   for (const p of placed) {
     const top = best.get(`${p.ranked.file_path}\0${p.ranked.ast_path}`);
     if (top !== undefined && top > p.ranked.score) p.ranked.score = Math.max(p.ranked.score, top * weight);
+  }
+}
+
+/** Methods one contract binds, so that a change to one is a change to the others: Java's and Python's equality. */
+const CONTRACTS: ReadonlyArray<ReadonlySet<string>> = [new Set(['equals', 'hashCode', 'compareTo']), new Set(['__eq__', '__hash__'])];
+
+/**
+ * The methods of a class that one contract binds (CONTRACTS) lifted to `weight` times the best of them (never
+ * lowered): equal objects must hash alike and compare as equal, so a fix to `compareTo` edits `equals` and `hashCode`.
+ */
+function liftContracts(placed: readonly Placed[], weight: number): void {
+  const best = new Map<string, number>();
+  const keyOf = (p: Placed): string | undefined => {
+    const family = CONTRACTS.findIndex((f) => f.has(p.ranked.name));
+    return family < 0 || !p.classPath ? undefined : `${p.ranked.file_path}\0${p.classPath}\0${family}`;
+  };
+  for (const p of placed) {
+    const key = keyOf(p);
+    if (key) best.set(key, Math.max(best.get(key) ?? 0, p.ranked.score));
+  }
+  for (const p of placed) {
+    const key = keyOf(p);
+    if (key) p.ranked.score = Math.max(p.ranked.score, weight * (best.get(key) as number));
   }
 }
 

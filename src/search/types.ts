@@ -222,4 +222,6 @@ export interface SymbolParams {
    * property's getter and setter) scores at least this times its best namesake's score (0: its own alone).
    */
   overloads: number;
+  /** Methods of one class that one contract binds (`equals`, `hashCode`) score at least this times the best of them. */
+  contracts: number;
 }

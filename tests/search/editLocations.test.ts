@@ -169,6 +169,28 @@ describe('ranking definitions, from the index alone', () => {
     for (const sibling of ['IdentityOperator-_apply_operator', 'IdentityOperator-_represent_default_basis', 'IdentityOperator-_eval_commutator']) expect(mul).toBeLessThan(names.indexOf(sibling));
   });
 
+  it('puts equals and hashCode right behind the compareTo a report is about: one contract binds them', async () => {
+    const java = [
+      'public class Version implements Comparable<Version> {',
+      '  public boolean isSnapshot() { return snapshotInfo != null && snapshotInfo.length() > 0; }',
+      '  public String toString() { return major + "." + minor + "." + patch; }',
+      '  public int getMajorVersion() { return major; }',
+      '  public int getMinorVersion() { return minor; }',
+      '  @Override public int hashCode() { return artifactId.hashCode() ^ groupId.hashCode() + major - minor + patch; }',
+      '  @Override public boolean equals(Object o) { Version other = (Version) o; return other.major == major && other.minor == minor; }',
+      '  @Override public int compareTo(Version other) { int diff = major - other.major; return diff; }',
+      '}',
+    ].join('\n');
+    const repo = makeTempRepo({ 'src/main/java/com/example/Version.java': java });
+    const answer = search(fromIndex(await indexRepo(repo.root)), {
+      granularity: 'symbol', maxResults: 20,
+      query: 'Compare snapshot info in `Version`\n\nAccording to semver, 1.0.0-alpha < 1.0.0-beta. However, `Version.compareTo` does not account for the snapshot info in its comparison of major, minor and patch versions. Does it make sense to compare the snapshot info as well?',
+    });
+    const names = (answer.symbols ?? []).map((s) => s.name);
+    expect(names[0]).toBe('compareTo');
+    expect(names.slice(1, 3).sort()).toEqual(['equals', 'hashCode']);
+  });
+
   it('scores a definition whose every name word the title says, in any order, above one whose words weigh more but the title does not name', () => {
     const tokenizer = new Tokenizer();
     const symbols = [symbol('_check_required_columns', 1, 5), symbol('remove_column', 6, 12), symbol('check', 13, 15)];
