@@ -463,7 +463,7 @@ function liftOverloads(placed: readonly Placed[], weight: number): void {
   }
   for (const p of placed) {
     const top = best.get(`${p.ranked.file_path}\0${p.ranked.ast_path}`);
-    if (top !== undefined && top > p.ranked.score) p.ranked.score = Math.max(p.ranked.score, top * weight);
+    if (top !== undefined) p.ranked.score = Math.max(p.ranked.score, top * weight);
   }
 }
 
