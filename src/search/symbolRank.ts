@@ -23,6 +23,7 @@ import type { Anchor, RankedSymbol, SymbolParams } from './types.js';
 import { clipped, compareCodeUnits } from '../shared/text.js';
 import { parseVocabulary } from '../index/vocabulary.js';
 import { parentPath } from '../index/qualifiedName.js';
+import { detectLanguage } from '../extract/languages.js';
 
 export type { RankedSymbol } from './types.js';
 
@@ -134,12 +135,15 @@ const SCOPE_WEIGHT = 0.5;
  * 0.7 / 0.9: .313 / .412, .313 / .412, then .325 / .425 from 0.5 up (Python .406 / .531 -> .438 / .563).
  * Then (issue 40's fifth stop, every rule above in) overloads lifted to `overloads` times their best namesake's
  * score (liftOverloads), at 0 / 0.3 / 0.4 / 0.5 / 0.6 / 0.8 / 0.99: fn Acc@5 / Acc@10 .362 / .463, then .375 / .463
- * from 0.3 to 0.5 (Java .389 -> .444 at @5: gson-1391's two `resolve`), .375 / .450 from 0.6 up; Acc@1 .150 at each.
+ * from 0.3 to 0.5 (Java .389 -> .444 at @5: gson-1391's two `resolve`), .375 / .450 from 0.6 up (a Python property's
+ * getter and setter); Acc@1 .150 at each. With Python's files left out (it has no overloads) and the rules below in
+ * (83 cases), at 0.4 / 0.6 / 0.8 / 0.95: .386 / .470, then .386 / .482 from 0.6 up (Java @10 .556 -> .611:
+ * jackson-core-891's three `writeStartObject`).
  * Then (with the operator and permalink anchors, 83 cases) the methods of one contract lifted to `contracts` times the
  * best of them (liftContracts), at 0 / 0.5 / 0.65 / 0.8 / 0.95 / 1: .373 / .458, .373 / .470, then .386 / .470 from
  * 0.65 up (Java .444 / .500 -> .500 / .556: jackson-core-1053's `compareTo`, `equals` and `hashCode`).
  */
-export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1, overrides: 1, nested: 0.7, overloads: 0.4, contracts: 0.8 };
+export const SYMBOL_PARAMS: SymbolParams = { body: 0.3, filePower: 1, overrides: 1, nested: 0.7, overloads: 0.8, contracts: 0.8 };
 /** BM25's constants over symbol bodies, the usual ones. */
 const BODY_K1 = 1.2;
 const BODY_B = 0.75;
@@ -452,12 +456,14 @@ function liftNested(placed: readonly Placed[], weight: number): void {
 
 /**
  * Overloads (definitions of one name in one scope: they share an ast_path) lifted to `weight` times the best of
- * them (never lowered): a fix to `resolve(a)` often edits the `resolve(a, b)` it delegates to.
+ * them (never lowered): a fix to `resolve(a)` often edits the `resolve(a, b)` it delegates to. Python has none: a
+ * name it defines twice in one scope is a property's getter and setter, or a redefinition.
  */
 function liftOverloads(placed: readonly Placed[], weight: number): void {
   const best = new Map<string, number>();
   for (const p of placed) {
     if (p.ranked.kind !== 'method' && p.ranked.kind !== 'function') continue;
+    if (detectLanguage(p.ranked.file_path).name === 'Python') continue;
     const key = `${p.ranked.file_path}\0${p.ranked.ast_path}`;
     best.set(key, Math.max(best.get(key) ?? 0, p.ranked.score));
   }

@@ -169,6 +169,28 @@ describe('ranking definitions, from the index alone', () => {
     for (const sibling of ['IdentityOperator-_apply_operator', 'IdentityOperator-_represent_default_basis', 'IdentityOperator-_eval_commutator']) expect(mul).toBeLessThan(names.indexOf(sibling));
   });
 
+  it('lifts no Python namesake as an overload: a property\'s setter is not its getter\'s overload', async () => {
+    const python = [
+      'class Card:',
+      '    @property',
+      '    def value(self):',
+      '        """The card\'s value, parsed from its image: quotes doubled, strings unescaped."""',
+      '        return self._parse_value(self._image)',
+      ...['keyword', 'comment', 'image', 'rawkeyword'].map((name) => `    def ${name}(self):\n        """The card's ${name}, from its image."""\n        return self._${name}\n`),
+      '    @value.setter',
+      '    def value(self, value):',
+      '        self._modified = True',
+    ].join('\n');
+    const repo = makeTempRepo({ 'fits/card.py': python });
+    const answer = search(fromIndex(await indexRepo(repo.root)), {
+      granularity: 'symbol', maxResults: 20,
+      query: 'Inconsistency in double single-quote management in FITS Card\n\nThe value parsed from a card image loses one of its doubled quotes when it is unescaped; the keyword, comment and image are right.',
+    });
+    const values = (answer.symbols ?? []).flatMap((s, i) => (s.name === 'value' ? [i] : []));
+    expect(values[0]).toBe(0);
+    expect(values[1]).toBeGreaterThan(1);
+  });
+
   it('puts equals and hashCode right behind the compareTo a report is about: one contract binds them', async () => {
     const java = [
       'public class Version implements Comparable<Version> {',
