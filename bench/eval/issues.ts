@@ -670,9 +670,6 @@ export interface IssueRun {
 }
 
 /**
- * Runs the issue set. `listCandidates` is run.ts's (passed in to keep this module free of run.ts).
- */
-/**
  * The issue set's cases: `cap` per SWE-bench repository, `mlCap` per Multi-SWE-bench or SWE-PolyBench repository.
  * run.ts and tuneTask.ts both select with it, so they rank the same cases.
  */
@@ -681,6 +678,9 @@ export function selectIssueSet(instances: readonly IssueInstance[], cap: number,
   return [...selectIssueCases(instances, cap), ...selectIssueCases(instances, mlCap, mlRepos)];
 }
 
+/**
+ * Runs the issue set. `listCandidates` is run.ts's (passed in to keep this module free of run.ts).
+ */
 export async function runIssues(
   instances: readonly IssueInstance[],
   o: IssueRunOptions,
