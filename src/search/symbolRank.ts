@@ -245,12 +245,12 @@ function anchoredNames(anchors: readonly Anchor[]): Map<string, string[]> {
  * (`world_to_pixel` and `SlicedLowLevelWCS`: its `world_to_pixel_values`), or is its private form (`_bar`), is what
  * the report calls by that name; its method implementing an operator the task's code uses is named by it.
  */
-function anchorStrength(symbol: Pick<CodeSymbol, 'name' | 'ast_path'>, anchored: ReadonlyMap<string, readonly string[]>, operators: ReadonlySet<string> = new Set()): number {
+function anchorStrength(symbol: Pick<CodeSymbol, 'name' | 'ast_path'>, anchored: ReadonlyMap<string, readonly string[]>, operators: ReadonlySet<string>): number {
   const name = symbol.name.toLowerCase();
   const qualifiers = anchored.get(name);
-  const scope = symbol.ast_path.toLowerCase().split('-').slice(0, -1);
+  const scope = scopeOf(symbol);
   const inNamedClass = scope.some((part) => anchored.has(part));
-  if (qualifiers) return inNamedClass || isQualified(symbol, qualifiers) ? 1 : 0.6;
+  if (qualifiers) return inNamedClass || isQualified(scope, qualifiers) ? 1 : 0.6;
   if (!inNamedClass) return 0;
   if (operators.has(name)) return OPERATOR_STRENGTH;
   for (const named of anchored.keys()) if (named.length >= MIN_EXTENDED && (name.startsWith(`${named}_`) || name === `_${named}`)) return 1;
@@ -265,9 +265,13 @@ function anchorStrength(symbol: Pick<CodeSymbol, 'name' | 'ast_path'>, anchored:
  */
 const OPERATOR_STRENGTH = 0.6;
 
+/** The names of the definitions enclosing a symbol, outermost first, lower-cased (`['card']` for `Card-fromstring`). */
+function scopeOf(symbol: Pick<CodeSymbol, 'ast_path'>): string[] {
+  return symbol.ast_path.toLowerCase().split('-').slice(0, -1);
+}
+
 /** Whether a symbol's enclosing scope holds one of the qualifiers its name is written with (`Card` of `Card.fromstring`). */
-function isQualified(symbol: Pick<CodeSymbol, 'ast_path'>, qualifiers: readonly string[]): boolean {
-  const scope = symbol.ast_path.toLowerCase().split('-').slice(0, -1);
+function isQualified(scope: readonly string[], qualifiers: readonly string[]): boolean {
   return qualifiers.some((q) => q && scope.includes(q));
 }
 
@@ -431,7 +435,7 @@ function liftQualified(placed: readonly Placed[], anchored: SymbolQuery['anchore
   const qualified: Placed[] = [];
   for (const p of named) {
     const key = p.ranked.name.toLowerCase();
-    if (isQualified(p.ranked, anchored.get(key) ?? [])) qualified.push(p);
+    if (isQualified(scopeOf(p.ranked), anchored.get(key) ?? [])) qualified.push(p);
     else bestBare.set(key, Math.max(bestBare.get(key) ?? 0, p.ranked.score));
   }
   for (const p of qualified) {
@@ -455,45 +459,50 @@ function liftNested(placed: readonly Placed[], weight: number): void {
 }
 
 /**
+ * Definitions that share a key (`keyOf`, undefined for none) lifted to `weight` times the best of them (never
+ * lowered): what a fix to one edits in the others.
+ */
+function liftToBestOf(placed: readonly Placed[], weight: number, keyOf: (p: Placed) => string | undefined): void {
+  const keys = placed.map(keyOf);
+  const best = new Map<string, number>();
+  placed.forEach((p, i) => {
+    const key = keys[i];
+    if (key !== undefined) best.set(key, Math.max(best.get(key) ?? 0, p.ranked.score));
+  });
+  placed.forEach((p, i) => {
+    const key = keys[i];
+    if (key !== undefined) p.ranked.score = Math.max(p.ranked.score, weight * (best.get(key) as number));
+  });
+}
+
+/**
  * Overloads (definitions of one name in one scope: they share an ast_path) lifted to `weight` times the best of
- * them (never lowered): a fix to `resolve(a)` often edits the `resolve(a, b)` it delegates to. Python has none: a
- * name it defines twice in one scope is a property's getter and setter, or a redefinition.
+ * them: a fix to `resolve(a)` often edits the `resolve(a, b)` it delegates to. Python has none: a name it defines
+ * twice in one scope is a property's getter and setter, or a redefinition.
  */
 function liftOverloads(placed: readonly Placed[], weight: number): void {
-  const best = new Map<string, number>();
-  for (const p of placed) {
-    if (p.ranked.kind !== 'method' && p.ranked.kind !== 'function') continue;
-    if (detectLanguage(p.ranked.file_path).name === 'Python') continue;
-    const key = `${p.ranked.file_path}\0${p.ranked.ast_path}`;
-    best.set(key, Math.max(best.get(key) ?? 0, p.ranked.score));
-  }
-  for (const p of placed) {
-    const top = best.get(`${p.ranked.file_path}\0${p.ranked.ast_path}`);
-    if (top !== undefined) p.ranked.score = Math.max(p.ranked.score, top * weight);
-  }
+  const python = new Map<string, boolean>();
+  const isPython = (file: string): boolean => {
+    let known = python.get(file);
+    if (known === undefined) python.set(file, (known = detectLanguage(file).name === 'Python'));
+    return known;
+  };
+  liftToBestOf(placed, weight, ({ ranked }) =>
+    (ranked.kind === 'method' || ranked.kind === 'function') && !isPython(ranked.file_path) ? `${ranked.file_path}\0${ranked.ast_path}` : undefined);
 }
 
 /** Methods one contract binds, so that a change to one is a change to the others: Java's and Python's equality. */
 const CONTRACTS: ReadonlyArray<ReadonlySet<string>> = [new Set(['equals', 'hashCode', 'compareTo']), new Set(['__eq__', '__hash__'])];
 
 /**
- * The methods of a class that one contract binds (CONTRACTS) lifted to `weight` times the best of them (never
- * lowered): equal objects must hash alike and compare as equal, so a fix to `compareTo` edits `equals` and `hashCode`.
+ * The methods of a class that one contract binds (CONTRACTS) lifted to `weight` times the best of them: equal
+ * objects must hash alike and compare as equal, so a fix to `compareTo` edits `equals` and `hashCode`.
  */
 function liftContracts(placed: readonly Placed[], weight: number): void {
-  const best = new Map<string, number>();
-  const keyOf = (p: Placed): string | undefined => {
-    const family = CONTRACTS.findIndex((f) => f.has(p.ranked.name));
-    return family < 0 || !p.classPath ? undefined : `${p.ranked.file_path}\0${p.classPath}\0${family}`;
-  };
-  for (const p of placed) {
-    const key = keyOf(p);
-    if (key) best.set(key, Math.max(best.get(key) ?? 0, p.ranked.score));
-  }
-  for (const p of placed) {
-    const key = keyOf(p);
-    if (key) p.ranked.score = Math.max(p.ranked.score, weight * (best.get(key) as number));
-  }
+  liftToBestOf(placed, weight, ({ ranked, classPath }) => {
+    const family = CONTRACTS.findIndex((f) => f.has(ranked.name));
+    return family < 0 || !classPath ? undefined : `${ranked.file_path}\0${classPath}\0${family}`;
+  });
 }
 
 /** Characters of a definition's one-line description, at most. */
