@@ -14,6 +14,9 @@ const fromIndex = (index: RepoIndex) => new SearchCorpus([{ key: index.repo_name
 const topSymbol = (index: RepoIndex, request: SearchRequest) => search(fromIndex(index), { granularity: 'symbol', ...request }).symbols?.[0];
 
 const symbol = (name: string, start_line: number, end_line: number, ast_path = name): CodeSymbol => ({ kind: 'function', name, ast_path, start_line, end_line });
+/** The symbol answers for `query` over a repository of `files`, indexed offline. */
+const symbolAnswers = async (files: Record<string, string>, query: string, maxResults = 20) =>
+  search(fromIndex(await indexRepo(makeTempRepo(files).root)), { granularity: 'symbol', maxResults, query }).symbols ?? [];
 
 describe('a definition\'s own words', () => {
   it('are the words of its lines less those of the definitions nested in it', () => {
@@ -111,12 +114,8 @@ describe('ranking definitions, from the index alone', () => {
     const printer = (name: string, kinds: readonly string[]) =>
       [`class ${name}(Printer):`, ...kinds.map((t) => `    def _print_${t}(self, expr):\n        return "%s(%s)" % (expr.__class__.__name__, self.join(expr))\n`)].join('\n');
     const repr = `${printer('ReprPrinter', ['list', 'tuple', 'Symbol', 'Integer'])}\n    def emptyPrinter(self, expr):\n        return str(expr)\n\n\ndef print_elements(elements):\n    """Prints the elements of a list or a tuple properly."""\n    return ", ".join(srepr(e) for e in elements)\n\n\ndef srepr(expr):\n    """Prints the expression so that eval gives it back."""\n    return ReprPrinter().doprint(expr)\n`;
-    const repo = makeTempRepo({ 'printing/repr.py': repr, 'printing/str.py': printer('StrPrinter', ['list', 'tuple', 'Symbol', 'Integer', 'dict', 'set']) });
-    const answer = search(fromIndex(await indexRepo(repo.root)), {
-      granularity: 'symbol', maxResults: 50,
-      query: 'srepr not printing dict and set properly\n\n`srepr` prints the elements of `list` and `tuple` correctly, but the elements of `dict` and `set` wrong:\n\n```python\n>>> srepr({x: y})\n{x: y}\n```\n',
-    });
-    const names = (answer.symbols ?? []).map((s) => `${s.file_path}:${s.name}`);
+    const symbols = await symbolAnswers({ 'printing/repr.py': repr, 'printing/str.py': printer('StrPrinter', ['list', 'tuple', 'Symbol', 'Integer', 'dict', 'set']) }, 'srepr not printing dict and set properly\n\n`srepr` prints the elements of `list` and `tuple` correctly, but the elements of `dict` and `set` wrong:\n\n```python\n>>> srepr({x: y})\n{x: y}\n```\n', 50);
+    const names = symbols.map((s) => `${s.file_path}:${s.name}`);
     // Right after the function the report names: the printer it calls is what lacks `_print_dict`, as its sibling shows.
     expect(names.slice(0, 2)).toEqual(['printing/repr.py:srepr', 'printing/repr.py:ReprPrinter']);
   });
@@ -136,12 +135,8 @@ describe('ranking definitions, from the index alone', () => {
         `  public static Type ${name}(Type type) {\n    // a type variable of a generic class\n    return type;\n  }`),
       '}',
     ].join('\n');
-    const repo = makeTempRepo({ 'src/main/java/com/example/Types.java': java });
-    const answer = search(fromIndex(await indexRepo(repo.root)), {
-      granularity: 'symbol', maxResults: 20,
-      query: 'Stack overflow when a type variable of a generic class refers to itself\n\nResolving such a type variable against its declaring class recurses without end; it happens for any class whose type parameter is bounded by the class itself, and ends in "type variable cannot be resolved".',
-    });
-    const names = (answer.symbols ?? []).map((s) => `${s.name}@${s.start_line}`);
+    const symbols = await symbolAnswers({ 'src/main/java/com/example/Types.java': java }, 'Stack overflow when a type variable of a generic class refers to itself\n\nResolving such a type variable against its declaring class recurses without end; it happens for any class whose type parameter is bounded by the class itself, and ends in "type variable cannot be resolved".');
+    const names = symbols.map((s) => `${s.name}@${s.start_line}`);
     expect(names.slice(0, 2)).toEqual(['resolve@3', 'resolve@7']);
   });
 
@@ -158,12 +153,8 @@ describe('ranking definitions, from the index alone', () => {
       method('_eval_commutator', 'return Integer(0)'),
       method('__mul__', 'if isinstance(other, Operator):\n            return other\n        return Mul(self, other)'),
     ].join('\n');
-    const repo = makeTempRepo({ 'quantum/operator.py': operator, 'quantum/dagger.py': 'class Dagger(Expr):\n    def __new__(cls, arg):\n        return arg.adjoint()\n' });
-    const answer = search(fromIndex(await indexRepo(repo.root)), {
-      granularity: 'symbol', maxResults: 20,
-      query: 'Dagger() * IdentityOperator() is not simplified\n\n```\nA = Operator(\'A\')\nIdentity = IdentityOperator()\nA * Identity  # gives A\nB = Dagger(A)\nB * Identity  # gives A^dagger I\n```\n',
-    });
-    const names = (answer.symbols ?? []).map((s) => s.ast_path);
+    const symbols = await symbolAnswers({ 'quantum/operator.py': operator, 'quantum/dagger.py': 'class Dagger(Expr):\n    def __new__(cls, arg):\n        return arg.adjoint()\n' }, 'Dagger() * IdentityOperator() is not simplified\n\n```\nA = Operator(\'A\')\nIdentity = IdentityOperator()\nA * Identity  # gives A\nB = Dagger(A)\nB * Identity  # gives A^dagger I\n```\n');
+    const names = symbols.map((s) => s.ast_path);
     const mul = names.indexOf('IdentityOperator-__mul__');
     expect(mul).toBeGreaterThanOrEqual(0);
     for (const sibling of ['IdentityOperator-_apply_operator', 'IdentityOperator-_represent_default_basis', 'IdentityOperator-_eval_commutator']) expect(mul).toBeLessThan(names.indexOf(sibling));
@@ -181,12 +172,8 @@ describe('ranking definitions, from the index alone', () => {
       '    def value(self, value):',
       '        self._modified = True',
     ].join('\n');
-    const repo = makeTempRepo({ 'fits/card.py': python });
-    const answer = search(fromIndex(await indexRepo(repo.root)), {
-      granularity: 'symbol', maxResults: 20,
-      query: 'Inconsistency in double single-quote management in FITS Card\n\nThe value parsed from a card image loses one of its doubled quotes when it is unescaped; the keyword, comment and image are right.',
-    });
-    const values = (answer.symbols ?? []).flatMap((s, i) => (s.name === 'value' ? [i] : []));
+    const symbols = await symbolAnswers({ 'fits/card.py': python }, 'Inconsistency in double single-quote management in FITS Card\n\nThe value parsed from a card image loses one of its doubled quotes when it is unescaped; the keyword, comment and image are right.');
+    const values = symbols.flatMap((s, i) => (s.name === 'value' ? [i] : []));
     expect(values[0]).toBe(0);
     expect(values[1]).toBeGreaterThan(1);
   });
@@ -203,12 +190,8 @@ describe('ranking definitions, from the index alone', () => {
       '  @Override public int compareTo(Version other) { int diff = major - other.major; return diff; }',
       '}',
     ].join('\n');
-    const repo = makeTempRepo({ 'src/main/java/com/example/Version.java': java });
-    const answer = search(fromIndex(await indexRepo(repo.root)), {
-      granularity: 'symbol', maxResults: 20,
-      query: 'Compare snapshot info in `Version`\n\nAccording to semver, 1.0.0-alpha < 1.0.0-beta. However, `Version.compareTo` does not account for the snapshot info in its comparison of major, minor and patch versions. Does it make sense to compare the snapshot info as well?',
-    });
-    const names = (answer.symbols ?? []).map((s) => s.name);
+    const symbols = await symbolAnswers({ 'src/main/java/com/example/Version.java': java }, 'Compare snapshot info in `Version`\n\nAccording to semver, 1.0.0-alpha < 1.0.0-beta. However, `Version.compareTo` does not account for the snapshot info in its comparison of major, minor and patch versions. Does it make sense to compare the snapshot info as well?');
+    const names = symbols.map((s) => s.name);
     expect(names[0]).toBe('compareTo');
     expect(names.slice(1, 3).sort()).toEqual(['equals', 'hashCode']);
   });
