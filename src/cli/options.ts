@@ -6,6 +6,7 @@
  * error, an unusual form) is left to commander.
  */
 import { parseArgs } from 'node:util';
+import { FILE_ROLES } from '../index/types.js';
 import { CHARS_PER_TOKEN, MIN_MAX_TOKENS } from '../search/budget.js';
 import { DEFAULT_SCORER, ELEMENT_TYPES, GRANULARITIES, SCORERS } from '../search/types.js';
 
@@ -53,7 +54,7 @@ export interface OptionSpec {
 export const SCOPE_OPTIONS: readonly OptionSpec[] = [
   { flags: '--repo <name>', description: 'only this repository, as `coderag overview` names it (repeat for several)', multiple: true },
   { flags: '--path <glob>', description: 'only files whose repository-relative path matches, e.g. src/** or *.py (repeat for several)', multiple: true },
-  { flags: '--role <role>', description: 'only files of this role: source, test, config, entry_point, docs, build, example, data, generated (repeat for several)', multiple: true },
+  { flags: '--role <role>', description: `only files of this role: ${FILE_ROLES.join(', ')} (repeat for several)`, multiple: true },
   { flags: '--exclude-tests', description: 'leave test files out', default: false },
 ];
 

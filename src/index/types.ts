@@ -101,7 +101,8 @@ export type SummarySource = 'doc' | 'comment' | 'composed';
  * What a file is, from its path: `types` is a declaration file (`.d.ts`, `.d.mts`, `.pyi`) beside an
  * implementation; `benchmark` a benchmark (`bench/`, `benches/`); `lockfile` a package manager's lock file.
  */
-export type FileRole = 'source' | 'test' | 'config' | 'entry_point' | 'docs' | 'build' | 'example' | 'data' | 'generated' | 'types' | 'benchmark' | 'lockfile';
+export const FILE_ROLES = ['source', 'test', 'config', 'entry_point', 'docs', 'build', 'example', 'data', 'generated', 'types', 'benchmark', 'lockfile'] as const;
+export type FileRole = (typeof FILE_ROLES)[number];
 
 export interface FileRelationship {
   repo_file_path: string;

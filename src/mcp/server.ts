@@ -15,7 +15,7 @@ import { VERSION } from '../shared/version.js';
 import { freshnessWithin } from '../search/freshness.js';
 import { IndexCache, type IndexSource } from './indexCache.js';
 import { DEFAULT_SYMBOL_RESULTS, SYMBOL_KINDS } from '../search/symbols.js';
-import { FILE_ROLES } from '../search/scope.js';
+import { FILE_ROLES } from '../index/types.js';
 import { findSymbolTool, getFileOutline, getIndexesOverview, searchCodeReferences, searchText, type ToolAnswer, type ToolContext } from './tools.js';
 
 export interface McpServerOptions {
@@ -123,7 +123,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   // Scope (search/scope.ts): a filter on the files an answer may hold, stated back in the answer's `scope`.
   const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)]).optional();
   const scopePath = oneOrMany(z.string().trim().min(1)).describe('Only files whose repository-relative path matches this glob (or any of these), e.g. "src/**" or "*.py"');
-  const scopeRole = oneOrMany(z.enum(FILE_ROLES as [string, ...string[]])).describe(`Only files of this role (or these): ${FILE_ROLES.join(', ')}`);
+  const scopeRole = oneOrMany(z.enum(FILE_ROLES)).describe(`Only files of this role (or these): ${FILE_ROLES.join(', ')}`);
   const excludeTests = z.boolean().optional().describe('Leave test files out');
   const scopeArgs = {
     repo: oneOrMany(z.string().trim().min(1)).describe('Only this repository (or these), as get_indexes_overview names them'),

@@ -5,14 +5,12 @@
  * statistics stay the whole folder's, so a file scores the same with or without a scope, and an answer says which
  * scope it was given (`scope`). The CLI and the MCP tools build one with `makeScope` and ask through here.
  */
-import type { FileRole, FileSummary } from '../index/types.js';
+import { FILE_ROLES, type FileRole, type FileSummary } from '../index/types.js';
 import { UsageError } from '../shared/errors.js';
 import { search, type SearchCorpus } from './search.js';
 import { fileOutline, findSymbol, type FileOutline, type FindSymbolOptions, type SymbolSearch } from './symbols.js';
 import type { LoadedIndex, SearchRequest, SearchResponse } from './types.js';
 
-/** The roles an index gives files (index/types.ts FileRole), as `--role` accepts them. */
-export const FILE_ROLES: readonly FileRole[] = ['source', 'test', 'config', 'entry_point', 'docs', 'build', 'example', 'data', 'generated'];
 
 export interface Scope {
   /** Repository names as the indexes give them; empty: every repository. */

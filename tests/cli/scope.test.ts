@@ -26,7 +26,12 @@ beforeAll(async () => {
   const poly = path.join(makeTempDir(), 'poly');
   copyFixture(poly);
   // A second repository that speaks of caches too.
-  const other = makeTempRepo({ 'cache/store.py': 'def cache_get(key):\n    """Read a cached value."""\n    return key\n', 'tests/test_store.py': 'def test_cache_get():\n    assert True\n' }, { name: 'pystore' });
+  const other = makeTempRepo({
+    'cache/store.py': 'def cache_get(key):\n    """Read a cached value."""\n    return key\n',
+    // A stub beside it: role `types`.
+    'cache/store.pyi': 'def cache_get(key: str) -> str: ...\n',
+    'tests/test_store.py': 'def test_cache_get():\n    assert True\n',
+  }, { name: 'pystore' });
   out = makeTempDir();
   expect((await runCli(['index', poly, other.root, '--out', out])).code).toBe(0);
 }, 60_000);
@@ -66,6 +71,13 @@ describe('coderag search with a scope', () => {
     expect(noTests.scope).toEqual({ exclude_tests: true });
     const onlyTests = await searchJson('--keywords', 'cache', '--role', 'test');
     expect(onlyTests.references.map((r) => r.file_path).sort()).toEqual(['src/cache/lruCache.test.ts', 'tests/test_store.py']);
+  });
+
+  it('--role takes every role an index gives, declaration files, benchmarks and lock files too', async () => {
+    const stubs = await searchJson('--keywords', 'cache', '--role', 'types');
+    expect(stubs.references.map((r) => `${r.repo_name} ${r.file_path} ${r.role}`)).toEqual(['pystore cache/store.pyi types']);
+    expect(stubs.scope).toEqual({ roles: ['types'] });
+    for (const role of ['benchmark', 'lockfile']) expect((await runCli(['search', '--indexes', out, '--keywords', 'cache', '--role', role])).code).toBe(0);
   });
 
   it('says in markdown which scope it answered in, and why nothing came when nothing was in it', async () => {
