@@ -84,7 +84,8 @@ async function runSearch(event) {
   status('Searching…');
   const started = performance.now();
   try {
-    const answer = await api('search', { query: text, target, repo: $('repo').value, max_results: $('max').value, granularity: 'file' });
+    const scope = { path: $('path').value.trim(), exclude_tests: $('no-tests').checked ? 'true' : '' };
+    const answer = await api('search', { query: text, target, repo: $('repo').value, ...scope, max_results: $('max').value, granularity: 'file' });
     renderResults(answer);
     status(`${answer.references.length} file(s) in ${Math.round(performance.now() - started)} ms${answer.notice ? ` — ${answer.notice}` : ''}`);
     if (answer.relationships && answer.relationships.length) renderPicture([{ repo_name: 'target', relationships: answer.relationships }], `Relationships of ${answer.target_file}`);

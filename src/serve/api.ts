@@ -1,6 +1,8 @@
 /**
  * The JSON API: `search`, `overview`, `outline` and `symbol` answering what `coderag … --json` prints, over the
- * indexes a request may read, and `relationships` for the page's picture. Each handler takes the request's
+ * indexes a request may read, and `relationships` for the page's picture. `search` and `symbol` take the CLI's
+ * scope as parameters (`path` and `role`, each repeatable, and `exclude_tests=true`), within the repositories the
+ * request may read. Each handler takes the request's
  * parameters and its view of the indexes and answers a status and a body; the server only routes.
  */
 import { splitKeywords } from '../mcp/tools.js';
@@ -8,10 +10,11 @@ import type { IndexSnapshot } from '../mcp/indexCache.js';
 import { MIN_MAX_TOKENS } from '../search/budget.js';
 import { answerOutline, answerSymbolSearch, budgetedSearchJson, overviewJson } from '../search/format.js';
 import type { RepoFreshness } from '../search/freshness.js';
-import { DEFAULT_MAX_RESULTS, search } from '../search/search.js';
-import { DEFAULT_SYMBOL_RESULTS, fileOutline, findSymbol, SYMBOL_KINDS } from '../search/symbols.js';
+import { makeScope, scopedFindSymbol, scopedSearch, type Scope as AnswerScope } from '../search/scope.js';
+import { DEFAULT_MAX_RESULTS } from '../search/search.js';
+import { DEFAULT_SYMBOL_RESULTS, fileOutline, SYMBOL_KINDS } from '../search/symbols.js';
 import { GRANULARITIES, type Granularity, type LoadedIndex } from '../search/types.js';
-import { CodeRagError } from '../shared/errors.js';
+import { CodeRagError, UsageError } from '../shared/errors.js';
 import type { Scope } from './tokens.js';
 
 export interface ApiAnswer {
@@ -61,6 +64,8 @@ export async function answerApi(route: ApiRoute, params: URLSearchParams, contex
     }
   } catch (error) {
     if (error instanceof BadRequest) return failure(error.status, error.message);
+    // A scope the request got wrong (an unknown role, a broken glob): its own mistake, not a missing thing.
+    if (error instanceof UsageError) return failure(400, error.message, error.hint);
     if (error instanceof CodeRagError) return failure(404, error.message, error.hint);
     throw error;
   }
@@ -75,14 +80,14 @@ async function searchAnswer(params: URLSearchParams, context: ApiContext): Promi
   if (granularity !== null && !(GRANULARITIES as readonly string[]).includes(granularity)) throw new BadRequest(`granularity must be one of ${GRANULARITIES.join(', ')}`);
   const maxTokens = params.get('max_tokens') ? count(params, 'max_tokens', 0, MAX_API_TOKENS, MIN_MAX_TOKENS) : undefined;
   const view = viewFor(params, context);
-  const response = search(view.corpus, {
+  const response = scopedSearch(view.corpus, {
     target,
     keywords,
     ...(query.trim() ? { query } : {}),
     maxResults: count(params, 'max_results', DEFAULT_MAX_RESULTS, MAX_API_RESULTS),
     // As `coderag search`: the definitions most likely to need a change first, unless asked for files alone.
     granularity: (granularity ?? 'symbol') as Granularity,
-  });
+  }, answerScope(params, view.indexes));
   const freshness = await context.freshness(view.indexes);
   // As `coderag search --json --max-tokens`: the least relevant results left out to fit, and said so.
   return { status: 200, body: budgetedSearchJson(response, view.dir, view.indexes, view.warnings, freshness, maxTokens) };
@@ -106,7 +111,7 @@ function symbolAnswer(params: URLSearchParams, context: ApiContext): ApiAnswer {
   const kind = params.get('kind');
   if (kind !== null && !(SYMBOL_KINDS as readonly string[]).includes(kind)) throw new BadRequest(`kind must be one of ${SYMBOL_KINDS.join(', ')}`);
   const view = viewFor(params, context);
-  const result = findSymbol(view.indexes, name, { ...(kind ? { kind } : {}), maxResults: count(params, 'max_results', DEFAULT_SYMBOL_RESULTS, MAX_API_RESULTS) });
+  const result = scopedFindSymbol(view.indexes, name, { ...(kind ? { kind } : {}), maxResults: count(params, 'max_results', DEFAULT_SYMBOL_RESULTS, MAX_API_RESULTS) }, answerScope(params, view.indexes));
   return { status: 200, body: { ...answerSymbolSearch(result), indexes_directory: view.dir, warnings: [...view.warnings] } };
 }
 
@@ -135,6 +140,16 @@ function viewFor(params: URLSearchParams, context: ApiContext): IndexSnapshot {
   const view = context.view({ all: false, repos: new Set(allowed ? [repo] : []) });
   if (view.indexes.length === 0) throw new BadRequest(`no repository named ${JSON.stringify(repo.slice(0, 200))} among the indexes you may read`, 404);
   return view;
+}
+
+/**
+ * The files an answer may hold, as the CLI's `--path`, `--role` and `--exclude-tests` say it (search/scope.ts).
+ * The repositories are the view's already: `repo` narrows the view, never past what the request may read.
+ */
+function answerScope(params: URLSearchParams, indexes: readonly LoadedIndex[]): AnswerScope {
+  const excludeTests = params.get('exclude_tests');
+  if (excludeTests !== null && !['true', 'false', '1', '0', ''].includes(excludeTests)) throw new BadRequest('exclude_tests must be true or false');
+  return makeScope({ path: params.getAll('path'), role: params.getAll('role'), excludeTests: excludeTests === 'true' || excludeTests === '1' }, indexes);
 }
 
 function required(params: URLSearchParams, name: string): string {

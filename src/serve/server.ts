@@ -151,7 +151,12 @@ export function createServeServer(options: ServeServerOptions): ServeServer {
       if (body === undefined) return;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendJson(res, failure(400, 'post a JSON object of the search parameters'));
       params = new URLSearchParams();
-      for (const [name, value] of Object.entries(body)) if (typeof value === 'string' || typeof value === 'number') params.set(name, String(value));
+      // As the query string has them: a list (`"role": ["source", "docs"]`) is the parameter repeated.
+      for (const [name, value] of Object.entries(body)) {
+        for (const item of Array.isArray(value) ? value : [value]) {
+          if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') params.append(name, String(item));
+        }
+      }
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', route === 'search' ? 'GET, POST' : 'GET');
       return sendJson(res, failure(405, `use GET${route === 'search' ? ' or POST' : ''}`));

@@ -78,6 +78,16 @@ describe('the page of coderag serve in Chromium', () => {
     expect(await page.locator('#outline').textContent()).toContain('LruCache');
     await page.screenshot({ path: path.join(shots, 'outline.png'), fullPage: true });
 
+    // A scope: only the files under pkg/, tests left out.
+    await page.locator('#path').fill('pkg/**');
+    await page.locator('#no-tests').check();
+    await page.locator('#query').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('li.result button.path').filter({ hasText: /^pkg\// }).first().waitFor();
+    const scoped = await page.locator('li.result button.path').allTextContents();
+    expect(scoped.length).toBeGreaterThan(0);
+    expect(scoped.every((file) => file.startsWith('pkg/'))).toBe(true);
+
     await page.locator('#show-relationships').click();
     await page.locator('#relationships path.relationship').first().waitFor({ state: 'attached' });
     const lines = await page.locator('#relationships path.relationship').count();

@@ -110,6 +110,32 @@ describe('coderag serve over MCP and its JSON API', () => {
     expect((await getJson(`${server.url}/api/search`)).status).toBe(400);
     expect((await getJson(`${server.url}/api/search?query=x&max_results=100000`)).status).toBe(400);
   });
+
+  it('scopes /api/search and /api/symbol by path, role and exclude_tests as the CLI does, in a query string or a posted body', async () => {
+    const server = await served({ dir: indexes });
+    const cli = async (...args: string[]) => JSON.parse((await runCli([...args, '--indexes', indexes, '--json'])).stdout);
+
+    const scoped = await getJson(`${server.url}/api/search?query=cache&path=${encodeURIComponent('src/cache/evict.ts')}&role=source&exclude_tests=true`);
+    const printed = await cli('search', '--query', 'cache', '--path', 'src/cache/evict.ts', '--role', 'source', '--exclude-tests');
+    expect(scoped.status).toBe(200);
+    expect(scoped.body.references.map((r: any) => r.file_path)).toEqual(['src/cache/evict.ts']);
+    expect(scoped.body.references).toEqual(printed.references);
+    expect(scoped.body.scope).toEqual({ paths: ['src/cache/evict.ts'], roles: ['source'], exclude_tests: true });
+
+    // A list in a posted body is the parameter repeated.
+    const posted = await fetch(`${server.url}/api/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'cache bucket', path: ['src/limiter/**', 'src/cache/evict.ts'], exclude_tests: true }) });
+    const body = (await posted.json()) as any;
+    expect(new Set(body.references.map((r: any) => r.file_path))).toEqual(new Set(['src/limiter/tokenBucket.ts', 'src/cache/evict.ts']));
+    expect(body.scope).toEqual({ paths: ['src/limiter/**', 'src/cache/evict.ts'], exclude_tests: true });
+
+    const symbol = await getJson(`${server.url}/api/symbol?name=LruCache&path=${encodeURIComponent('src/limiter/**')}`);
+    expect(symbol.body).toMatchObject({ total_matches: 0, scope: { paths: ['src/limiter/**'] } });
+
+    const badRole = await getJson(`${server.url}/api/search?query=cache&role=tests`);
+    expect(badRole.status).toBe(400);
+    expect(badRole.body.message).toBe('unknown role "tests"');
+    expect((await getJson(`${server.url}/api/search?query=cache&exclude_tests=maybe`)).status).toBe(400);
+  });
 });
 
 describe('coderag serve with tokens', () => {
