@@ -74,3 +74,16 @@ export function detectLanguage(filePath: string): LanguageInfo {
 export function isCodeLanguage(info: LanguageInfo): boolean {
   return info.grammar !== null || ['Kotlin', 'Scala', 'Swift', 'Lua', 'Shell', 'SQL', 'Vue'].includes(info.name);
 }
+
+/**
+ * Languages whose files serve one another as references: JavaScript, TypeScript and TSX share a runtime, a module
+ * system and their libraries (a `.tsx` component is written from `.ts` hooks, a `.js` file from a `.ts` helper);
+ * C++ includes C's headers. Every other language is a family of its own.
+ */
+const FAMILIES: ReadonlyArray<readonly string[]> = [['JavaScript', 'TypeScript', 'TSX', 'Vue'], ['C', 'C++']];
+
+/** The languages of `name`'s family, itself first. */
+export function languageFamily(name: string): readonly string[] {
+  const family = FAMILIES.find((f) => f.includes(name));
+  return family ? [name, ...family.filter((n) => n !== name)] : [name];
+}

@@ -26,7 +26,8 @@
  *    larger files, are the ones changes touch. Build output takes the middle of the size range (1 + size / 2)
  *    whatever its length: a bundle's length is the build's, a compiled module's the compiler's.
  * 5. Target mode (--target): the target's name tokens join the request, a file whose name shares tokens with
- *    the target gains targetName * overlap, files in the target's language are multiplied by sameLanguage,
+ *    the target gains targetName * overlap, files in the target's language family (JavaScript, TypeScript and TSX
+ *    are one; C and C++ another: languages.ts's languageFamily) are multiplied by sameLanguage,
  *    files the index relates to the target gain relationship * confidence * type weight, and a target that is
  *    a test (docs, an example...) asks for its role, so the tests beside it are not pushed down.
  * 6. Files named for the request: a file whose name holds every term of the request's words (task words aside; in
@@ -54,6 +55,7 @@ import type { FileRole } from '../index/types.js';
 import { buildOutputDocs } from './buildOutput.js';
 import { FIELD_BITS, FIELDS, ROLES, type FieldIndex, type FieldName } from './fieldIndex.js';
 import { compareCodeUnits } from '../shared/text.js';
+import { languageFamily } from '../extract/languages.js';
 
 export interface Bm25fParams {
   k1: number;
@@ -483,11 +485,12 @@ export function priorOf(index: FieldIndex, parts: readonly SegmentPart[], input:
   const structural = structuralPriors(index, parts, params.centrality, params.size);
   const proseAsked = asked.has('docs') || asked.has('config');
   const roleFactor = ROLES.map((role) => (asked.has(role) ? 1 : (params.roles[role] ?? 1)));
-  const language = input.targetLanguage ? index.languages.indexOf(input.targetLanguage) : -1;
+  // The target's language and those whose files serve it as well (a `.ts` helper for a `.js` target).
+  const family = new Set(input.targetLanguage ? languageFamily(input.targetLanguage).map((name) => index.languages.indexOf(name)).filter((i) => i >= 0) : []);
   return (d) => {
     let p = structural(d) * (roleFactor[index.roles[d] as number] ?? 1);
     if (!index.isCode[d] && !proseAsked) p *= params.nonCode;
-    if (language >= 0 && index.languageOf[d] === language) p *= params.sameLanguage;
+    if (family.has(index.languageOf[d] as number)) p *= params.sameLanguage;
     return p;
   };
 }

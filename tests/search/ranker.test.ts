@@ -247,6 +247,18 @@ describe('target mode', () => {
     expect(ranking(corpus, { target: 'src/ttlCache.ts', keywords: ['ttl'] })[0]).toBe('lib/ttl.py');
   });
 
+  it('counts JavaScript, TypeScript and TSX as one language for a target in any of them, and C with C++', () => {
+    const twins = (paths: Array<[string, string]>) =>
+      corpusOf(paths.map(([filePath, language]) => file(filePath, { language, file_type: `${language} source`, symbols: [symbol('expireEntries')], key_concepts: ['expire', 'entries'] })));
+    const web = twins([['lib/expire.py', 'Python'], ['lib/expire.ts', 'TypeScript'], ['lib/expire.js', 'JavaScript']]);
+    // Equal words: the path breaks ties, so without the family the Python file would come first.
+    expect(ranking(web, { target: 'app/Panel.tsx', keywords: ['expire', 'entries'] }).slice(0, 2).sort()).toEqual(['lib/expire.js', 'lib/expire.ts']);
+    expect(ranking(web, { target: 'app/panel.js', keywords: ['expire', 'entries'] })[0]).toBe('lib/expire.js');
+    expect(ranking(web, { target: 'app/panel.py', keywords: ['expire', 'entries'] })[0]).toBe('lib/expire.py');
+    const native = twins([['src/expire.go', 'Go'], ['src/expire.h', 'C']]);
+    expect(ranking(native, { target: 'src/cache.cpp', keywords: ['expire', 'entries'] })[0]).toBe('src/expire.h');
+  });
+
   it('keeps the tests beside a test target, which a source target ranks below the code', () => {
     const corpus = corpusOf([
       file('src/ranking.ts', { symbols: [symbol('rankScore')], vocabulary: 'rank:4 score:2' }),
