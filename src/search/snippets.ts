@@ -22,7 +22,7 @@ export const MAX_SNIPPET_LINES = 200;
  * The response with `snippets` on each reference that has matching symbols, or a `snippet_notice` saying why
  * there are none: the index names no repository, the repository or file is gone, or the file changed.
  */
-export async function addSnippets(response: SearchResponse, indexes: readonly LoadedIndex[], options: SnippetOptions): Promise<SearchResponse> {
+export async function addSnippets<R extends SearchResponse>(response: R, indexes: readonly LoadedIndex[], options: SnippetOptions): Promise<R> {
   const lines = Math.min(Math.max(0, Math.floor(options.lines)), MAX_SNIPPET_LINES);
   const readFile = options.readFile ?? fsReadFile;
   const byRepo = new Map<string, RepoFiles>();

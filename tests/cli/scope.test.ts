@@ -60,6 +60,10 @@ describe('coderag search with a scope', () => {
     const answer = await searchJson('--keywords', 'cache,clock', '--path', 'src/cache/**');
     expect(answer.references.map((r) => r.file_path).sort()).toEqual(['src/cache/clock.ts', 'src/cache/lruCache.test.ts', 'src/cache/lruCache.ts']);
     expect(answer.scope).toEqual({ paths: ['src/cache/**'] });
+    // With snippets read from the repository too.
+    const withSnippets = await searchJson('--keywords', 'cache,clock', '--path', 'src/cache/**', '--snippets', '2');
+    expect(withSnippets.scope).toEqual({ paths: ['src/cache/**'] });
+    expect(withSnippets.references.map((r) => r.file_path).sort()).toEqual(['src/cache/clock.ts', 'src/cache/lruCache.test.ts', 'src/cache/lruCache.ts']);
   });
 
   it('--exclude-tests and --role leave tests out, or keep only them', async () => {

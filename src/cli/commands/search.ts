@@ -143,9 +143,9 @@ export async function searchCommand(flags: SearchFlags): Promise<void> {
   const freshness = await checking;
   for (const warning of staleWarnings(freshness)) process.stderr.write(`warning: ${warning}\n`);
   // Cut to --max-tokens by leaving out the last results; with no budget, fitResponse renders the whole answer.
-  const { scope } = ranked;
+  const { scope } = response;
   const text = flags.json
-    ? JSON.stringify(budgetedSearchJson({ ...response, ...(scope ? { scope } : {}) }, path.resolve(dir), indexes, warnings, freshness, flags.maxTokens), null, 2)
+    ? JSON.stringify(budgetedSearchJson(response, path.resolve(dir), indexes, warnings, freshness, flags.maxTokens), null, 2)
     : fitResponse(response, (cut, leftOut) => `${scope ? `> scope: ${scopeText(scope)}\n\n` : ''}${formatMarkdown(cut)}${leftOut ? `\n\n> ${leftOut.references_left_out} references and ${leftOut.symbols_left_out} symbols left out to fit --max-tokens ${leftOut.max_tokens}` : ''}`, (t) => t, flags.maxTokens);
   process.stdout.write(`${text}\n`);
 }
