@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { staticProfile } from '../../tests/support/fileSummary.js';
 import { parseLookupCases } from './lookup.js';
-import { confidenceOf, evidenceOf, MAX_STATIC_PER_TARGET, profileCorpus, relateStatically, targetQuery } from '../../src/pipeline/relate.js';
+import { confidenceOf, evidenceOf, heldWords, MAX_STATIC_PER_TARGET, profileCorpus, relateStatically, targetQuery } from '../../src/pipeline/relate.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { search } from '../../src/search/search.js';
 import { calibrationTable, countCase, depsTargetOf, keptOf, mainExtension, targetOf, type Row } from './relate.js';
@@ -48,8 +48,10 @@ describe('the dependency-folder set read as target files', () => {
       staticProfile(`pkg${i}/${name}.ts`, { summary: `Parses command line ${i % 2 ? 'arguments' : 'flags'} into options`, key_concepts: ['argument parsing', name] }),
     );
     const target = { path: 'x.ts', purpose: 'parse command line arguments into options' };
-    const response = search(profileCorpus('demo', files), { ...targetQuery(target), maxResults: 10 });
-    const ranked = response.references.map((ref, rank) => ({ path: ref.file_path, confidence: confidenceOf(evidenceOf(response, rank)) }));
+    const corpus = profileCorpus('demo', files);
+    const response = search(corpus, { ...targetQuery(target), maxResults: 10 });
+    const held = heldWords(corpus);
+    const ranked = response.references.map((ref, rank) => ({ path: ref.file_path, confidence: confidenceOf(evidenceOf(response, rank, held)) }));
     for (const min of [0, 0.33]) {
       const settings = { ...defaultConfig().relationships, min_confidence_score: min };
       const kept = relateStatically('demo', files, [target], settings).map((r) => r.repo_file_path);

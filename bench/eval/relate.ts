@@ -26,7 +26,7 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { FileSummary } from '../../src/index/types.js';
-import { confidenceOf, evidenceOf, MAX_STATIC_PER_TARGET, profileCorpus, relateStatically, targetQuery, type Evidence } from '../../src/pipeline/relate.js';
+import { confidenceOf, evidenceOf, heldWords, MAX_STATIC_PER_TARGET, profileCorpus, relateStatically, targetQuery, type Evidence } from '../../src/pipeline/relate.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { search, SearchCorpus } from '../../src/search/search.js';
 import { bm25Ranker } from './baselines.js';
@@ -135,12 +135,13 @@ async function main(): Promise<void> {
   for (const tree of [...new Set(cases.map((c) => `${c.repo}@${c.sha}`))]) {
     const { index } = cache.read(tree);
     const corpus = profileCorpus(index.repo_name, index.file_summaries);
+    const held = heldWords(corpus);
     const ext = mainExtension(index.file_summaries);
     for (const c of cases.filter((x) => `${x.repo}@${x.sha}` === tree)) {
       const target = targetOf(c, ext);
       const response = search(corpus, { ...targetQuery(target), maxResults: 10 });
       response.references.forEach((ref, rank) => {
-        const evidence = evidenceOf(response, rank);
+        const evidence = evidenceOf(response, rank, held);
         scored.push({ set: c.set, evidence, confidence: confidenceOf(evidence), gold: c.answer.test(ref.file_path) });
       });
       // The relationships as an index gets them (the same search, then the thresholds).
@@ -196,6 +197,8 @@ async function mainDeps(args: readonly string[]): Promise<void> {
   if (cache.stale) console.error(`[relate] ${cache.stale} cached index(es) were built by other sources`);
   const together = new SearchCorpus(packages.map((index) => ({ key: index.repo_name, file: '', index })));
   const folderCorpus = profileCorpus(folder.repo_name, folder.file_summaries);
+  const heldInFolder = heldWords(folderCorpus);
+  const heldTogether = heldWords(together);
   const ext = mainExtension(folder.file_summaries);
 
   const scored: Scored[] = [];
@@ -210,7 +213,7 @@ async function mainDeps(args: readonly string[]): Promise<void> {
     // The folder as one repository: every ranked file for the calibration, then relateStatically's own choice.
     const response = search(folderCorpus, { ...targetQuery(target), maxResults: 10 });
     response.references.forEach((ref, rank) => {
-      const evidence = evidenceOf(response, rank);
+      const evidence = evidenceOf(response, rank, heldInFolder);
       scored.push({ set: half, evidence, confidence: confidenceOf(evidence), gold: inPackage(ref.file_path) });
     });
     const kept = relateStatically(folder.repo_name, folder.file_summaries, [target], relationships);
@@ -219,7 +222,7 @@ async function mainDeps(args: readonly string[]): Promise<void> {
     // The packages' own indexes searched together: a file is named by its index (the package's folder).
     const joint = search(together, { ...targetQuery(target), maxResults: 10 });
     const ranked = joint.references.map((ref, rank) => {
-      const evidence = evidenceOf(joint, rank);
+      const evidence = evidenceOf(joint, rank, heldTogether);
       const s = { set: half, evidence, confidence: confidenceOf(evidence), gold: ref.repo_name === c.root };
       scoredTogether.push(s);
       return { path: `${ref.repo_name}/${ref.file_path}`, confidence: s.confidence };

@@ -42,15 +42,21 @@ export interface Evidence {
   rank: number;
   /** Its score relative to the first file's (1 for the first). */
   relative: number;
-  /** The share of the query's words the file holds (in any field). */
+  /** The share of the query's words the file holds (in any field), of those some file of the corpus holds. */
   coverage: number;
   /** How far the first file stands above the second (1 - the second's relative score; 1 when alone). */
   lead: number;
 }
 
-export function evidenceOf(response: SearchResponse, rank: number): Evidence {
+/**
+ * `held` says which of the query's words some file of the corpus holds (heldWords): a word none holds tells no
+ * file from another ("blazing fast" in a package's description), so a file lacking it lacks nothing. Without it
+ * every word counts.
+ */
+export function evidenceOf(response: SearchResponse, rank: number, held: (keyword: string) => boolean = () => true): Evidence {
   const ref = response.references[rank] as Reference;
-  const words = response.keywords_used.length;
+  // A matched word is held by this file: only the query's side needs the test.
+  const words = response.keywords_used.filter(held).length;
   return {
     rank,
     relative: ref.score,
@@ -78,6 +84,10 @@ export function evidenceOf(response: SearchResponse, rank: number): Evidence {
  * Result over every ranked file (kept or not): confidence above 0.7, 76 of 83 right on the hand cases and 46 of 54 on
  * the blind ones (122 of 137, .891); (.3, .5], 49 of 115; .3 or less, 83 of 1,569. The first file's confidence stays
  * at .45 or more, so a target keeps its best file unless the query's words are missing from it.
+ * Since, coverage counts only the words some file holds (heldWords; the knots were kept): above 0.7, 76 of 84 hand
+ * and 48 of 57 blind (124 of 141, .879); (.3, .5], 50 of 117; .3 or less, 82 of 1,568; the top relationship's
+ * accuracy unchanged on both halves. On the dependency-folder set (a package's description, "blazing fast" and
+ * all, as the purpose of `x.js`), the top relationship is the gold package 28 times of 72 instead of 27.
  */
 export function confidenceOf(e: Evidence): number {
   const base = e.rank === 0 ? piecewise(e.lead, FIRST_BY_LEAD) : piecewise(e.relative, LATER_BY_RELATIVE);
@@ -141,13 +151,14 @@ export function profileCorpus(repoName: string, summaries: readonly FileSummary[
 export function relateStatically(repoName: string, summaries: readonly FileSummary[], targets: readonly TargetFile[], settings: Config['relationships']): FileRelationship[] {
   if (targets.length === 0 || summaries.length === 0) return [];
   const corpus = profileCorpus(repoName, summaries);
+  const held = heldWords(corpus);
   const out: FileRelationship[] = [];
   for (const target of targets) {
     const response = search(corpus, { ...targetQuery(target), maxResults: CANDIDATES });
     let kept = 0;
     for (let rank = 0; rank < response.references.length && kept < MAX_STATIC_PER_TARGET; rank++) {
       const ref = response.references[rank] as Reference;
-      const evidence = evidenceOf(response, rank);
+      const evidence = evidenceOf(response, rank, held);
       const confidence = confidenceOf(evidence);
       if (confidence <= settings.min_confidence_score) continue;
       kept++;
@@ -155,6 +166,20 @@ export function relateStatically(repoName: string, summaries: readonly FileSumma
     }
   }
   return out;
+}
+
+/** Whether some file of the corpus holds a word: each of its tokens is in the vocabulary of some segment. */
+export function heldWords(corpus: SearchCorpus): (keyword: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (keyword) => {
+    let held = known.get(keyword);
+    if (held === undefined) {
+      const tokens = corpus.tokenizer.text(keyword);
+      held = tokens.length > 0 && tokens.every((token) => corpus.segments.some(({ index }) => index.termId(token) >= 0));
+      known.set(keyword, held);
+    }
+    return held;
+  };
 }
 
 function relationshipOf(ref: Reference, target: TargetFile, evidence: Evidence, confidence: number, types: Readonly<Record<string, number>>): FileRelationship {

@@ -72,6 +72,16 @@ describe('static relationships of profiled files to a target structure', () => {
     expect(relateStatically('demo', FILES, [{ path: 'src/x.ts', purpose: 'route' }], { ...settings, min_confidence_score: 0.99 })).toEqual([]);
   });
 
+  it('do not hold against a file the words of a purpose that no file holds', () => {
+    const plain = relateStatically('demo', FILES, [{ path: 'src/x.ts', purpose: 'route requests by path' }], settings)[0];
+    // "blazing", "fast" and "thoroughly" are in no profile: the router lacks nothing that another file has.
+    const boasting = relateStatically('demo', FILES, [{ path: 'src/x.ts', purpose: 'blazing fast, thoroughly route requests by path' }], settings)[0];
+    expect(boasting).toMatchObject({ repo_file_path: 'src/http/router.ts', confidence_score: plain?.confidence_score });
+    // A word another file holds still counts against the router.
+    const lacking = relateStatically('demo', FILES, [{ path: 'src/x.ts', purpose: 'route requests by path, log them' }], settings)[0];
+    expect(lacking?.confidence_score).toBeLessThan(plain?.confidence_score as number);
+  });
+
   it('name a test file a utility, and a file of the target’s own name a direct match', () => {
     const [test] = relateStatically('demo', [FILES[3]!], [{ path: 'src/y.ts', purpose: 'cache eviction' }], settings);
     expect(test?.relationship_type).toBe('utility');
