@@ -77,8 +77,9 @@ export function isCodeLanguage(info: LanguageInfo): boolean {
 
 /**
  * Languages whose files serve one another as references: JavaScript, TypeScript and TSX share a runtime, a module
- * system and their libraries (a `.tsx` component is written from `.ts` hooks, a `.js` file from a `.ts` helper);
- * C++ includes C's headers. Every other language is a family of its own.
+ * system and their libraries (a `.tsx` component is written from `.ts` hooks, a `.js` file from a `.ts` helper), and
+ * a Vue single-file component's script is one of them; C++ includes C's headers. Every other language is a family
+ * of its own.
  */
 const FAMILIES: ReadonlyArray<readonly string[]> = [['JavaScript', 'TypeScript', 'TSX', 'Vue'], ['C', 'C++']];
 

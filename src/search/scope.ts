@@ -11,7 +11,6 @@ import { search, type SearchCorpus } from './search.js';
 import { fileOutline, findSymbol, type FileOutline, type FindSymbolOptions, type SymbolSearch } from './symbols.js';
 import type { LoadedIndex, SearchRequest, SearchResponse } from './types.js';
 
-
 export interface Scope {
   /** Repository names as the indexes give them; empty: every repository. */
   repos: readonly string[];

@@ -2,8 +2,8 @@
  * The JSON API: `search`, `overview`, `outline` and `symbol` answering what `coderag … --json` prints, over the
  * indexes a request may read, and `relationships` for the page's picture. `search` and `symbol` take the CLI's
  * scope as parameters (`path` and `role`, each repeatable, and `exclude_tests=true`), within the repositories the
- * request may read. Each handler takes the request's
- * parameters and its view of the indexes and answers a status and a body; the server only routes.
+ * request may read. Each handler takes the request's parameters and its view of the indexes and answers a status
+ * and a body; the server only routes.
  */
 import { splitKeywords } from '../mcp/tools.js';
 import type { IndexSnapshot } from '../mcp/indexCache.js';
