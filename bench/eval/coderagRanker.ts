@@ -58,7 +58,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const SRC_DIR = resolve(HERE, '..', '..', 'src');
 export const INDEX_CACHE_DIR = resolve(HERE, '..', '.work', 'indexes');
 /** Folders of src/ that read indexes but never shape them. */
-const NOT_SHAPING = new Set(['search', 'cli', 'mcp']);
+const NOT_SHAPING = new Set(['search', 'cli', 'mcp', 'serve']);
 
 /**
  * The sources that shape an index, hashed once (the process ranks with the sources it loaded at its start);
