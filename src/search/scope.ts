@@ -37,8 +37,18 @@ export interface ScopeJson {
   exclude_tests?: true;
 }
 
+/** Values given once or several times, each also a comma-separated list; a comma inside a glob's `{a,b}` is the glob's. */
 const listOf = (value: string | readonly string[] | undefined): string[] =>
-  (typeof value === 'string' ? [value] : [...(value ?? [])]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  (typeof value === 'string' ? [value] : [...(value ?? [])]).flatMap((v) => v.split(/,(?![^{]*\})/)).map((v) => v.trim()).filter(Boolean);
+
+/**
+ * At most this many globs in a scope, each at most this long and with at most this many wildcards: a glob is
+ * matched against every ranked path, and a regular expression of many `*` can take time that grows with their
+ * number as a power of the path's length. The team server takes scopes from anyone holding a token.
+ */
+export const MAX_SCOPE_GLOBS = 32;
+const MAX_GLOB_LENGTH = 256;
+const MAX_GLOB_WILDCARDS = 8;
 
 /**
  * A scope over these indexes. A repository is named as `overview` lists it or by its index's name, in any case; a
@@ -50,6 +60,7 @@ export function makeScope(input: ScopeInput, indexes: readonly LoadedIndex[]): S
     if (!FILE_ROLES.includes(role as FileRole)) throw new UsageError(`unknown role "${role}"`, { hint: `roles: ${FILE_ROLES.join(', ')}` });
   }
   const paths = listOf(input.path);
+  if (paths.length > MAX_SCOPE_GLOBS) throw new UsageError(`at most ${MAX_SCOPE_GLOBS} path globs in one scope, not ${paths.length}`);
   for (const glob of paths) globPattern(glob);
   const repos = listOf(input.repo).map((wanted) => repositoryNamed(wanted, indexes));
   return { repos: [...new Set(repos)], paths, roles, excludeTests: input.excludeTests === true };
@@ -160,8 +171,11 @@ function repositoryNamed(wanted: string, indexes: readonly LoadedIndex[]): strin
  * without wildcards, matches the folder and everything under it (`src/`, `src/cache`).
  */
 export function globPattern(glob: string): RegExp {
-  const clean = glob.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+  // Runs of stars are one wildcard (`***` is `**`, `**/**/` is `**/`): the same files, fewer ways to backtrack.
+  const clean = glob.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '').replace(/\*{3,}/g, '**').replace(/(\*\*\/)+/g, '**/');
   if (!clean) throw new UsageError('--path needs a glob, e.g. src/** or *.py');
+  if (clean.length > MAX_GLOB_LENGTH) throw new UsageError(`--path ${clean.slice(0, 40)}…: a glob of at most ${MAX_GLOB_LENGTH} characters`);
+  if ((clean.match(/\*+|\?/g) ?? []).length > MAX_GLOB_WILDCARDS) throw new UsageError(`--path ${clean}: at most ${MAX_GLOB_WILDCARDS} wildcards in a glob`);
   const folder = clean.endsWith('/') || !/[*?{[]/.test(clean);
   const body = clean.replace(/\/+$/, '');
   let source = '';

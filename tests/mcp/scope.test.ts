@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { globPattern } from '../../src/search/scope.js';
+import { globPattern, makeScope, MAX_SCOPE_GLOBS } from '../../src/search/scope.js';
 import { makeTempDir } from '../support/tempRepo.js';
 import { CACHE_REPO, LIMITER_REPO, sampleIndex, writeIndex } from './sampleIndexes.js';
 
@@ -94,7 +94,20 @@ describe('globPattern', () => {
     ['**/test_*.py', 'tests/test_store.py', true],
     ['{src,lib}/**', 'lib/router.js', true],
     ['./app/Panel.tsx', 'app/Panel.tsx', true],
+    ['src/***/x.ts', 'src/a/b/x.ts', true],
+    ['**/**/**/x.ts', 'x.ts', true],
   ])('%s matches %s: %s', (glob, file, expected) => {
     expect(globPattern(glob).test(file)).toBe(expected);
+  });
+
+  it('keeps a glob\'s {a,b} whole where a list of globs is split at its commas', () => {
+    expect(makeScope({ path: '{src,lib}/**,*.py' }, []).paths).toEqual(['{src,lib}/**', '*.py']);
+    expect(makeScope({ path: ['src/{cache,limiter}/*.ts', 'docs/'] }, []).paths).toEqual(['src/{cache,limiter}/*.ts', 'docs/']);
+  });
+
+  it('refuses scopes a server should not have to match: too many globs, too long, too many wildcards', () => {
+    expect(() => makeScope({ path: Array.from({ length: MAX_SCOPE_GLOBS + 1 }, (_, i) => `src/${i}/**`) }, [])).toThrow(`at most ${MAX_SCOPE_GLOBS} path globs`);
+    expect(() => globPattern(`src/${'a'.repeat(300)}`)).toThrow('at most 256 characters');
+    expect(() => globPattern('**a**a**a**a**a*a*a*a*Z')).toThrow('at most 8 wildcards');
   });
 });
