@@ -30,6 +30,8 @@ export interface ApiContext {
 }
 
 export const API_ROUTES = ['search', 'overview', 'outline', 'symbol', 'relationships'] as const;
+/** The parameters a request may give several times (the scope's); any other is read once. */
+export const REPEATABLE_PARAMS: ReadonlySet<string> = new Set(['path', 'role']);
 export type ApiRoute = (typeof API_ROUTES)[number];
 
 /** Results a request may ask for at most. */
@@ -64,8 +66,6 @@ export async function answerApi(route: ApiRoute, params: URLSearchParams, contex
     }
   } catch (error) {
     if (error instanceof BadRequest) return failure(error.status, error.message);
-    // A scope the request got wrong (an unknown role, a broken glob): its own mistake, not a missing thing.
-    if (error instanceof UsageError) return failure(400, error.message, error.hint);
     if (error instanceof CodeRagError) return failure(404, error.message, error.hint);
     throw error;
   }
@@ -143,13 +143,37 @@ function viewFor(params: URLSearchParams, context: ApiContext): IndexSnapshot {
 }
 
 /**
+ * A POSTed search's JSON object as the query string would give it: a list is a repeatable parameter given several
+ * times (`"role": ["source", "docs"]`), null an absent one. The text of a 400 for anything else: a list of a
+ * parameter read once would be cut to its first value, an object read as nothing.
+ */
+export function searchParamsOf(body: Readonly<Record<string, unknown>>): URLSearchParams | string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(body)) {
+    if (value === null) continue;
+    if (Array.isArray(value) && !REPEATABLE_PARAMS.has(name)) return `${name} takes one value, not a list (lists: ${[...REPEATABLE_PARAMS].join(', ')})`;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') return `${name} must be a string, a number or true/false${REPEATABLE_PARAMS.has(name) ? ', or a list of them' : ''}`;
+      params.append(name, String(item));
+    }
+  }
+  return params;
+}
+
+/**
  * The files an answer may hold, as the CLI's `--path`, `--role` and `--exclude-tests` say it (search/scope.ts).
  * The repositories are the view's already: `repo` narrows the view, never past what the request may read.
  */
 function answerScope(params: URLSearchParams, indexes: readonly LoadedIndex[]): AnswerScope {
   const excludeTests = params.get('exclude_tests');
   if (excludeTests !== null && !['true', 'false', '1', '0', ''].includes(excludeTests)) throw new BadRequest('exclude_tests must be true or false');
-  return makeScope({ path: params.getAll('path'), role: params.getAll('role'), excludeTests: excludeTests === 'true' || excludeTests === '1' }, indexes);
+  try {
+    return makeScope({ path: params.getAll('path'), role: params.getAll('role'), excludeTests: excludeTests === 'true' || excludeTests === '1' }, indexes);
+  } catch (error) {
+    // An unknown role or a broken glob is the request's own mistake (400), not a thing that is missing (404).
+    if (error instanceof UsageError) throw new BadRequest(error.hint ? `${error.message} (${error.hint})` : error.message);
+    throw error;
+  }
 }
 
 function required(params: URLSearchParams, name: string): string {

@@ -11,7 +11,7 @@ import { createMcpServer } from '../mcp/server.js';
 import type { RepoFreshness } from '../search/freshness.js';
 import type { LoadedIndex } from '../search/types.js';
 import { errorMessage } from '../shared/errors.js';
-import { answerApi, API_ROUTES, failure, type ApiRoute } from './api.js';
+import { answerApi, API_ROUTES, failure, searchParamsOf, type ApiRoute } from './api.js';
 import { SERVED_FOLDER, type IndexStore, type Lease } from './indexStore.js';
 import type { RequestLimiter } from './limits.js';
 import { EVERY_REPOSITORY, bearerToken, type Scope, type TokenTable } from './tokens.js';
@@ -150,13 +150,9 @@ export function createServeServer(options: ServeServerOptions): ServeServer {
       const body = await readJsonBody(req, res, limits.maxBodyBytes);
       if (body === undefined) return;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendJson(res, failure(400, 'post a JSON object of the search parameters'));
-      params = new URLSearchParams();
-      // As the query string has them: a list (`"role": ["source", "docs"]`) is the parameter repeated.
-      for (const [name, value] of Object.entries(body)) {
-        for (const item of Array.isArray(value) ? value : [value]) {
-          if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') params.append(name, String(item));
-        }
-      }
+      const read = searchParamsOf(body as Record<string, unknown>);
+      if (typeof read === 'string') return sendJson(res, failure(400, read));
+      params = read;
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', route === 'search' ? 'GET, POST' : 'GET');
       return sendJson(res, failure(405, `use GET${route === 'search' ? ' or POST' : ''}`));

@@ -131,10 +131,27 @@ describe('coderag serve over MCP and its JSON API', () => {
     const symbol = await getJson(`${server.url}/api/symbol?name=LruCache&path=${encodeURIComponent('src/limiter/**')}`);
     expect(symbol.body).toMatchObject({ total_matches: 0, scope: { paths: ['src/limiter/**'] } });
 
+    // The fixture has no tests: asked for tests alone, nothing is in scope, and the answer says what is outside it.
+    const onlyTests = await getJson(`${server.url}/api/search?query=cache&role=test`);
+    expect(onlyTests.body.references).toEqual([]);
+    expect(onlyTests.body.notice).toMatch(/^no results in scope \(role test\); \d+ outside it$/);
+
     const badRole = await getJson(`${server.url}/api/search?query=cache&role=tests`);
     expect(badRole.status).toBe(400);
-    expect(badRole.body.message).toBe('unknown role "tests"');
+    expect(badRole.body.message).toMatch(/^unknown role "tests" \(roles: source, test, /);
     expect((await getJson(`${server.url}/api/search?query=cache&exclude_tests=maybe`)).status).toBe(400);
+    expect((await getJson(`${server.url}/api/search?query=cache&path=${encodeURIComponent('src/{cache')}`)).status).toBe(400);
+    // A file that is not there is still a 404, as before scopes.
+    expect((await getJson(`${server.url}/api/outline?repo=alpha&path=src/nowhere.ts`)).status).toBe(404);
+
+    // A posted list of a parameter read once, or an object, is refused rather than cut or dropped.
+    const post = async (body: unknown) => fetch(`${server.url}/api/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const listed = await post({ query: 'cache', keywords: ['cache', 'clock'] });
+    expect(listed.status).toBe(400);
+    expect(((await listed.json()) as any).message).toBe('keywords takes one value, not a list (lists: path, role)');
+    expect((await post({ query: 'cache', role: [['test']] })).status).toBe(400);
+    expect((await post({ query: 'cache', exclude_tests: {} })).status).toBe(400);
+    expect((await post({ query: 'cache', repo: null })).status).toBe(200);
   });
 });
 
