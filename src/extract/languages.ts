@@ -78,8 +78,8 @@ export function isCodeLanguage(info: LanguageInfo): boolean {
 /**
  * Languages whose files serve one another as references: JavaScript, TypeScript and TSX share a runtime, a module
  * system and their libraries (a `.tsx` component is written from `.ts` hooks, a `.js` file from a `.ts` helper), and
- * a Vue single-file component's script is one of them; C++ includes C's headers. Every other language is a family
- * of its own.
+ * a Vue single-file component's script is one of them; C and C++ share headers, either way. Every other language
+ * is a family of its own.
  */
 const FAMILIES: ReadonlyArray<readonly string[]> = [['JavaScript', 'TypeScript', 'TSX', 'Vue'], ['C', 'C++']];
 

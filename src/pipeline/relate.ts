@@ -49,9 +49,9 @@ export interface Evidence {
 }
 
 /**
- * `held` says which of the query's words some file of the corpus holds (heldWords): a word none holds tells no
- * file from another ("blazing fast" in a package's description), so a file lacking it lacks nothing. Without it
- * every word counts.
+ * `held` says which of the query's words the corpus holds (heldWords): a word no file holds tells no file from
+ * another ("blazing fast" in a package's description), so a file lacking it lacks nothing. Without it every word
+ * counts. A query none of whose words is held gives coverage 0, as one with no words: nothing to judge a file by.
  */
 export function evidenceOf(response: SearchResponse, rank: number, held: (keyword: string) => boolean = () => true): Evidence {
   const ref = response.references[rank] as Reference;
@@ -168,7 +168,11 @@ export function relateStatically(repoName: string, summaries: readonly FileSumma
   return out;
 }
 
-/** Whether some file of the corpus holds a word: each of its tokens is in the vocabulary of some segment. */
+/**
+ * Whether the corpus holds a word: each of its tokens is in the vocabulary of some segment. The tokens of a word
+ * of several (`parse_http`) may be held by different files; that is taken as held, a looser test than a match's
+ * (search.ts: one file holding them all), and cheaper: no postings are read.
+ */
 export function heldWords(corpus: SearchCorpus): (keyword: string) => boolean {
   const known = new Map<string, boolean>();
   return (keyword) => {

@@ -26,8 +26,8 @@
  *    larger files, are the ones changes touch. Build output takes the middle of the size range (1 + size / 2)
  *    whatever its length: a bundle's length is the build's, a compiled module's the compiler's.
  * 5. Target mode (--target): the target's name tokens join the request, a file whose name shares tokens with
- *    the target gains targetName * overlap, files in the target's language family (JavaScript, TypeScript and TSX
- *    are one; C and C++ another: languages.ts's languageFamily) are multiplied by sameLanguage,
+ *    the target gains targetName * overlap, files in the target's language family (JavaScript, TypeScript, TSX
+ *    and Vue are one; C and C++ another: languages.ts's languageFamily) are multiplied by sameLanguage,
  *    files the index relates to the target gain relationship * confidence * type weight, and a target that is
  *    a test (docs, an example...) asks for its role, so the tests beside it are not pushed down.
  * 6. Files named for the request: a file whose name holds every term of the request's words (task words aside; in

@@ -22,8 +22,15 @@ export const FIELD_BITS = 4;
 /** Counts above this are stored as this: saturation makes the difference meaningless, and it keeps postings in 31 bits. */
 const MAX_COUNT = (1 << (31 - FIELD_BITS)) - 1;
 
-/** Roles by number, as packs store them: new roles are appended, so a pack written before them reads the same. */
-export const ROLES: readonly FileRole[] = ['source', 'entry_point', 'test', 'docs', 'config', 'example', 'build', 'data', 'generated', 'types', 'benchmark', 'lockfile'];
+/**
+ * Each role's number, as packs store it: a new role takes the next number, so a pack written before it reads the
+ * same. A record, so that a role added to FileRole without a number does not compile.
+ */
+const ROLE_NUMBERS: Readonly<Record<FileRole, number>> = {
+  source: 0, entry_point: 1, test: 2, docs: 3, config: 4, example: 5, build: 6, data: 7, generated: 8, types: 9, benchmark: 10, lockfile: 11,
+};
+/** Roles by number. */
+export const ROLES: readonly FileRole[] = (Object.keys(ROLE_NUMBERS) as FileRole[]).sort((a, b) => ROLE_NUMBERS[a] - ROLE_NUMBERS[b]);
 
 export interface IndexedDoc {
   repo: string;

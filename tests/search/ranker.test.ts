@@ -253,7 +253,7 @@ describe('target mode', () => {
     const web = twins([['lib/expire.py', 'Python'], ['lib/expire.ts', 'TypeScript'], ['lib/expire.js', 'JavaScript']]);
     // Equal words: the path breaks ties, so without the family the Python file would come first.
     expect(ranking(web, { target: 'app/Panel.tsx', keywords: ['expire', 'entries'] }).slice(0, 2).sort()).toEqual(['lib/expire.js', 'lib/expire.ts']);
-    expect(ranking(web, { target: 'app/panel.js', keywords: ['expire', 'entries'] })[0]).toBe('lib/expire.js');
+    expect(ranking(web, { target: 'app/panel.js', keywords: ['expire', 'entries'] }).slice(0, 2).sort()).toEqual(['lib/expire.js', 'lib/expire.ts']);
     expect(ranking(web, { target: 'app/panel.py', keywords: ['expire', 'entries'] })[0]).toBe('lib/expire.py');
     const native = twins([['src/expire.go', 'Go'], ['src/expire.h', 'C']]);
     expect(ranking(native, { target: 'src/cache.cpp', keywords: ['expire', 'entries'] })[0]).toBe('src/expire.h');
