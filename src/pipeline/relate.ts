@@ -179,7 +179,7 @@ export function heldWords(corpus: SearchCorpus): (keyword: string) => boolean {
     let held = known.get(keyword);
     if (held === undefined) {
       const tokens = corpus.tokenizer.text(keyword);
-      held = tokens.length > 0 && tokens.every((token) => corpus.segments.some(({ index }) => index.termId(token) >= 0));
+      held = tokens.length > 0 && tokens.every((token) => corpus.holds(token));
       known.set(keyword, held);
     }
     return held;

@@ -110,6 +110,11 @@ export class SearchCorpus {
     return last ? last.base + last.index.size : 0;
   }
 
+  /** Whether some file of the corpus holds a token, in any field. */
+  holds(token: string): boolean {
+    return this.segments.some(({ index }) => index.termId(token) >= 0);
+  }
+
   /** The segment holding corpus document `d`, and `d`'s number in it. */
   private locate(d: number): { segment: CorpusSegment; local: number } {
     const segments = this.segments;

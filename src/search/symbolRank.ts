@@ -23,7 +23,6 @@ import type { Anchor, RankedSymbol, SymbolParams } from './types.js';
 import { clipped, compareCodeUnits } from '../shared/text.js';
 import { parseVocabulary } from '../index/vocabulary.js';
 import { parentPath } from '../index/qualifiedName.js';
-import { detectLanguage } from '../extract/languages.js';
 
 export type { RankedSymbol } from './types.js';
 
@@ -321,7 +320,7 @@ export function rankSymbols(corpus: SearchCorpus, files: ReadonlyArray<{ doc: nu
         ...describe(symbol),
       };
       out.push(ranked);
-      placed.push({ ranked, own, fileFactor, classPath: parentPath(symbol), fileRank });
+      placed.push({ ranked, own, fileFactor, classPath: parentPath(symbol), fileRank, language: file.language });
     });
   });
   if (query.params.overrides > 0) liftOverrideGaps(placed, query.params.overrides, query);
@@ -344,6 +343,8 @@ interface Placed {
   classPath: string;
   /** Its file's place among the ranked files, 0 first. */
   fileRank: number;
+  /** Its file's language, as the profile names it. */
+  language: string;
 }
 
 /** Files, best first, whose classes may be lifted for a method they lack. */
@@ -481,14 +482,8 @@ function liftToBestOf(placed: readonly Placed[], weight: number, keyOf: (p: Plac
  * twice in one scope is a property's getter and setter, or a redefinition.
  */
 function liftOverloads(placed: readonly Placed[], weight: number): void {
-  const python = new Map<string, boolean>();
-  const isPython = (file: string): boolean => {
-    let known = python.get(file);
-    if (known === undefined) python.set(file, (known = detectLanguage(file).name === 'Python'));
-    return known;
-  };
-  liftToBestOf(placed, weight, ({ ranked }) =>
-    (ranked.kind === 'method' || ranked.kind === 'function') && !isPython(ranked.file_path) ? `${ranked.file_path}\0${ranked.ast_path}` : undefined);
+  liftToBestOf(placed, weight, ({ ranked, language }) =>
+    (ranked.kind === 'method' || ranked.kind === 'function') && language !== 'Python' ? `${ranked.file_path}\0${ranked.ast_path}` : undefined);
 }
 
 /** Methods one contract binds, so that a change to one is a change to the others: Java's and Python's equality. */

@@ -213,7 +213,7 @@ export function taskInput(corpus: SearchCorpus, task: TaskText, k3: number, maxT
   const counts = new Map<string, number>();
   for (const t of tokenizer.text(withoutPositions(task.text))) counts.set(t, (counts.get(t) ?? 0) + 1);
   for (const [compound, n] of compounds(task.text, tokenizer)) {
-    if (!counts.has(compound) && corpus.segments.some(({ index }) => index.termId(compound) >= 0)) counts.set(compound, n);
+    if (!counts.has(compound) && corpus.holds(compound)) counts.set(compound, n);
   }
   for (const [base, from] of inflectionBases(counts.keys(), corpus.segments)) counts.set(base, counts.get(from) as number);
   const termWeights = new Map<string, number>();

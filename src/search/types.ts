@@ -218,8 +218,8 @@ export interface SymbolParams {
   /** A function defined inside another function scores at least this times its parent's score (0: its own alone). */
   nested: number;
   /**
-   * An overload (a definition of the same name in the same scope: Java's `resolve(a)` beside `resolve(a, b)`, a
-   * property's getter and setter) scores at least this times its best namesake's score (0: its own alone).
+   * An overload (a function or method of the same name in the same scope: Java's `resolve(a)` beside
+   * `resolve(a, b)`; Python's files have none) scores at least this times its best namesake's score (0: its own alone).
    */
   overloads: number;
   /** Methods of one class that one contract binds (`equals`, `hashCode`) score at least this times the best of them. */

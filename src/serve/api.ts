@@ -30,9 +30,10 @@ export interface ApiContext {
 }
 
 export const API_ROUTES = ['search', 'overview', 'outline', 'symbol', 'relationships'] as const;
-/** The parameters a request may give several times (the scope's); any other is read once. */
-export const REPEATABLE_PARAMS: ReadonlySet<string> = new Set(['path', 'role']);
 export type ApiRoute = (typeof API_ROUTES)[number];
+
+/** The parameters a request may give several times (the scope's); any other is read once. */
+const REPEATABLE_PARAMS: ReadonlySet<string> = new Set(['path', 'role']);
 
 /** Results a request may ask for at most. */
 export const MAX_API_RESULTS = 100;
