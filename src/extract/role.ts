@@ -18,9 +18,15 @@ const DOC_DIRS = new Set(['docs', 'doc', 'documentation']);
 const EXAMPLE_DIRS = new Set(['example', 'examples', 'demo', 'demos', 'samples', 'sample']);
 /** A project's top-level development playground (axios's `sandbox/`, vite's `playground/`); deeper, such a folder may be source (`src/sandbox/`). */
 const PLAYGROUND_DIRS = new Set(['sandbox', 'playground', 'playgrounds']);
+/**
+ * A repository's own tooling at its top level: maintenance scripts (`scripts/`), CI steps (`ci/`, `.github/`,
+ * `.circleci/`) and git hooks (`.husky/`): the code there runs the project, it is not what the project does (its
+ * configuration and pages keep their own roles).
+ */
+const TOOLING_DIRS = new Set(['scripts', 'ci', '.ci', '.github', '.circleci', '.husky']);
 const ENTRY_STEMS = new Set(['main', 'index', 'cli', '__main__', 'app', 'server', 'program', 'mod', 'lib']);
 const BUILD_FILES = /^(makefile|dockerfile|cmakelists\.txt|build\.gradle(\.kts)?|setup\.py|setup\.cfg|rakefile|gemfile|justfile|build\.rs|gulpfile\.[cm]?js|gruntfile\.js|webpack\.config\.[cm]?[jt]s|rollup\.config\.[cm]?[jt]s|vite\.config\.[cm]?[jt]s)$/i;
-const CONFIG_FILES = /^(package\.json|tsconfig.*\.json|pyproject\.toml|cargo\.toml|go\.mod|composer\.json|\.?eslintrc.*|\.?prettierrc.*|\.babelrc|babel\.config\..*|jest\.config\..*|vitest\.config\..*|karma\.conf\..*|tox\.ini|pytest\.ini|\.editorconfig|.*\.config\.[cm]?[jt]s)$/i;
+const CONFIG_FILES = /^(package\.json|tsconfig.*\.json|pyproject\.toml|cargo\.toml|go\.mod|composer\.json|\.?eslintrc.*|\.?prettierrc.*|\.babelrc|babel\.config\..*|jest\.config\..*|vitest\.config\..*|tox\.ini|pytest\.ini|\.editorconfig|.*\.(config|conf)\.[cm]?[jt]s)$/i;
 const CONFIG_EXTENSIONS = new Set(['.json', '.yaml', '.yml', '.toml', '.ini', '.cfg', '.xml', '.properties']);
 const DOC_EXTENSIONS = new Set(['.md', '.rst', '.txt', '.adoc']);
 
@@ -31,17 +37,26 @@ export function detectRole(filePath: string): FileRole {
   const ext = path.posix.extname(base);
   const stem = base.slice(0, base.length - ext.length);
 
-  if (dirs.some((d) => TEST_DIRS.has(d)) || isTestFileName(filePath, stem, ext)) return 'test';
+  if (dirs.some(isTestDir) || isTestFileName(filePath, stem, ext)) return 'test';
   if (LOCK_FILES.test(base)) return 'lockfile';
   if (dirs.some((d) => BENCH_DIRS.has(d))) return 'benchmark';
   if (DECLARATION_FILE.test(base)) return 'types';
   if (BUILD_FILES.test(base)) return 'build';
   if (CONFIG_FILES.test(base) || (CONFIG_EXTENSIONS.has(ext) && !dirs.some((d) => DOC_DIRS.has(d)))) return 'config';
   if (DOC_EXTENSIONS.has(ext) || dirs.some((d) => DOC_DIRS.has(d)) || SITE_DIRS.has(dirs[0] ?? '')) return 'docs';
+  if (TOOLING_DIRS.has(dirs[0] ?? '')) return 'build';
   if (dirs.some((d) => EXAMPLE_DIRS.has(d)) || PLAYGROUND_DIRS.has(dirs[0] ?? '')) return 'example';
   const shallow = dirs.length === 0 || (dirs.length === 1 && ['src', 'lib', 'bin', 'app'].includes(dirs[0] ?? ''));
   if (dirs.includes('bin') || dirs[0] === 'cmd' && stem === 'main' || (shallow && ENTRY_STEMS.has(stem))) return 'entry_point';
   return 'source';
+}
+
+/**
+ * A test folder: one of TEST_DIRS, or a name that joins `test(s)` to another word (`tokio-test`, `tests-integration`,
+ * `integration-test`, `test-helpers`, `rubi_tests`): test crates, suites and their helpers.
+ */
+function isTestDir(dir: string): boolean {
+  return TEST_DIRS.has(dir) || /^tests?[-_]|[-_]tests?$/.test(dir);
 }
 
 /** `x.test.ts`, `x_test.go`, `test_x.py`, `conftest.py`, `FooTest.java`, `foo_spec.rb`, tsd's `index.test-d.ts`. */
