@@ -115,6 +115,19 @@ export class SearchCorpus {
     return this.segments.some(({ index }) => index.termId(token) >= 0);
   }
 
+  /**
+   * Whether some profiled file passes `test`, read from the field indexes (its path and role) without decoding a
+   * profile: a scope that no file is in is told before anything is ranked.
+   */
+  some(test: (repo: string, file: Pick<FileSummary, 'file_path' | 'role'>) => boolean): boolean {
+    for (const { index, parts } of this.segments) {
+      for (const part of parts) {
+        for (let d = part.start, end = part.start + part.size; d < end; d++) if (test(part.repo, { file_path: index.paths.at(d), role: index.role(d) })) return true;
+      }
+    }
+    return false;
+  }
+
   /** The segment holding corpus document `d`, and `d`'s number in it. */
   private locate(d: number): { segment: CorpusSegment; local: number } {
     const segments = this.segments;

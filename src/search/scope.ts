@@ -113,7 +113,7 @@ const SCOPED_MIN_RANKED = 100;
 /**
  * `search` answered from the files in scope: ranked as the whole folder ranks them, then filtered and cut to the
  * answer's length, relationships and ranked symbols included. A first pass ranks a few times the answer's length;
- * when too few of those are in scope, every file is ranked.
+ * when too few of those are in scope, every file is ranked, unless no indexed file is in the scope at all.
  */
 export function scopedSearch(corpus: SearchCorpus, request: SearchRequest, scope: Scope): SearchResponse & { scope?: ScopeJson } {
   if (!isScoped(scope)) return search(corpus, request);
@@ -125,7 +125,10 @@ export function scopedSearch(corpus: SearchCorpus, request: SearchRequest, scope
     return { response, references, exhausted: response.references.length < limit };
   };
   let pass = ask(Math.max(max * SCOPED_OVERFETCH, SCOPED_MIN_RANKED));
-  if (pass.references.length < max && !pass.exhausted) pass = ask(Math.max(corpus.size, 1));
+  const short = pass.references.length < max;
+  // Ranking every file is a search of the whole folder: not for a scope that holds none of them.
+  const empty = short && !corpus.some(keep);
+  if (short && !empty && !pass.exhausted) pass = ask(Math.max(corpus.size, 1));
   const { response } = pass;
   const roleOf = new Map(pass.response.references.map((r) => [`${r.repo_name}\0${r.file_path}`, r.role]));
   const symbols = response.symbols?.filter((s) => keep(s.repo_name, { file_path: s.file_path, role: (roleOf.get(`${s.repo_name}\0${s.file_path}`) ?? 'source') as FileRole })).slice(0, max);
@@ -133,7 +136,11 @@ export function scopedSearch(corpus: SearchCorpus, request: SearchRequest, scope
   const references = pass.references.slice(0, max);
   const { notice: _unscoped, ...rest } = response;
   const stated = scopeJson(scope) as ScopeJson;
-  const notice = references.length || relationships.length ? undefined : response.references.length ? `no results in scope (${scopeText(stated)}); ${response.references.length} outside it` : response.notice;
+  const notice = references.length || relationships.length
+    ? undefined
+    : empty
+      ? `no indexed file is in scope (${scopeText(stated)})`
+      : response.references.length ? `no results in scope (${scopeText(stated)}); ${response.references.length} outside it` : response.notice;
   return { ...rest, references, relationships, ...(symbols ? { symbols } : {}), ...(notice ? { notice } : {}), scope: stated };
 }
 

@@ -85,10 +85,18 @@ describe('coderag search with a scope', () => {
   });
 
   it('says in markdown which scope it answered in, and why nothing came when nothing was in it', async () => {
-    const ran = await runCli(['search', '--indexes', out, '--keywords', 'cache', '--path', 'docs/**']);
+    const ran = await runCli(['search', '--indexes', out, '--keywords', 'clock', '--repo', 'pystore']);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toMatch(/^> scope: path docs\/\*\*\n/);
-    expect(ran.stdout).toMatch(/no results in scope \(path docs\/\*\*\); \d+ outside it/);
+    expect(ran.stdout).toMatch(/^> scope: repo pystore\n/);
+    expect(ran.stdout).toMatch(/no results in scope \(repo pystore\); \d+ outside it/);
+  });
+
+  it('says when no indexed file is in the scope at all, rather than ranking every file for nothing', async () => {
+    const answer = await searchJson('--keywords', 'cache', '--path', 'nowhere/**');
+    expect(answer.references).toEqual([]);
+    expect(answer.notice).toBe('no indexed file is in scope (path nowhere/**)');
+    const noStubs = await searchJson('--keywords', 'cache', '--repo', 'poly', '--role', 'types');
+    expect(noStubs.notice).toBe('no indexed file is in scope (repo poly; role types)');
   });
 
   it('refuses a repository that is not indexed, naming those that are, and an unknown role', async () => {

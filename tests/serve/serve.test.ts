@@ -131,10 +131,12 @@ describe('coderag serve over MCP and its JSON API', () => {
     const symbol = await getJson(`${server.url}/api/symbol?name=LruCache&path=${encodeURIComponent('src/limiter/**')}`);
     expect(symbol.body).toMatchObject({ total_matches: 0, scope: { paths: ['src/limiter/**'] } });
 
-    // The fixture has no tests: asked for tests alone, nothing is in scope, and the answer says what is outside it.
+    // The fixture has no tests: asked for tests alone, no file is in scope, and the answer says so.
     const onlyTests = await getJson(`${server.url}/api/search?query=cache&role=test`);
     expect(onlyTests.body.references).toEqual([]);
-    expect(onlyTests.body.notice).toMatch(/^no results in scope \(role test\); \d+ outside it$/);
+    expect(onlyTests.body.notice).toBe('no indexed file is in scope (role test)');
+    const noTestFiles = await getJson(`${server.url}/api/search?query=cache&path=${encodeURIComponent('src/limiter/**')}&role=docs`);
+    expect(noTestFiles.body.notice).toBe('no indexed file is in scope (path src/limiter/**; role docs)');
 
     const badRole = await getJson(`${server.url}/api/search?query=cache&role=tests`);
     expect(badRole.status).toBe(400);
