@@ -127,7 +127,7 @@ export function scopedSearch(corpus: SearchCorpus, request: SearchRequest, scope
   let pass = ask(Math.max(max * SCOPED_OVERFETCH, SCOPED_MIN_RANKED));
   const short = pass.references.length < max;
   // Ranking every file is a search of the whole folder: not for a scope that holds none of them.
-  const empty = short && !corpus.some(keep);
+  const empty = pass.references.length === 0 && !corpus.some(keep);
   if (short && !empty && !pass.exhausted) pass = ask(Math.max(corpus.size, 1));
   const { response } = pass;
   const roleOf = new Map(pass.response.references.map((r) => [`${r.repo_name}\0${r.file_path}`, r.role]));
