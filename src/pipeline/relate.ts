@@ -50,10 +50,11 @@ export interface Evidence {
 
 /**
  * `held` says which of the query's words the corpus holds (heldWords): a word no file holds tells no file from
- * another ("blazing fast" in a package's description), so a file lacking it lacks nothing. Without it every word
- * counts. A query none of whose words is held gives coverage 0, as one with no words: nothing to judge a file by.
+ * another ("blazing fast" in a package's description), so a file lacking it lacks nothing. A query none of whose
+ * words is held gives coverage 0, as one with no words: nothing to judge a file by. Required, so that the eval's
+ * calibration reads the confidences relateStatically writes.
  */
-export function evidenceOf(response: SearchResponse, rank: number, held: (keyword: string) => boolean = () => true): Evidence {
+export function evidenceOf(response: SearchResponse, rank: number, held: (keyword: string) => boolean): Evidence {
   const ref = response.references[rank] as Reference;
   // A matched word is held by this file: only the query's side needs the test.
   const words = response.keywords_used.filter(held).length;
