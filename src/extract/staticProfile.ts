@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { CodeSymbol, FileRole, FileStatus, FileSummary, ProfileSource, SummarySource } from '../index/types.js';
-import { CODE_NOISE, compareCodeUnits, STOPWORDS, words } from '../shared/text.js';
+import { CODE_NOISE, compareCodeUnits, STOPWORDS, withoutLinks, words } from '../shared/text.js';
 import { DocumentFrequencies } from './conceptTerms.js';
 import { WordCache } from './wordCache.js';
 import { vocabularyEntries } from './vocabulary.js';
@@ -94,7 +94,7 @@ export async function extractStaticFacts(filePath: string, content: string, cont
   const summarySource: SummarySource = doc ? 'doc' : comment ? 'comment' : 'composed';
   if (summarySource !== 'composed') title = undefined;
   // An inline test module is test code (testModules.ts): its words are not the file's own.
-  const entries = vocabularyEntries(withoutRanges(content, testModules));
+  const entries = vocabularyEntries(withoutRanges(content, testModules), role === 'config');
   const vocabulary = formatVocabulary(entries);
   // The profile's candidate terms, worked out here on the extraction thread; a composed summary adds no words, so
   // they are known before it is written, and it names the strongest of them.
@@ -223,11 +223,11 @@ export function candidateTermsOf(
   };
   for (const symbol of file.symbols) {
     for (const w of cache.split(symbol.name)) add(w, 3);
-    if (symbol.doc) for (const w of words(symbol.doc)) add(w, 1);
+    if (symbol.doc) for (const w of words(withoutLinks(symbol.doc))) add(w, 1);
   }
   const withoutExt = file.file_path.replace(/\.[^./]+$/, '');
   for (const w of words(withoutExt)) add(w, 2);
-  for (const w of words(searchableSummary(file))) add(w, 2);
+  for (const w of words(withoutLinks(searchableSummary(file)))) add(w, 2);
   const counts = new Map<string, number>();
   for (const [identifier, n] of vocabulary) {
     for (const w of cache.split(identifier)) counts.set(w, (counts.get(w) ?? 0) + Math.min(n, MAX_STORED_COUNT));

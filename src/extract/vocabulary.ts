@@ -1,6 +1,7 @@
 /**
  * A file's vocabulary: every identifier-like word it contains, in code, comments and string literals alike,
- * with its count. This is what grep sees, kept in the index so that a request in the author's own words
+ * with its count, leaving out the URLs a comment, a page or a configuration file links to (withoutLinks; a URL in
+ * a string literal of code stays). This is what grep sees, kept in the index so that a request in the author's own words
  * ("expand an IPv6 address", "retry after a timeout") finds the file from the index alone.
  *
  * Stored as one compact string, most frequent first (the format is in src/index/vocabulary.ts). Words that
@@ -10,7 +11,7 @@
  * Secrets are screened out first, as for a model's prompt: an index is shared like code is.
  */
 import { redactSecrets } from '../shared/secrets.js';
-import { compareCodeUnits, SEARCH_STOPWORDS } from '../shared/text.js';
+import { compareCodeUnits, SEARCH_STOPWORDS, withoutLinks } from '../shared/text.js';
 import { countIdentifiers } from './wordCache.js';
 import { formatVocabulary } from '../index/vocabulary.js';
 
@@ -27,14 +28,15 @@ const STANDALONE_NUMBER = /(?<![\w.])\d{3,5}(?![\w]|\.\d)/g;
 /** The `REDACTED` of `[REDACTED:aws_access_key]`, which screening leaves in place of each secret. */
 const REDACTION_MARK = 'REDACTED';
 
-export function fileVocabulary(content: string): string {
-  return formatVocabulary(vocabularyEntries(content));
+/** `configuration`: the file is configuration, whose quoted URLs are links too (withoutLinks). */
+export function fileVocabulary(content: string, configuration = false): string {
+  return formatVocabulary(vocabularyEntries(content, configuration));
 }
 
 /** The entries `fileVocabulary` writes, as [word, count], most frequent first: what `parseVocabulary` reads back. */
-export function vocabularyEntries(content: string): Array<[string, number]> {
+export function vocabularyEntries(content: string, configuration = false): Array<[string, number]> {
   const byKey = new Map<string, VocabularyEntry>();
-  const text = redactSecrets(content).text;
+  const text = withoutLinks(redactSecrets(content).text, configuration);
   const counts = countIdentifiers(text);
   // Numbers the code uses (`404`, `res.status(500)`, errno `10061`) are words a request names them by.
   for (const [number] of text.matchAll(STANDALONE_NUMBER)) counts.set(number, (counts.get(number) ?? 0) + 1);

@@ -192,6 +192,24 @@ export const CODE_NOISE: ReadonlySet<string> = wordSet(`get set new todo fixme x
   describe expect assert should mock spy before after each done foo bar baz qux quux corge grault garply waldo fred
   plugh xyzzy thud hello world lorem ipsum dolor amet acme alice bob example github githubusercontent localhost`);
 
+/**
+ * A URL that a text links to: in prose, a comment, a docstring, a markdown link (`[issue](https://…)`, `<https://…>`)
+ * or an HTML link (`href="https://…"`, `src=`). A URL right after any other quote is a string literal's, one the code
+ * fetches or builds (`"https://api.github.com/repos"`), and is not one of these.
+ */
+const LINKED_URL = /(?<!(?<!\b(?:href|src)=)["'`])\b(?:https?|ftp):\/\/[^\s"'`<>()[\]{}]+/g;
+/** Every URL: in a configuration file a quoted one is a link too (`repository = "https://github.com/…"`). */
+const ANY_URL = /\b(?:https?|ftp):\/\/[^\s"'`<>()[\]{}]+/g;
+
+/**
+ * The text with the URLs it links to blanked (LINKED_URL, or every URL when `quotedToo`, for a configuration file):
+ * their hosts, paths and anchors (`blob`, `master`, `issuecomment`, `shields`, an author's handle) are where the
+ * text points, not what the file is about.
+ */
+export function withoutLinks(text: string, quotedToo = false): string {
+  return text.includes('://') ? text.replace(quotedToo ? ANY_URL : LINKED_URL, ' ') : text;
+}
+
 function wordSet(text: string): ReadonlySet<string> {
   return new Set(text.split(/\s+/).filter(Boolean));
 }

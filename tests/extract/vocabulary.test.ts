@@ -55,6 +55,27 @@ describe('a file vocabulary', () => {
     expect(vocabulary).not.toContain('hunter2horse');
   });
 
+  it('leaves out the URLs a comment or a page links to, and keeps the URLs the code uses', () => {
+    const source = [
+      '// Fixes https://github.com/acme/widget/pull/530#issuecomment-148138051',
+      '/** Read [the manual](https://docs.example.org/guide/caching) and <https://shields.io/badge/build>. */',
+      'const RELEASES = "https://api.example.com/repos/releases";',
+      'const html = \'<a href="https://opencollective.com/acme/backer/website">\';',
+      'fetch(`https://api.example.com/graphql/${query}`);',
+    ].join('\n');
+    const words = parseVocabulary(fileVocabulary(source)).map(([w]) => w);
+    for (const linked of ['issuecomment', 'pull', 'guide', 'caching', 'shields', 'badge', 'opencollective', 'backer', 'website']) expect(words).not.toContain(linked);
+    expect(words).toEqual(expect.arrayContaining(['Fixes', 'manual', 'RELEASES', 'repos', 'graphql', 'query', 'fetch', 'href']));
+  });
+
+  it('leaves out every URL of a configuration file, quoted or not', () => {
+    const manifest = '[package]\nname = "grep-cli"\nrepository = "https://github.com/BurntSushi/ripgrep/tree/master/crates/cli"\n';
+    expect(parseVocabulary(fileVocabulary(manifest)).map(([w]) => w)).toContain('BurntSushi');
+    const words = parseVocabulary(fileVocabulary(manifest, true)).map(([w]) => w);
+    expect(words).toEqual(expect.arrayContaining(['package', 'name', 'grep', 'cli', 'repository']));
+    for (const linked of ['BurntSushi', 'ripgrep', 'tree', 'master', 'crates']) expect(words).not.toContain(linked);
+  });
+
   it('reads a hand-edited vocabulary without failing', () => {
     expect(parseVocabulary('a:x  b:-2 c:3 :4 d')).toEqual([['c', 3], ['d', 1]]);
     expect(parseVocabulary(undefined)).toEqual([]);
@@ -106,6 +127,23 @@ describe('key concepts', () => {
     );
     expect(terms.slice(0, 2).map(([term]) => term).sort()).toEqual(['requests', 'throttle']);
     expect(terms[2]?.[0]).toBe('buffer');
+  });
+
+  it('take no word from a URL that a summary or a doc comment links to', () => {
+    const terms = candidateTermsOf(
+      {
+        file_path: 'src/frames.py',
+        file_type: 'Python source',
+        summary: 'Supergalactic coordinates, as defined in https://adsabs.harvard.edu/abs/2000MNRAS.312..255L.',
+        summary_source: 'doc',
+        profile_source: 'static',
+        symbols: [{ kind: 'class', name: 'Supergalactic', ast_path: 'Supergalactic', start_line: 1, end_line: 9, doc: 'A frame. See http://example.org/frames/reference.' }],
+        vocabulary: 'Supergalactic:2',
+      },
+      new WordCache(),
+    ).map(([term]) => term);
+    expect(terms).toEqual(expect.arrayContaining(['supergalactic', 'coordinates', 'frame']));
+    for (const linked of ['adsabs', 'harvard', 'abs', 'mnras', 'reference']) expect(terms).not.toContain(linked);
   });
 });
 

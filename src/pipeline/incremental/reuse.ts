@@ -40,7 +40,7 @@ import type { ReuseStats } from '../writeIndex.js';
  * Bumped whenever `extract/` changes what it produces for the same text, so entries it shaped are
  * recomputed rather than silently kept.
  */
-export const EXTRACT_VERSION = 13;
+export const EXTRACT_VERSION = 14;
 
 const require = createRequire(import.meta.url);
 
