@@ -1,8 +1,9 @@
 /**
  * A file's vocabulary: every identifier-like word it contains, in code, comments and string literals alike,
- * with its count, leaving out the URLs a comment, a page or a configuration file links to (withoutLinks; a URL in
- * a string literal of code stays). This is what grep sees, kept in the index so that a request in the author's own words
- * ("expand an IPv6 address", "retry after a timeout") finds the file from the index alone.
+ * with its count. This is what grep sees, kept in the index so that a request in the author's own words
+ * ("expand an IPv6 address", "retry after a timeout") finds the file from the index alone. The URLs a comment, a
+ * page or a configuration file links to are left out (withoutLinks): where a text points is not what it says. A
+ * URL in a string literal of code stays.
  *
  * Stored as one compact string, most frequent first (the format is in src/index/vocabulary.ts). Words that
  * differ only in case are one entry, written in their most frequent form (`CACHE_TTL` and `cache_ttl` split
