@@ -192,14 +192,14 @@ export const CODE_NOISE: ReadonlySet<string> = wordSet(`get set new todo fixme x
   describe expect assert should mock spy before after each done foo bar baz qux quux corge grault garply waldo fred
   plugh xyzzy thud hello world lorem ipsum dolor amet acme alice bob example github githubusercontent localhost`);
 
+/** Every URL: in a configuration file a quoted one is a link too (`repository = "https://github.com/…"`). */
+const ANY_URL = /\b(?:https?|ftp):\/\/[^\s"'`<>()[\]{}]+/g;
 /**
  * A URL that a text links to: in prose, a comment, a docstring, a markdown link (`[issue](https://…)`, `<https://…>`)
  * or an HTML link (`href="https://…"`, `src=`). A URL right after any other quote is a string literal's, one the code
  * fetches or builds (`"https://api.github.com/repos"`), and is not one of these.
  */
-const LINKED_URL = /(?<!(?<!\b(?:href|src)=)["'`])\b(?:https?|ftp):\/\/[^\s"'`<>()[\]{}]+/g;
-/** Every URL: in a configuration file a quoted one is a link too (`repository = "https://github.com/…"`). */
-const ANY_URL = /\b(?:https?|ftp):\/\/[^\s"'`<>()[\]{}]+/g;
+const LINKED_URL = new RegExp(`(?<!(?<!\\b(?:href|src)=)["'\`])${ANY_URL.source}`, 'g');
 
 /**
  * The text with the URLs it links to blanked (LINKED_URL, or every URL when `quotedToo`, for a configuration file):

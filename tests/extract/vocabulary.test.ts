@@ -76,6 +76,18 @@ describe('a file vocabulary', () => {
     for (const linked of ['BurntSushi', 'ripgrep', 'tree', 'master', 'crates']) expect(words).not.toContain(linked);
   });
 
+  it('is read as configuration for a file of that role when a repository is indexed', async () => {
+    const repo = makeTempRepo({
+      'Cargo.toml': '[package]\nname = "grep-cli"\nrepository = "https://github.com/BurntSushi/ripgrep"\n',
+      'src/releases.js': 'const RELEASES = "https://api.example.com/repos/releases";\nmodule.exports = RELEASES;\n',
+    });
+    const index = await indexRepo(repo.root);
+    const vocabularyOf = (path: string) => parseVocabulary(index.file_summaries.find((f) => f.file_path === path)?.vocabulary).map(([w]) => w);
+    expect(vocabularyOf('Cargo.toml')).toContain('repository');
+    expect(vocabularyOf('Cargo.toml')).not.toContain('BurntSushi');
+    expect(vocabularyOf('src/releases.js')).toContain('repos');
+  });
+
   it('reads a hand-edited vocabulary without failing', () => {
     expect(parseVocabulary('a:x  b:-2 c:3 :4 d')).toEqual([['c', 3], ['d', 1]]);
     expect(parseVocabulary(undefined)).toEqual([]);
