@@ -5,11 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { vocabularyEntries } from '../../src/extract/vocabulary.js';
 import { Tokenizer } from '../../src/search/profileTokens.js';
-import { search } from '../../src/search/search.js';
+import { bm25fInput, search } from '../../src/search/search.js';
 import { parseTaskText, withoutPositions } from '../../src/search/taskQuery.js';
 import { TASK_PARAMS, taskInput } from '../../src/search/taskRank.js';
 import { corpusOf, staticProfile } from '../support/fileSummary.js';
 import { formatVocabulary } from '../../src/index/vocabulary.js';
+import type { CodeSymbol } from '../../src/index/types.js';
 
 describe('the tokenizer', () => {
   const tokenizer = new Tokenizer();
@@ -43,6 +44,26 @@ describe('a search', () => {
 
   it('ranks the file that says "not found" first for a query that says it', () => {
     expect(search(corpus, { query: 'route not found', maxResults: 5 }).references[0]?.file_path).toBe('lib/four-oh-four.js');
+  });
+});
+
+describe('a few plain words', () => {
+  const type = (name: string): CodeSymbol => ({ kind: 'struct', name, ast_path: name, start_line: 1, end_line: 9 });
+  // Both files hold every word; only one defines the name the words make.
+  const corpus = corpusOf([
+    staticProfile('errors.go', { symbols: [type('mutuallyExclusiveGroup'), type('mutuallyExclusiveGroupRequiredFlag')], vocabulary: formatVocabulary(vocabularyEntries('mutually exclusive flags: flag group required; mutually exclusive flags set; exclusive flags error')) }),
+    staticProfile('flag_mutex.go', { symbols: [type('MutuallyExclusiveFlags')], vocabulary: formatVocabulary(vocabularyEntries('mutually exclusive flag group check')) }),
+  ]);
+
+  it('are also read as the name they make: the file defining MutuallyExclusiveFlags comes first for "mutually exclusive flags"', () => {
+    expect(search(corpus, { query: 'mutually exclusive flags', maxResults: 5 }).references.map((r) => r.file_path)).toEqual(['flag_mutex.go', 'errors.go']);
+  });
+
+  it('make no name past four words, nor of a word that is not letters', () => {
+    const terms = (query: string) => bm25fInput(corpus, '', [query], []).terms;
+    expect(terms('mutually exclusive flags')).toContain('mutuallyexclusiveflag');
+    expect(terms('mutually exclusive flags of a group')).not.toContain('mutuallyexclusiveflagofagroup');
+    expect(terms('mutually exclusive flags2').some((t) => t.startsWith('mutuallyexclusive'))).toBe(false);
   });
 });
 
