@@ -21,6 +21,18 @@ export function isBuildOutput(path: string): boolean {
 }
 
 /**
+ * The module a file is one form of: its folders without build output folders and a `src/` or `source/` folder,
+ * and its name up to the first dot. `dist/esm/walker.js`, `dist/commonjs/walker.js` and `src/walker.ts` are one
+ * module (`walker`), as are `cjs/react-is.production.js` and `cjs/react-is.development.js`.
+ */
+export function moduleKey(path: string): string {
+  const segments = path.toLowerCase().split('/');
+  const name = segments.pop() ?? '';
+  const folders = segments.filter((f) => !BUILD_OUTPUT_DIRS.has(f) && f !== 'src' && f !== 'source');
+  return [...folders, name.split('.')[0] ?? name].join('/');
+}
+
+/**
  * Whether an index's document is build output, worked out for a document when first asked and kept: a search
  * asks about the documents its words match, a few of a large index's.
  */

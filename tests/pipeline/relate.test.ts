@@ -6,7 +6,8 @@ import { indexRepo } from '../../src/lib.js';
 import { runIndex } from '../../src/pipeline/runIndex.js';
 import { makeTempDir } from '../support/tempRepo.js';
 import type { CodeSymbol, RepoIndex } from '../../src/index/types.js';
-import { confidenceOf, MAX_STATIC_PER_TARGET, relateStatically, targetQuery } from '../../src/pipeline/relate.js';
+import { confidenceOf, evidenceOf, MAX_STATIC_PER_TARGET, relateStatically, targetQuery } from '../../src/pipeline/relate.js';
+import type { Reference, SearchResponse } from '../../src/search/types.js';
 import { staticProfile } from '../support/fileSummary.js';
 
 const fn = (name: string, start = 1): CodeSymbol => ({ kind: 'function', name, ast_path: name, start_line: start, end_line: start + 5 });
@@ -41,6 +42,17 @@ describe('the confidence of a static relationship', () => {
     expect(first(0.05)).toBeLessThan(0.7);
     expect(confidenceOf({ rank: 1, relative: 1, coverage: 1, lead: 0 })).toBeLessThan(first(0));
     expect(confidenceOf({ rank: 1, relative: 0.6, coverage: 1, lead: 0.4 })).toBeLessThanOrEqual(settings.min_confidence_score);
+  });
+
+  it('measures the first file’s lead against the next file that is not another build of the same module', () => {
+    const ref = (file_path: string, score: number) => ({ repo_name: 'deps', file_path, score, matched_keywords: ['react'] }) as unknown as Reference;
+    const answer = (...references: Reference[]) => ({ keywords_used: ['react'], references }) as unknown as SearchResponse;
+    const held = () => true;
+    const production = ref('react-is/cjs/react-is.production.js', 1);
+    const other = ref('lru-cache/dist/react-native/index.js', 0.7);
+    expect(evidenceOf(answer(production, ref('react-is/cjs/react-is.development.js', 0.99), ref('react-is/esm/react-is.js', 0.98), other), 0, held).lead).toBeCloseTo(0.3);
+    expect(evidenceOf(answer(production, ref('react-is/cjs/react-dom.js', 0.99), other), 0, held).lead).toBeCloseTo(0.01);
+    expect(evidenceOf(answer(production), 0, held).lead).toBe(1);
   });
 
   it('falls when the file lacks some of the query’s words', () => {

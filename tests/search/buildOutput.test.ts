@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FileSummary } from '../../src/index/types.js';
-import { isBuildOutput } from '../../src/search/buildOutput.js';
+import { isBuildOutput, moduleKey } from '../../src/search/buildOutput.js';
 import { SearchCorpus, search } from '../../src/search/search.js';
 import { corpusOf, staticProfile } from '../support/fileSummary.js';
 
@@ -23,6 +23,17 @@ function packageCorpus(folder: string): SearchCorpus {
 }
 
 const first = (corpus: SearchCorpus, query: string): string | undefined => search(corpus, { query, maxResults: 5 }).references[0]?.file_path;
+
+describe('the module a file is one form of', () => {
+  it('is its path without build folders and src/, its name cut at the first dot', () => {
+    expect(moduleKey('glob/dist/esm/walker.js')).toBe('glob/walker');
+    expect(moduleKey('glob/dist/commonjs/walker.js')).toBe('glob/walker');
+    expect(moduleKey('glob/src/walker.ts')).toBe('glob/walker');
+    expect(moduleKey('js-yaml/dist/js-yaml.cjs.js')).toBe(moduleKey('js-yaml/dist/js-yaml.d.ts'));
+    expect(moduleKey('lib/parse.js')).not.toBe(moduleKey('lib/format.js'));
+    expect(moduleKey('a/index.js')).not.toBe(moduleKey('b/index.js'));
+  });
+});
 
 describe('build output in the bm25f ranker', () => {
   it('knows build folders by name, not hand-written source or a locale folder', () => {
