@@ -29,7 +29,9 @@ export function moduleKey(path: string): string {
   const segments = path.toLowerCase().split('/');
   const name = segments.pop() ?? '';
   const folders = segments.filter((f) => !BUILD_OUTPUT_DIRS.has(f) && f !== 'src' && f !== 'source');
-  return [...folders, name.split('.')[0] ?? name].join('/');
+  // A dotfile's name is all it has (`.eslintrc.js` and `.prettierrc.js` are two modules).
+  const stem = name.startsWith('.') ? name : (name.split('.')[0] ?? name);
+  return [...folders, stem].join('/');
 }
 
 /**

@@ -32,6 +32,7 @@ describe('the module a file is one form of', () => {
     expect(moduleKey('js-yaml/dist/js-yaml.cjs.js')).toBe(moduleKey('js-yaml/dist/js-yaml.d.ts'));
     expect(moduleKey('lib/parse.js')).not.toBe(moduleKey('lib/format.js'));
     expect(moduleKey('a/index.js')).not.toBe(moduleKey('b/index.js'));
+    expect(moduleKey('.eslintrc.js')).not.toBe(moduleKey('.prettierrc.js'));
   });
 });
 
