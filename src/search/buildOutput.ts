@@ -6,6 +6,7 @@
  * never in these folders by convention, and CodeRAG skips `dist`, `build` and `out` unless configured to index
  * them, so this changes nothing for a repository's own source.
  */
+import { fileStem } from '../shared/text.js';
 import type { FieldIndex } from './fieldIndex.js';
 
 /** Folder names that hold a build's output (lower-case). `es` is left out: it is also a locale's folder. */
@@ -26,12 +27,8 @@ export function isBuildOutput(path: string): boolean {
  * module (`walker`), as are `cjs/react-is.production.js` and `cjs/react-is.development.js`.
  */
 export function moduleKey(path: string): string {
-  const segments = path.toLowerCase().split('/');
-  const name = segments.pop() ?? '';
-  const folders = segments.filter((f) => !BUILD_OUTPUT_DIRS.has(f) && f !== 'src' && f !== 'source');
-  // A dotfile's name is all it has (`.eslintrc.js` and `.prettierrc.js` are two modules).
-  const stem = name.startsWith('.') ? name : (name.split('.')[0] ?? name);
-  return [...folders, stem].join('/');
+  const folders = path.toLowerCase().split('/').slice(0, -1).filter((f) => !BUILD_OUTPUT_DIRS.has(f) && f !== 'src' && f !== 'source');
+  return [...folders, fileStem(path)].join('/');
 }
 
 /**

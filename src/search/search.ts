@@ -185,11 +185,12 @@ const RELATIONSHIP_WEIGHTS: Readonly<Record<string, number>> = { direct_match: 1
  */
 export function bm25fInput(corpus: SearchCorpus, target: string, keywords: readonly string[], relationships: readonly MatchedRelationship[], lookups = true): RankInput {
   const tokenizer = corpus.tokenizer;
-  const name = lookups ? namedSymbol(keywords) : null;
+  const words = keywords.flatMap((k) => k.split(/\s+/)).filter(Boolean);
+  const name = lookups ? namedSymbol(words) : null;
   const asked = (name ? [name] : keywords).flatMap((k) => tokenizer.text(k));
   const terms = [...asked, ...inflectionBases(asked, corpus.segments).keys()];
   // A name the tokenizer keeps nothing of (`x`, `do`) points at nothing.
-  const defines = name ? (terms.length ? definedToken(name) : null) : lookups ? phraseName(keywords) : null;
+  const defines = name ? (terms.length ? definedToken(name) : null) : lookups ? phraseName(words) : null;
   const targetName = target ? [...new Set(tokenizer.text(splitPath(target).stem))] : [];
   const related = new Map<number, number>();
   for (const rel of relationships) {
@@ -217,8 +218,7 @@ export function bm25fInput(corpus: SearchCorpus, target: string, keywords: reado
  * On the look-up sets (bench/eval/lookup.ts), blind R@1 .711 -> .722 and hand .746 -> .754; the commit,
  * description and dependency sets the same (bench/eval/README.md, "ninth stop").
  */
-function phraseName(keywords: readonly string[]): string | null {
-  const words = keywords.flatMap((k) => k.split(/\s+/)).filter(Boolean);
+function phraseName(words: readonly string[]): string | null {
   if (words.length < 2 || words.length > 4 || !words.every((w) => /^[A-Za-z]+$/.test(w))) return null;
   return definedToken(words.join('_'));
 }
@@ -231,8 +231,7 @@ const KIND_WORDS = new Set(['class', 'function', 'func', 'fn', 'def', 'method', 
  * as code (`parse_args function`, `isHidden method`, or capitalised beside a lower-case kind word: `Request class`),
  * so that "type inference" and Title Case concepts ("Method Resolution") stay two words.
  */
-function namedSymbol(keywords: readonly string[]): string | null {
-  const words = keywords.flatMap((k) => k.split(/\s+/)).filter(Boolean);
+function namedSymbol(words: readonly string[]): string | null {
   const kinds = words.filter((w) => KIND_WORDS.has(w.toLowerCase()));
   const names = words.filter((w) => !KIND_WORDS.has(w.toLowerCase()));
   const name = names.length === 1 ? (names[0] as string) : '';
